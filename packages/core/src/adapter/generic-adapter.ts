@@ -1,0 +1,74 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error';
+import type { CompletionStrategy } from '../process/completion-strategy';
+import type { AgentDefinition } from '../registry/registry-schema';
+import type { AgentAdapterV1 } from './v1/agent-adapter-v1';
+import type { AgentStreamPart } from './v1/agent-stream-part';
+
+/**
+ * An adapter driven entirely by a registry 1.2 entry, for CLIs without a
+ * dedicated adapter: base args, the system prompt flag (or the prompt
+ * prepended to the message), and the declared completion detection. Plain
+ * stdout lines become text; JSON lines with a string `text`, `content` or
+ * `result` field are read as text too.
+ *
+ * @example
+ * ```ts
+ * registerAdapter({ type: 'my-cli', create: (definition) => createGenericAdapter(definition!) });
+ * ```
+ */
+export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV1 {
+  if (!definition) throw new InvalidArgumentError('definition', 'the generic adapter needs a registry entry');
+  const caps = definition.capabilities;
+  const completion: CompletionStrategy =
+    caps.completionDetection === 'jsonl'
+      ? { type: 'jsonl', completionTypes: caps.completionTypes ?? ['result'] }
+      : caps.completionDetection === 'idleTimeout'
+        ? { type: 'idleTimeout', timeoutMs: caps.idleTimeoutMs ?? 2000 }
+        : { type: 'exit' };
+  const flag = caps.supportsSystemPrompt ? caps.systemPromptFlag : undefined;
+  return {
+    specificationVersion: 'v1',
+    adapterId: definition.name,
+    capabilities: { systemPrompt: flag ? 'flag' : 'message', resume: false, streamingText: false },
+    getProcessConfig(member, workDir) {
+      const args = [...definition.baseArgs];
+      if (flag && member.systemInstruction) args.push(flag, member.systemInstruction);
+      if (member.additionalArgs) args.push(...member.additionalArgs);
+      return {
+        command: definition.command,
+        args,
+        ...(workDir ?? member.workDir ? { cwd: workDir ?? member.workDir } : {}),
+        ...(member.env ? { env: member.env } : {}),
+      };
+    },
+    prepareMessage(message, member) {
+      return !flag && member.systemInstruction ? `${member.systemInstruction}\n\n${message}` : message;
+    },
+    parseResponse(rawOutput) {
+      const texts: string[] = [];
+      for (const line of rawOutput.split('\n')) {
+        for (const part of parseGenericLine(line)) if (part.type === 'text-delta') texts.push(part.text);
+      }
+      return texts.join('').trim();
+    },
+    getCompletionStrategy: () => completion,
+    parseLine: (line) => parseGenericLine(line),
+  };
+}
+
+function parseGenericLine(line: string): AgentStreamPart[] {
+  if (line === '') return [];
+  const trimmed = line.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      const json = JSON.parse(trimmed) as Record<string, unknown>;
+      for (const key of ['text', 'content', 'result']) {
+        if (typeof json[key] === 'string') return [{ type: 'text-delta', text: json[key] as string }];
+      }
+      return [];
+    } catch {
+      // not JSON after all: plain text
+    }
+  }
+  return [{ type: 'text-delta', text: `${line}\n` }];
+}

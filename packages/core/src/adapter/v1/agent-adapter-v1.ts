@@ -1,0 +1,77 @@
+import type { CompletionStrategy } from '../../process/completion-strategy';
+import type { ProcessConfig } from '../../process/process-config';
+import type { AgentStreamPart } from './agent-stream-part';
+import type { AgentTurnContext, MemberAgentConfig } from './member-agent-config';
+
+/** What an adapter's CLI can do; runners read this instead of guessing. */
+export interface AgentAdapterCapabilities {
+  /**
+   * How the member's system prompt reaches the CLI: a command-line flag, a
+   * file named in an environment variable, prepended to the message, or not
+   * at all. The adapter uses exactly one, so it is never sent twice.
+   */
+  systemPrompt: 'flag' | 'env-file' | 'message' | 'none';
+  /** The CLI can resume a previous session given its id (`AgentTurnContext.resumeSessionId`). */
+  resume: boolean;
+  /** The CLI streams text deltas (otherwise whole messages). */
+  streamingText: boolean;
+}
+
+/**
+ * The agent adapter contract, version 1 (seed 001 §2): how to start one CLI,
+ * what to send it, how to know it is done and how to read its output.
+ *
+ * A breaking change adds `v2/` beside this folder; `specificationVersion`
+ * tells runners which contract an adapter implements.
+ *
+ * @example
+ * ```ts
+ * const echoAdapter: AgentAdapterV1 = {
+ *   specificationVersion: 'v1',
+ *   adapterId: 'echo',
+ *   capabilities: { systemPrompt: 'message', resume: false, streamingText: false },
+ *   getProcessConfig: (member, workDir) => ({ command: 'cat', cwd: workDir ?? member.workDir }),
+ *   prepareMessage: (message, member) => member.systemInstruction ? `${member.systemInstruction}\n\n${message}` : message,
+ *   parseResponse: (raw) => raw.trim(),
+ *   getCompletionStrategy: () => ({ type: 'exit' }),
+ *   parseLine: (line) => [{ type: 'text-delta', text: `${line}\n` }],
+ * };
+ * ```
+ */
+export interface AgentAdapterV1 {
+  readonly specificationVersion: 'v1';
+  /** Registry key, e.g. `claude`, `codex`, `gemini`. */
+  readonly adapterId: string;
+  readonly capabilities: AgentAdapterCapabilities;
+
+  /**
+   * The process to start for a member: registry defaults merged with the
+   * member's settings. May be async (e.g. to write a system-prompt file).
+   */
+  getProcessConfig(
+    member: MemberAgentConfig,
+    workDir?: string,
+    context?: AgentTurnContext,
+  ): ProcessConfig | PromiseLike<ProcessConfig>;
+
+  /**
+   * The text to send for a message (already holding its context). Adds the
+   * system prompt only when `capabilities.systemPrompt` is `'message'`.
+   */
+  prepareMessage(message: string, member: MemberAgentConfig): string;
+
+  /** The final answer text from a turn's raw stdout. */
+  parseResponse(rawOutput: string): string;
+
+  /** How to tell that a turn is finished. */
+  getCompletionStrategy(): CompletionStrategy;
+
+  /**
+   * Normalizes one stdout line (its text and, for JSON lines, the parsed
+   * value) into stream parts. Unknown or non-JSON lines yield `[]`.
+   */
+  parseLine(line: string, json: unknown): AgentStreamPart[];
+}
+
+/** Any agent adapter version this core understands. */
+export type AgentAdapter = AgentAdapterV1;

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** Token usage (and cost, where the CLI reports it) for one turn. */
+export const agentUsageSchema = z.object({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  cachedInputTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+  /** Cost in US dollars, when the CLI reports it (Claude's `total_cost_usd`). */
+  costUsd: z.number().optional(),
+});
+/** Token usage (and cost, where reported). */
+export type AgentUsage = z.infer<typeof agentUsageSchema>;
+
+/**
+ * One normalized piece of an agent CLI's output stream. Adapters map each
+ * vendor event to zero or more parts in `parseLine`.
+ */
+export const agentStreamPartSchema = z.discriminatedUnion('type', [
+  /** Assistant text: a delta where the CLI streams, else the whole message text. */
+  z.object({ type: z.literal('text-delta'), text: z.string() }),
+  /** The agent asked to run a tool. */
+  z.object({
+    type: z.literal('tool-call'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+  }),
+  /** A tool finished. */
+  z.object({
+    type: z.literal('tool-result'),
+    toolCallId: z.string(),
+    toolName: z.string().optional(),
+    output: z.unknown(),
+    isError: z.boolean(),
+  }),
+  z.object({ type: z.literal('usage'), usage: agentUsageSchema }),
+  /** The CLI's session / thread id, used to resume the conversation. */
+  z.object({ type: z.literal('session'), sessionId: z.string() }),
+  /** An error the CLI reported (API error, retry notice when `retrying` is true). */
+  z.object({
+    type: z.literal('error'),
+    message: z.string(),
+    status: z.number().optional(),
+    retrying: z.boolean().optional(),
+  }),
+  /** The turn ended; `text` is the final answer. */
+  z.object({
+    type: z.literal('turn-end'),
+    text: z.string(),
+    isError: z.boolean(),
+    stopReason: z.string().optional(),
+  }),
+]);
+/** One normalized piece of an agent CLI's output. */
+export type AgentStreamPart = z.infer<typeof agentStreamPartSchema>;

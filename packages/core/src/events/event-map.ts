@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { agentStreamPartSchema } from '../adapter/v1/agent-stream-part';
+import { messageSchema } from '../messages/message-schema';
+
+/** An error as it travels in an event: plain data, JSON-serializable, secrets already redacted. */
+export const serializedErrorSchema = z.object({
+  name: z.string(),
+  message: z.string(),
+  code: z.string().optional(),
+});
+/** An error as plain data. */
+export type SerializedError = z.infer<typeof serializedErrorSchema>;
+
+/**
+ * Payload schema of every event in the SDK, keyed by event type. Plugins add
+ * theirs with `registerEventSchema` (and widen {@link TroupeEventPayloads}
+ * by declaration merging).
+ */
+export const coreEventSchemas = {
+  /** A message was appended to a channel (seed 000 §1). `tabId` repeats `channelId` under the seed's name. */
+  'message:added': z.object({
+    channelId: z.string(),
+    tabId: z.string(),
+    message: messageSchema,
+    timestamp: z.number(),
+  }),
+  /** A bus listener threw or rejected; the emit and the other listeners went on. */
+  'bus:listener-error': z.object({ eventType: z.string(), error: serializedErrorSchema }),
+  /** A child process was spawned. */
+  'process:started': z.object({
+    processId: z.string(),
+    command: z.string(),
+    pid: z.number().optional(),
+  }),
+  /** A child process exited (or was killed). */
+  'process:exited': z.object({
+    processId: z.string(),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable(),
+    durationMs: z.number(),
+  }),
+  /** An agent member was started through its adapter. */
+  'agent:started': z.object({ roleId: z.string(), adapterType: z.string(), processId: z.string() }),
+  /** A normalized stream part from an agent's output. */
+  'agent:part': z.object({ roleId: z.string(), part: agentStreamPartSchema }),
+  /** An agent turn finished. */
+  'agent:turn-completed': z.object({
+    roleId: z.string(),
+    status: z.enum(['completed', 'failed', 'canceled', 'timed-out']),
+    durationMs: z.number(),
+    error: serializedErrorSchema.optional(),
+  }),
+  /** An agent member was stopped. */
+  'agent:stopped': z.object({ roleId: z.string() }),
+} as const;
+
+type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };
+
+/**
+ * Payload type of every event, keyed by `namespace:name`. Plugins widen it by
+ * declaration merging:
+ *
+ * @example
+ * ```ts
+ * declare module '@troupe/core' {
+ *   interface TroupeEventPayloads { 'looper:state-changed': { state: 'IDLE' | 'RUNNING' } }
+ * }
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface TroupeEventPayloads extends CorePayloads {}
+
+/** Any event type known to the SDK. */
+export type TroupeEventType = keyof TroupeEventPayloads & string;
+
+/**
+ * The versioned envelope every event travels in, in process and across
+ * process boundaries (logs, SSE, another process).
+ */
+export interface TroupeEvent<T extends TroupeEventType = TroupeEventType> {
+  type: T;
+  /** Version of this event type's payload schema. */
+  version: number;
+  /** Milliseconds since the epoch when it was emitted. */
+  timestamp: number;
+  /** Who emitted it (`core`, `looper`, an agent id…). */
+  source: string;
+  payload: TroupeEventPayloads[T];
+}
+
+/** Union of all envelopes, discriminated by `type`. */
+export type AnyTroupeEvent = { [T in TroupeEventType]: TroupeEvent<T> }[TroupeEventType];

@@ -1,0 +1,107 @@
+export { VERSION } from './version';
+
+// Errors
+export * from './errors/index';
+
+// Events
+export {
+  EventBus,
+  type EventBusListeners,
+  type EventBusOptions,
+  type EventFor,
+  type EventListener,
+  type EventSelector,
+  type EmitOptions,
+  type SubscribeOptions,
+  type Unsubscribe,
+} from './events/event-bus';
+export {
+  coreEventSchemas,
+  serializedErrorSchema,
+  type AnyTroupeEvent,
+  type SerializedError,
+  type TroupeEvent,
+  type TroupeEventPayloads,
+  type TroupeEventType,
+} from './events/event-map';
+export { eventVersion, parseEvent, registerEventSchema, serializeEvent } from './events/event-schema-registry';
+
+// Messages
+export { MessageStore, type ListMessagesOptions, type MessageStoreOptions } from './messages/message-store';
+export {
+  messageInputSchema,
+  messageRoleSchema,
+  messageSchema,
+  type Message,
+  type MessageInput,
+  type MessageRole,
+} from './messages/message-schema';
+
+// Processes
+export { AgentProcess, runProcess, type ProcessRun, type RunOptions } from './process/agent-process';
+export {
+  matchesCompletionType,
+  serializableCompletionStrategySchema,
+  type CompletionStrategy,
+} from './process/completion-strategy';
+export { LineSplitter, parseJsonLine } from './process/line-splitter';
+export type { ProcessConfig } from './process/process-config';
+export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
+export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
+export { terminateProcessGroup, trackedProcessGroupCount } from './process/kill-process-group';
+
+// Adapters
+export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
+export {
+  agentStreamPartSchema,
+  agentUsageSchema,
+  type AgentStreamPart,
+  type AgentUsage,
+} from './adapter/v1/agent-stream-part';
+export {
+  memberAgentConfigSchema,
+  type AgentTurnContext,
+  type MemberAgentConfig,
+} from './adapter/v1/member-agent-config';
+export {
+  AdapterRegistry,
+  defaultAdapterRegistry,
+  registerAdapter,
+  type AgentAdapterPlugin,
+} from './adapter/adapter-registry';
+export { createGenericAdapter } from './adapter/generic-adapter';
+export {
+  AgentManager,
+  type AgentDefinitionSource,
+  type AgentInstance,
+  type AgentManagerOptions,
+  type AgentSendOptions,
+  type AgentTurn,
+  type AgentTurnResult,
+} from './adapter/agent-manager';
+
+// Registry config
+export {
+  agentCapabilitiesSchema,
+  agentDefinitionSchema,
+  legacyRegistryConfigSchema,
+  registryConfigSchema,
+  type AgentCapabilities,
+  type AgentDefinition,
+  type LegacyRegistryConfig,
+  type RegistryConfig,
+} from './registry/registry-schema';
+export {
+  loadRegistryFile,
+  parseRegistryConfig,
+  REGISTRY_SCHEMA_VERSION,
+  type ParsedRegistry,
+  type ParseRegistryOptions,
+} from './registry/load-registry';
+export { migrateRegistry, type MigrateRegistryOptions, type MigrateRegistryResult } from './registry/migrate-registry';
+export type { RemovedSystemPrompt } from './registry/convert-legacy-registry';
+export { knownAgentDefaults } from './registry/known-agent-defaults';
+
+// Utilities
+export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
+export { serializeError } from './util/serialize-error';

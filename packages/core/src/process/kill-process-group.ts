@@ -1,0 +1,71 @@
+/** Live process groups started by Troupe, killed if the host process exits. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  });
+}
+
+/** Remembers a process group so it is killed if the host exits first. */
+export function trackProcessGroup(pgid: number): void {
+  installExitHook();
+  liveGroups.add(pgid);
+}
+
+/** Forgets a process group (it is gone). */
+export function untrackProcessGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/** Number of process groups Troupe currently tracks (for leak checks in tests). */
+export function trackedProcessGroupCount(): number {
+  return liveGroups.size;
+}
+
+/**
+ * Sends a signal to every process in a group. Returns false when the group
+ * no longer exists. Never throws.
+ */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True while any process of the group is alive. */
+export function isGroupAlive(pgid: number): boolean {
+  return signalGroup(pgid, 0);
+}
+
+/**
+ * Terminates a whole process group: SIGTERM, then SIGKILL after `graceMs`
+ * if anything is still alive (the Gemini CLI's parent ignores SIGTERM).
+ * Resolves once the group is gone, or after the SIGKILL.
+ */
+export async function terminateProcessGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) {
+    untrackProcessGroup(pgid);
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  let wait = 5;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(1, deadline - Date.now()))));
+    if (!isGroupAlive(pgid)) {
+      untrackProcessGroup(pgid);
+      return;
+    }
+    wait = Math.min(wait * 2, 50);
+  }
+  signalGroup(pgid, 'SIGKILL');
+  // SIGKILL cannot be ignored; give the kernel a moment to reap.
+  for (let i = 0; i < 100 && isGroupAlive(pgid); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  untrackProcessGroup(pgid);
+}

@@ -1,0 +1,33 @@
+/**
+ * How to start an agent CLI. Built by an adapter's `getProcessConfig`, or by hand.
+ * The command is never run through a shell.
+ */
+export interface ProcessConfig {
+  /** Executable name (looked up on `PATH`) or absolute path. */
+  command: string;
+  /** Arguments, passed as-is (no shell quoting needed or applied). */
+  args?: readonly string[];
+  /** Working directory. Default: the host's cwd. */
+  cwd?: string;
+  /**
+   * Extra environment. Merged over the host's environment unless
+   * `inheritEnv` is false. A value of `undefined` removes the variable.
+   */
+  env?: Record<string, string | undefined>;
+  /** Inherit the host's environment. Default true. */
+  inheritEnv?: boolean;
+  /**
+   * How the message reaches the CLI: written to stdin then stdin closed
+   * (`'stdin'`, default; the process can be started before the message is
+   * known), or appended as the last argument (`'argument'`; the process is
+   * spawned when the message is sent). Stdin is always closed either way —
+   * Codex waits forever on an open stdin.
+   */
+  messageDelivery?: 'stdin' | 'argument';
+  /** Shown when the command is not installed, e.g. `npm install -g @openai/codex`. */
+  installHint?: string;
+  /** More values to redact from errors and logs, besides secret-looking env values. */
+  secrets?: readonly string[];
+  /** Runs once after the process has exited (e.g. removes a temp file the adapter wrote). */
+  cleanup?: () => void | Promise<void>;
+}

@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../errors/config-error';
+import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
+import { legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
+
+/** Newest registry schema this version reads. */
+export const REGISTRY_SCHEMA_VERSION = '1.2';
+
+/** Options for {@link parseRegistryConfig} and {@link loadRegistryFile}. */
+export interface ParseRegistryOptions {
+  /** Named in errors and warnings (a file path). Default `'registry'`. */
+  source?: string;
+  /** Receives each warning (1.1 fallback). Default: `process.emitWarning`. */
+  onWarning?: (message: string) => void;
+}
+
+/** A registry read into schema 1.2, plus what the 1.1 fallback had to do. */
+export interface ParsedRegistry {
+  config: RegistryConfig;
+  /** Schema version found in the input. */
+  sourceVersion: string;
+  /** True when any entry was read through the 1.1 fallback. */
+  usedFallback: boolean;
+  /** Every warning, the fallback notice first. */
+  warnings: string[];
+  /** Warnings about individual entries (role text removed, guessed capabilities). */
+  conversionWarnings: string[];
+  removedSystemPrompts: RemovedSystemPrompt[];
+}
+
+/**
+ * Validates a registry (schema 1.2). A 1.1 registry, or a 1.2 agent entry
+ * that still has `args` instead of `baseArgs`, is read as a fallback and
+ * converted in memory, with a warning to run `migrateRegistry`.
+ *
+ * @throws ConfigError naming each invalid field (`agents.claude.command: …`),
+ * or a schema version newer than this package reads.
+ */
+export function parseRegistryConfig(input: unknown, options: ParseRegistryOptions = {}): ParsedRegistry {
+  const source = options.source ?? 'registry';
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ConfigError(source, [{ path: [], message: 'expected a JSON object with "schemaVersion" and "agents"' }]);
+  }
+  const raw = input as Record<string, unknown>;
+  const version = raw.schemaVersion === undefined ? '1.1' : String(raw.schemaVersion);
+  if (!['1.0', '1.1', '1.2'].includes(version)) {
+    const newer = Number.parseFloat(version) > 1.2;
+    throw new ConfigError(source, [
+      {
+        path: ['schemaVersion'],
+        message: newer
+          ? `schema ${version} is newer than this @troupe/core reads (${REGISTRY_SCHEMA_VERSION}); upgrade @troupe/core`
+          : `unknown schema version "${version}" (expected "1.2", or "1.1" to migrate)`,
+      },
+    ]);
+  }
+  const agents = raw.agents;
+  if (agents === null || typeof agents !== 'object' || Array.isArray(agents)) {
+    throw new ConfigError(source, [{ path: ['agents'], message: 'expected an object of agent definitions keyed by name' }]);
+  }
+  const conversionWarnings: string[] = [];
+  let usedFallback = false;
+  const removedSystemPrompts: RemovedSystemPrompt[] = [];
+  const converted: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(agents as Record<string, unknown>)) {
+    const entry = value as Record<string, unknown> | null;
+    if (entry && typeof entry === 'object' && entry.baseArgs === undefined && (entry.args !== undefined || version !== '1.2')) {
+      const legacy = legacyAgentDefinitionSchema.safeParse(entry);
+      if (!legacy.success) {
+        throw ConfigError.fromZod(source, legacy.error, ['agents', key]);
+      }
+      const result = convertLegacyAgent(key, legacy.data);
+      usedFallback = true;
+      conversionWarnings.push(...result.warnings);
+      removedSystemPrompts.push(...result.removed);
+      converted[key] = result.definition;
+    } else converted[key] = entry;
+  }
+  usedFallback ||= version !== '1.2';
+  const warnings = [
+    ...(usedFallback
+      ? [
+          `${source} uses registry schema ${version} ("args"); read as a fallback. ` +
+            'Run migrateRegistry() (or `troupe migrate-registry`) to convert it to 1.2.',
+        ]
+      : []),
+    ...conversionWarnings,
+  ];
+  const parsed = registryConfigSchema.safeParse({ ...raw, schemaVersion: '1.2', agents: converted });
+  if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
+  const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message, 'TroupeWarning'));
+  for (const warning of warnings) onWarning(warning);
+  return { config: parsed.data, sourceVersion: version, usedFallback, warnings, conversionWarnings, removedSystemPrompts };
+}
+
+/**
+ * Reads and validates a registry JSON file (see {@link parseRegistryConfig}).
+ *
+ * @throws ConfigError for unreadable files, invalid JSON (with the parser's
+ * position) or invalid fields.
+ */
+export async function loadRegistryFile(path: string, options: ParseRegistryOptions = {}): Promise<ParsedRegistry> {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ConfigError(path, [{ path: [], message: `cannot read file (${error.code ?? error.message})` }], { cause: error });
+  });
+  return parseRegistryConfig(parseJsonText(text, path), { ...options, source: options.source ?? path });
+}
+
+/** Parses JSON text, turning syntax errors into a ConfigError naming the file. */
+export function parseJsonText(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(source, [{ path: [], message: `invalid JSON: ${(error as Error).message}` }], { cause: error });
+  }
+}

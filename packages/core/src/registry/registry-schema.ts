@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/** How an agent's turn completion is detected, as written in the registry. */
+export const completionDetectionSchema = z.enum(['jsonl', 'idleTimeout', 'exit']);
+
+/** Registry 1.2 `capabilities`: technical facts about a CLI, never role text. */
+export const agentCapabilitiesSchema = z.looseObject({
+  /** The CLI takes a system prompt on its command line. */
+  supportsSystemPrompt: z.boolean(),
+  /** The flag that carries it, e.g. `--append-system-prompt`. */
+  systemPromptFlag: z.string().min(1).optional(),
+  completionDetection: completionDetectionSchema,
+  /** JSON `type`s that end a turn (with `completionDetection: 'jsonl'`). */
+  completionTypes: z.array(z.string().min(1)).min(1).optional(),
+  /** Idle time that ends a turn (with `'idleTimeout'`, or as a fallback). */
+  idleTimeoutMs: z.number().int().positive().optional(),
+});
+/** Registry 1.2 capabilities. */
+export type AgentCapabilities = z.infer<typeof agentCapabilitiesSchema>;
+
+/**
+ * One installed agent CLI in registry schema 1.2 (seed 001 §3). Unknown
+ * fields are kept, so tools can store their own data.
+ */
+export const agentDefinitionSchema = z
+  .looseObject({
+    name: z.string().min(1),
+    displayName: z.string().optional(),
+    /** Adapter type to use; defaults to `name`. */
+    adapter: z.string().min(1).optional(),
+    /** Executable name or absolute path. */
+    command: z.string().min(1),
+    /** Technical arguments only: no role or system prompt text. */
+    baseArgs: z.array(z.string()),
+    capabilities: agentCapabilitiesSchema,
+    usePty: z.boolean().optional(),
+    version: z.string().optional(),
+    installedAt: z.string().optional(),
+  })
+  .superRefine((agent, ctx) => {
+    const caps = agent.capabilities;
+    if (caps.completionDetection === 'jsonl' && !caps.completionTypes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['capabilities', 'completionTypes'],
+        message: 'required when completionDetection is "jsonl" (e.g. ["result"])',
+      });
+    }
+    if (caps.completionDetection === 'idleTimeout' && caps.idleTimeoutMs === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['capabilities', 'idleTimeoutMs'],
+        message: 'required when completionDetection is "idleTimeout" (e.g. 2000)',
+      });
+    }
+    if (caps.supportsSystemPrompt && !caps.systemPromptFlag) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['capabilities', 'systemPromptFlag'],
+        message: 'required when supportsSystemPrompt is true (e.g. "--append-system-prompt")',
+      });
+    }
+  });
+/** One agent CLI in registry schema 1.2. */
+export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
+
+/** Registry file, schema 1.2. */
+export const registryConfigSchema = z.looseObject({
+  schemaVersion: z.literal('1.2'),
+  agents: z.record(z.string(), agentDefinitionSchema),
+});
+/** Registry file, schema 1.2. */
+export type RegistryConfig = z.infer<typeof registryConfigSchema>;
+
+/** One agent in the legacy schema 1.1: `args` may hold role text. */
+export const legacyAgentDefinitionSchema = z.looseObject({
+  name: z.string().min(1).optional(),
+  displayName: z.string().optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  completion: z.string().optional(),
+  endMarker: z.string().optional(),
+  usePty: z.boolean().optional(),
+  version: z.string().optional(),
+  installedAt: z.string().optional(),
+});
+
+/** Registry file, legacy schema 1.1 (or no version). */
+export const legacyRegistryConfigSchema = z.looseObject({
+  schemaVersion: z.union([z.literal('1.1'), z.literal('1.0')]).optional(),
+  agents: z.record(z.string(), legacyAgentDefinitionSchema),
+});
+/** Registry file, legacy schema 1.1. */
+export type LegacyRegistryConfig = z.infer<typeof legacyRegistryConfigSchema>;

@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// Troupe's fake agent CLI: replays a recorded stdout stream (e.g. a real
+// Claude Code / Codex / Gemini CLI fixture) with configurable timing, exit
+// code and misbehaviour. Plain JavaScript so it runs anywhere `node` does.
+//
+// Usage: node fake-agent-cli.mjs [options]
+//   --replay FILE         stdout lines to print (a .stdout.jsonl fixture)
+//   --line TEXT           a line to print (repeatable; after --replay lines)
+//   --timing recorded     use the per-line times of FILE's .meta.json
+//   --speed N             divide recorded times by N (default 1)
+//   --delay MS            wait MS before each line (default 0)
+//   --first-delay MS      wait MS before the first line
+//   --exit-code N         exit code (default 0)
+//   --exit-delay MS       wait MS after the last line before exiting
+//   --stderr TEXT         write TEXT to stderr first
+//   --no-wait-stdin       do not wait for stdin to close before starting
+//   --echo-stdin          print {"type":"stdin","text":…} with what stdin held
+//   --print-argv          print {"type":"argv","argv":[…],"cwd":…}
+//   --hang                never exit after the last line
+//   --ignore-sigterm      ignore SIGTERM (needs SIGKILL)
+//   --spawn-grandchild    start a grandchild that sleeps forever; print its pid
+//   --garbage             print non-JSON noise between lines
+//   --big-line BYTES      print one JSON line of about BYTES bytes first
+//   --chunk-size N        write output in N-byte chunks (splits UTF-8 characters)
+//   --die-signal SIG      kill itself with SIG after the last line
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+const options = { lines: [], delay: 0, firstDelay: 0, exitCode: 0, exitDelay: 0, speed: 1, chunkSize: 0 };
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i];
+  const next = () => {
+    const value = args[++i];
+    if (value === undefined) fail(`missing value for ${arg}`);
+    return value;
+  };
+  switch (arg) {
+    case '--replay': options.replay = next(); break;
+    case '--line': options.lines.push(next()); break;
+    case '--timing': options.timing = next(); break;
+    case '--speed': options.speed = Number(next()); break;
+    case '--delay': options.delay = Number(next()); break;
+    case '--first-delay': options.firstDelay = Number(next()); break;
+    case '--exit-code': options.exitCode = Number(next()); break;
+    case '--exit-delay': options.exitDelay = Number(next()); break;
+    case '--stderr': options.stderr = next(); break;
+    case '--no-wait-stdin': options.noWaitStdin = true; break;
+    case '--echo-stdin': options.echoStdin = true; break;
+    case '--print-argv': options.printArgv = true; break;
+    case '--hang': options.hang = true; break;
+    case '--ignore-sigterm': options.ignoreSigterm = true; break;
+    case '--spawn-grandchild': options.grandchild = true; break;
+    case '--garbage': options.garbage = true; break;
+    case '--big-line': options.bigLine = Number(next()); break;
+    case '--chunk-size': options.chunkSize = Number(next()); break;
+    case '--die-signal': options.dieSignal = next(); break;
+    default:
+      // Anything else (a real CLI's flags and prompt) is accepted and ignored, so
+      // adapters can point their real command line at this script.
+      break;
+  }
+}
+
+function fail(message) {
+  process.stderr.write(`fake-agent-cli: ${message}\n`);
+  process.exit(2);
+}
+
+const sleep = (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+
+async function write(text) {
+  const buffer = Buffer.from(text, 'utf8');
+  const size = options.chunkSize > 0 ? options.chunkSize : buffer.length;
+  for (let offset = 0; offset < buffer.length; offset += size) {
+    const chunk = buffer.subarray(offset, offset + size);
+    if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    if (options.chunkSize > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function readStdin() {
+  return new Promise((resolve) => {
+    const chunks = [];
+    process.stdin.on('data', (chunk) => chunks.push(chunk));
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+async function main() {
+  if (options.ignoreSigterm) process.on('SIGTERM', () => {});
+  if (options.stderr) process.stderr.write(`${options.stderr}\n`);
+  let stdinText = '';
+  if (!options.noWaitStdin) stdinText = await readStdin();
+  else process.stdin.resume();
+  if (options.grandchild) {
+    const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM",()=>{});setInterval(()=>{},1e6)'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await write(`${JSON.stringify({ type: 'grandchild', pid: child.pid })}\n`);
+  }
+  if (options.printArgv) await write(`${JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd() })}\n`);
+  if (options.echoStdin) await write(`${JSON.stringify({ type: 'stdin', text: stdinText })}\n`);
+  if (options.bigLine) {
+    const filler = 'x'.repeat(Math.max(0, options.bigLine - 40));
+    await write(`${JSON.stringify({ type: 'big', data: filler })}\n`);
+  }
+
+  let lines = [];
+  let times;
+  if (options.replay) {
+    const text = readFileSync(options.replay, 'utf8');
+    lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    if (options.timing === 'recorded') {
+      const metaPath = options.replay.replace(/\.stdout\.jsonl$/, '.meta.json');
+      if (existsSync(metaPath)) {
+        const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+        times = (meta.stdout_lines ?? []).map((entry) => entry.t_ms / (options.speed || 1));
+      }
+    }
+  }
+  lines.push(...options.lines);
+
+  await sleep(options.firstDelay);
+  const start = Date.now();
+  for (let i = 0; i < lines.length; i++) {
+    if (times && times[i] !== undefined) await sleep(times[i] - (Date.now() - start));
+    else await sleep(options.delay);
+    if (options.garbage) await write(`garbage line ${i} {not json\n`);
+    await write(`${lines[i]}\n`);
+  }
+  if (options.dieSignal) process.kill(process.pid, options.dieSignal);
+  if (options.hang) {
+    setInterval(() => {}, 1 << 30);
+    return;
+  }
+  await sleep(options.exitDelay);
+  process.exitCode = options.exitCode;
+}
+
+main().catch((error) => fail(String(error?.stack ?? error)));

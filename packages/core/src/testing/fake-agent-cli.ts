@@ -1,0 +1,90 @@
+import { fileURLToPath } from 'node:url';
+import type { ProcessConfig } from '../process/process-config';
+
+/** Absolute path of the fake agent CLI script (plain JavaScript, run with `node`). */
+export const fakeAgentCliPath: string = fileURLToPath(new URL('./bin/fake-agent-cli.mjs', import.meta.url));
+
+/** Behaviour of the fake agent CLI; each field maps to one of its flags. */
+export interface FakeAgentCliOptions {
+  /** A recorded stdout stream to replay (a `.stdout.jsonl` fixture). */
+  replay?: string;
+  /** Extra lines to print after the replayed ones. */
+  lines?: readonly string[];
+  /** Use the per-line times in the fixture's `.meta.json`. */
+  recordedTiming?: boolean;
+  /** Divide recorded times by this. */
+  speed?: number;
+  /** Wait before each line, in ms. */
+  delayMs?: number;
+  /** Wait before the first line, in ms. */
+  firstDelayMs?: number;
+  exitCode?: number;
+  /** Wait after the last line before exiting, in ms. */
+  exitDelayMs?: number;
+  /** Written to stderr at start. */
+  stderr?: string;
+  /** Start without waiting for stdin to close. */
+  noWaitStdin?: boolean;
+  /** Print a `{"type":"stdin","text":…}` line with what stdin held. */
+  echoStdin?: boolean;
+  /** Print a `{"type":"argv",…}` line with its arguments and cwd. */
+  printArgv?: boolean;
+  /** Never exit after the last line. */
+  hang?: boolean;
+  /** Ignore SIGTERM (only SIGKILL ends it). */
+  ignoreSigterm?: boolean;
+  /** Start a grandchild that ignores SIGTERM and never exits. */
+  spawnGrandchild?: boolean;
+  /** Print non-JSON noise between lines. */
+  garbage?: boolean;
+  /** Print one JSON line of about this many bytes first. */
+  bigLineBytes?: number;
+  /** Write output in chunks of this many bytes (splitting UTF-8 characters). */
+  chunkSize?: number;
+  /** Kill itself with this signal after the last line. */
+  dieSignal?: NodeJS.Signals;
+}
+
+/** Command-line flags of the fake agent CLI for the given behaviour. */
+export function fakeAgentCliArgs(options: FakeAgentCliOptions = {}): string[] {
+  const args: string[] = [];
+  const flag = (name: string, value: string | number | boolean | undefined) => {
+    if (value === undefined || value === false) return;
+    if (value === true) args.push(name);
+    else args.push(name, String(value));
+  };
+  flag('--replay', options.replay);
+  for (const line of options.lines ?? []) args.push('--line', line);
+  flag('--timing', options.recordedTiming ? 'recorded' : undefined);
+  flag('--speed', options.speed);
+  flag('--delay', options.delayMs);
+  flag('--first-delay', options.firstDelayMs);
+  flag('--exit-code', options.exitCode);
+  flag('--exit-delay', options.exitDelayMs);
+  flag('--stderr', options.stderr);
+  flag('--no-wait-stdin', options.noWaitStdin);
+  flag('--echo-stdin', options.echoStdin);
+  flag('--print-argv', options.printArgv);
+  flag('--hang', options.hang);
+  flag('--ignore-sigterm', options.ignoreSigterm);
+  flag('--spawn-grandchild', options.spawnGrandchild);
+  flag('--garbage', options.garbage);
+  flag('--big-line', options.bigLineBytes);
+  flag('--chunk-size', options.chunkSize);
+  flag('--die-signal', options.dieSignal);
+  return args;
+}
+
+/**
+ * A {@link ProcessConfig} that runs the fake agent CLI with `node`.
+ *
+ * @example
+ * ```ts
+ * const run = runProcess(fakeAgentProcessConfig({ replay: 'claude/text.stdout.jsonl', delayMs: 5 }), {
+ *   completion: { type: 'jsonl', completionTypes: ['result'] },
+ * });
+ * ```
+ */
+export function fakeAgentProcessConfig(options: FakeAgentCliOptions = {}, extra: Partial<ProcessConfig> = {}): ProcessConfig {
+  return { ...extra, command: process.execPath, args: [fakeAgentCliPath, ...fakeAgentCliArgs(options), ...(extra.args ?? [])] };
+}

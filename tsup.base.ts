@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Options } from 'tsup';
+
+/**
+ * Shared tsup settings for every published `@troupe/*` package: ESM + CJS,
+ * `.d.ts`/`.d.cts`, source maps, Node 20 target and the package version
+ * injected as `__TROUPE_VERSION__`.
+ */
+export function troupeTsup(packageDir: string, overrides: Options = {}): Options {
+  const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  return {
+    entry: ['src/index.ts'],
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    platform: 'node',
+    shims: true,
+    splitting: false,
+    treeshake: true,
+    define: { __TROUPE_VERSION__: JSON.stringify(pkg.version) },
+    ...overrides,
+  };
+}
