@@ -48,7 +48,7 @@ export { LineSplitter, parseJsonLine } from './process/line-splitter';
 export type { ProcessConfig } from './process/process-config';
 export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
 export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
-export { terminateProcessGroup, trackedProcessGroupCount } from './process/kill-process-group';
+export { isGroupAlive, terminateProcessGroup, trackedProcessGroupCount, trackedProcessGroups } from './process/kill-process-group';
 
 // Adapters
 export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';

@@ -129,14 +129,8 @@ export class AgentProcess {
     if (this.runStarted) {
       throw new InvalidStateError(`Process ${this.processId} already ran a turn; start a new process for the next message`);
     }
+    const strategy = validateRunOptions(options);
     this.runStarted = true;
-    if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
-      throw new InvalidArgumentError('timeoutMs', `expected a positive number of milliseconds, got ${String(options.timeoutMs)}`);
-    }
-    const strategy = options.completion ?? { type: 'exit' };
-    if (strategy.type === 'idleTimeout' && !(strategy.timeoutMs > 0)) {
-      throw new InvalidArgumentError('completion.timeoutMs', `expected a positive number, got ${String(strategy.timeoutMs)}`);
-    }
     if ((this.config.messageDelivery ?? 'stdin') === 'argument') {
       this.spawn([...(this.config.args ?? []), ...(options.message !== undefined ? [options.message] : [])]);
     }
@@ -656,6 +650,33 @@ function buildEnv(config: ProcessConfig): NodeJS.ProcessEnv {
   return env;
 }
 
+function validateRunOptions(options: RunOptions): CompletionStrategy {
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) {
+    throw new InvalidArgumentError('timeoutMs', `expected a positive number of milliseconds, got ${String(options.timeoutMs)}`);
+  }
+  const strategy = options.completion ?? { type: 'exit' };
+  switch (strategy.type) {
+    case 'jsonl':
+      if (!Array.isArray(strategy.completionTypes) || strategy.completionTypes.length === 0) {
+        throw new InvalidArgumentError('completion.completionTypes', 'expected at least one event type, e.g. ["result"]');
+      }
+      break;
+    case 'idleTimeout':
+      if (!(strategy.timeoutMs > 0)) {
+        throw new InvalidArgumentError('completion.timeoutMs', `expected a positive number, got ${String(strategy.timeoutMs)}`);
+      }
+      break;
+    case 'custom':
+      if (typeof strategy.detector !== 'function') throw new InvalidArgumentError('completion.detector', 'expected a function');
+      break;
+    case 'exit':
+      break;
+    default:
+      throw new InvalidArgumentError('completion.type', `expected jsonl | idleTimeout | custom | exit, got ${JSON.stringify((strategy as { type?: unknown }).type)}`);
+  }
+  return strategy;
+}
+
 function validateConfig(config: ProcessConfig): void {
   if (config === null || typeof config !== 'object') throw new InvalidArgumentError('config', 'expected a ProcessConfig object');
   if (typeof config.command !== 'string' || config.command.trim() === '') {
@@ -689,6 +710,7 @@ function validateConfig(config: ProcessConfig): void {
  * ```
  */
 export function runProcess(config: ProcessConfig, options: RunOptions = {}): ProcessRun {
+  validateRunOptions(options); // before spawning, so a bad option never leaves a process behind
   return new AgentProcess(config).run(options);
 }
 

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** Live process groups started by Troupe, killed if the host process exits. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -26,6 +28,11 @@ export function trackedProcessGroupCount(): number {
   return liveGroups.size;
 }
 
+/** Ids of the process groups Troupe currently tracks (for leak checks in tests). */
+export function trackedProcessGroups(): number[] {
+  return [...liveGroups];
+}
+
 /**
  * Sends a signal to every process in a group. Returns false when the group
  * no longer exists. Never throws.
@@ -39,9 +46,39 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** True while any process of the group is alive. */
+/**
+ * True while any process of the group is alive. Zombies (dead, waiting to be
+ * reaped by init, which some container inits do slowly) do not count.
+ */
 export function isGroupAlive(pgid: number): boolean {
-  return signalGroup(pgid, 0);
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== 'linux') return true;
+  return groupHasLiveMember(pgid);
+}
+
+/** Linux: scans /proc for a member of the group that is not a zombie. */
+function groupHasLiveMember(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    const code = entry.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Format: pid (comm) state ppid pgrp …; comm may contain spaces and parentheses.
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }
 
 /**

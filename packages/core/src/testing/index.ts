@@ -5,3 +5,12 @@ export {
   type FakeAgentCliOptions,
 } from './fake-agent-cli';
 export { MockAgentAdapter, type MockAdapterCall, type MockAgentAdapterOptions } from './mock-agent-adapter';
+export {
+  assertAdapterConformance,
+  replayThroughAdapter,
+  runAdapterConformance,
+  type AdapterConformanceOptions,
+  type ConformanceCheck,
+  type ConformanceReplay,
+  type ConformanceReport,
+} from './adapter-conformance';

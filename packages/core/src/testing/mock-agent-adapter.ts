@@ -92,6 +92,7 @@ export class MockAgentAdapter implements AgentAdapterV1 {
     } catch {
       return [];
     }
+    if (json === null || typeof json !== 'object') return [];
     switch (json.type) {
       case 'text':
         return [{ type: 'text-delta', text: String(json.text ?? '') }];

@@ -98,6 +98,7 @@ async function main() {
     const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM",()=>{});setInterval(()=>{},1e6)'], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
+    child.unref(); // the fake itself exits normally; the grandchild lingers in its process group
     await write(`${JSON.stringify({ type: 'grandchild', pid: child.pid })}\n`);
   }
   if (options.printArgv) await write(`${JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd() })}\n`);

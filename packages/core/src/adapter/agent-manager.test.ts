@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AdapterNotFoundError,
+  AdapterRegistry,
+  AgentError,
+  AgentManager,
+  CompletionTimeoutError,
+  EventBus,
+  ProcessError,
+  type AgentStreamPart,
+  type AnyTroupeEvent,
+} from '@troupe/core';
+import { MockAgentAdapter, type MockAgentAdapterOptions } from '@troupe/core/testing';
+
+function setup(options: MockAgentAdapterOptions = {}) {
+  const adapter = new MockAgentAdapter(options);
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'mock', create: () => adapter });
+  const eventBus = new EventBus();
+  const events: AnyTroupeEvent[] = [];
+  eventBus.on('*', (event) => void events.push(event));
+  const manager = new AgentManager({ adapters, eventBus });
+  return { adapter, adapters, manager, events };
+}
+
+const reply = (text: string, session = 's-1') => [
+  JSON.stringify({ type: 'session', id: session }),
+  JSON.stringify({ type: 'text', text }),
+  JSON.stringify({ type: 'result', result: text }),
+];
+
+describe('AdapterRegistry', () => {
+  it('registers, creates and unregisters adapter types', () => {
+    const adapters = new AdapterRegistry();
+    const off = adapters.register({ type: 'mock', create: () => new MockAgentAdapter() });
+    expect(adapters.types()).toEqual(['mock']);
+    expect(adapters.create('mock').adapterId).toBe('mock');
+    expect(() => adapters.register({ type: 'mock', create: () => new MockAgentAdapter() })).toThrow(/already registered/);
+    off();
+    expect(adapters.has('mock')).toBe(false);
+  });
+
+  it('an unknown type throws AdapterNotFoundError listing the registered ones', () => {
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'claude', create: () => new MockAgentAdapter() });
+    adapters.register({ type: 'codex', create: () => new MockAgentAdapter() });
+    expect(() => adapters.create('gemini')).toThrow(AdapterNotFoundError);
+    expect(() => adapters.create('gemini')).toThrow(/Registered adapters: claude, codex/);
+  });
+
+  it('rejects malformed plugins loudly', () => {
+    const adapters = new AdapterRegistry();
+    expect(() => adapters.register({ type: 'Bad Name', create: () => new MockAgentAdapter() })).toThrow(/plugin\.type/);
+    expect(() => adapters.register({ type: 'ok', create: 'x' as never })).toThrow(/plugin\.create/);
+  });
+});
+
+describe('AgentManager', () => {
+  it('runs a member turn through its adapter and streams normalized parts', async () => {
+    const { manager, adapter, events } = setup({ cli: { lines: reply('Hello from the mock.') } });
+    const processId = await manager.ensureAgentStarted('max', 'mock', { systemInstruction: 'You are Max.', workDir: process.cwd() });
+    expect(processId).toMatch(/^proc-/);
+    expect(manager.getRunningRoles()).toEqual(['max']);
+    const turn = manager.send('max', 'Review the code');
+    const parts: AgentStreamPart[] = [];
+    for await (const part of turn) parts.push(part);
+    const result = await turn.result;
+    expect(parts.map((p) => p.type)).toEqual(['session', 'text-delta', 'turn-end']);
+    expect(result.text).toBe('Hello from the mock.');
+    expect(result.sessionId).toBe('s-1');
+    expect(result.outcome.status).toBe('completed');
+    // The system prompt went once, through prepareMessage (capabilities.systemPrompt = 'message').
+    const prepared = adapter.calls.find((c) => c.method === 'prepareMessage');
+    expect(prepared).toMatchObject({ message: 'Review the code', member: { systemInstruction: 'You are Max.' } });
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['agent:started', 'process:started', 'agent:part', 'agent:turn-completed']),
+    );
+    await manager.cleanup();
+    expect(manager.getRunningRoles()).toEqual([]);
+  });
+
+  it('sendAndReceive resolves the answer; the next turn resumes the session', async () => {
+    const { manager, adapter } = setup({ cli: (turn) => ({ lines: reply(`answer ${turn}`, `session-${turn}`), echoStdin: true }) });
+    await manager.ensureAgentStarted('sarah', 'mock');
+    expect(await manager.sendAndReceive('sarah', 'first')).toBe('answer 0');
+    expect(await manager.sendAndReceive('sarah', 'second')).toBe('answer 1');
+    const configs = adapter.calls.filter((c) => c.method === 'getProcessConfig');
+    expect(configs.map((c) => c.method === 'getProcessConfig' && c.context?.resumeSessionId)).toEqual([undefined, 'session-0']);
+    await manager.cleanup();
+  });
+
+  it('turns a CLI-reported failure into an AgentError', async () => {
+    const { manager } = setup({ cli: { lines: ['{"type":"result","result":"Invalid API key","is_error":true}'], exitCode: 1 } });
+    await manager.ensureAgentStarted('r', 'mock');
+    const error = await manager.sendAndReceive('r', 'hi').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AgentError);
+    expect((error as AgentError).message).toContain('Invalid API key');
+    await manager.cleanup();
+  });
+
+  it('throws typed errors for process failures and timeouts', async () => {
+    const crash = setup({ cli: { lines: ['{"type":"text","text":"partial"}'], exitCode: 2, stderr: 'segfault-ish' } });
+    await crash.manager.ensureAgentStarted('c', 'mock');
+    await expect(crash.manager.sendAndReceive('c', 'hi')).rejects.toBeInstanceOf(ProcessError);
+    await crash.manager.cleanup();
+    const hang = setup({ cli: { hang: true } });
+    await hang.manager.ensureAgentStarted('h', 'mock');
+    await expect(hang.manager.sendAndReceive('h', 'hi', undefined, { timeout: 200 })).rejects.toBeInstanceOf(CompletionTimeoutError);
+    await hang.manager.cleanup();
+  });
+
+  it('reports unknown adapters and roles clearly', async () => {
+    const { manager } = setup();
+    await expect(manager.ensureAgentStarted('x', 'cursor')).rejects.toThrow(/Registered adapters: mock/);
+    expect(() => manager.send('ghost', 'hi')).toThrow(/no running agent/);
+    await manager.stopAgent('ghost'); // silent, as in the seed
+    expect(manager.isRunning('ghost')).toBe(false);
+  });
+
+  it('uses registry definitions when given (seed AgentConfigManager)', async () => {
+    const adapter = new MockAgentAdapter({ cli: { lines: reply('from definition') } });
+    const adapters = new AdapterRegistry();
+    const created: unknown[] = [];
+    adapters.register({
+      type: 'mock',
+      create: (definition) => {
+        created.push(definition?.command);
+        return adapter;
+      },
+    });
+    const manager = new AgentManager({
+      adapters,
+      definitions: async (configId) =>
+        configId === 'my-mock'
+          ? { name: 'my-mock', adapter: 'mock', command: '/opt/mock', baseArgs: [], capabilities: { supportsSystemPrompt: false, completionDetection: 'exit' } }
+          : undefined,
+    });
+    await manager.ensureAgentStarted('a', 'my-mock');
+    expect(created).toEqual(['/opt/mock']);
+    expect(await manager.sendAndReceive('a', 'go')).toBe('from definition');
+    await manager.cleanup();
+  });
+});

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, EventBus, parseEvent, registerEventSchema, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
+
+const message = { id: 'looper#1', channelId: 'looper', seq: 1, role: 'system' as const, content: '[AUTO] go', timestamp: 1 };
+
+describe('EventBus', () => {
+  it('wraps payloads in a versioned envelope', () => {
+    const bus = new EventBus({ source: 'test' });
+    const seen: AnyTroupeEvent[] = [];
+    bus.on('agent:stopped', (event) => {
+      seen.push(event);
+    });
+    const emitted = bus.emit('agent:stopped', { roleId: 'coder' });
+    expect(seen).toEqual([emitted]);
+    expect(emitted).toMatchObject({ type: 'agent:stopped', version: 1, source: 'test', payload: { roleId: 'coder' } });
+    expect(typeof emitted.timestamp).toBe('number');
+    expect(bus.emit('agent:stopped', { roleId: 'x' }, { source: 'looper' }).source).toBe('looper');
+  });
+
+  it('on() and once() return unsubscribe functions; wildcard sees every event', () => {
+    const bus = new EventBus();
+    const all: string[] = [];
+    const once: string[] = [];
+    const offAll = bus.on('*', (event) => {
+      all.push(event.type);
+    });
+    bus.once('agent:stopped', (event) => {
+      once.push(event.payload.roleId);
+    });
+    bus.emit('agent:stopped', { roleId: 'a' });
+    bus.emit('agent:stopped', { roleId: 'b' });
+    offAll();
+    offAll(); // harmless twice
+    bus.emit('agent:stopped', { roleId: 'c' });
+    expect(all).toEqual(['agent:stopped', 'agent:stopped']);
+    expect(once).toEqual(['a']);
+    expect(bus.listenerCount('*')).toBe(0);
+    expect(bus.listenerCount('agent:stopped')).toBe(0);
+  });
+
+  it('filters by channel and by predicate', () => {
+    const bus = new EventBus();
+    const looper: string[] = [];
+    const long: string[] = [];
+    bus.on('message:added', (event) => void looper.push(event.payload.message.content), { channelId: 'looper' });
+    bus.on('message:added', (event) => void long.push(event.payload.channelId), { filter: (event) => event.payload.message.content.length > 5 });
+    bus.emit('message:added', { channelId: 'looper', tabId: 'looper', message, timestamp: 1 });
+    bus.emit('message:added', { channelId: 'devhub', tabId: 'devhub', message: { ...message, channelId: 'devhub', content: 'hi' }, timestamp: 1 });
+    expect(looper).toEqual(['[AUTO] go']);
+    expect(long).toEqual(['looper']);
+  });
+
+  it('a throwing or rejecting listener never stops the emit or other listeners, and is reported', async () => {
+    const bus = new EventBus();
+    const reached: string[] = [];
+    const reported: string[] = [];
+    bus.on('bus:listener-error', (event) => void reported.push(`${event.payload.eventType}: ${event.payload.error.message}`));
+    bus.on('agent:stopped', () => {
+      throw new Error('listener one broke');
+    });
+    bus.on('agent:stopped', async () => {
+      throw new Error('listener two rejected');
+    });
+    bus.on('agent:stopped', (event) => void reached.push(event.payload.roleId));
+    expect(() => bus.emit('agent:stopped', { roleId: 'r' })).not.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reached).toEqual(['r']);
+    expect(reported).toEqual(['agent:stopped: listener one broke', 'agent:stopped: listener two rejected']);
+  });
+
+  it('a throwing listener-error listener does not recurse; it becomes a process warning', async () => {
+    const bus = new EventBus();
+    bus.on('bus:listener-error', () => {
+      throw new Error('reporter broke too');
+    });
+    bus.on('agent:stopped', () => {
+      throw new Error('first');
+    });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      expect(() => bus.emit('agent:stopped', { roleId: 'r' })).not.toThrow();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual(['Troupe event listener for "bus:listener-error" failed: reporter broke too']);
+  });
+
+  it('events() iterates and ends on abort without leaking its listener', async () => {
+    const bus = new EventBus();
+    const controller = new AbortController();
+    const received: string[] = [];
+    const consumer = (async () => {
+      for await (const event of bus.events('agent:stopped', { signal: controller.signal })) {
+        received.push(event.payload.roleId);
+        if (received.length === 2) setImmediate(() => controller.abort());
+      }
+    })();
+    expect(bus.listenerCount('agent:stopped')).toBe(1);
+    bus.emit('agent:stopped', { roleId: 'a' });
+    bus.emit('agent:stopped', { roleId: 'b' });
+    await consumer;
+    expect(received).toEqual(['a', 'b']);
+    expect(bus.listenerCount('agent:stopped')).toBe(0);
+  });
+
+  it('events() ends when the loop breaks, and with an already-aborted signal', async () => {
+    const bus = new EventBus();
+    const iterator = bus.events('*');
+    bus.emit('agent:stopped', { roleId: 'a' });
+    for await (const event of iterator) {
+      expect(event.type).toBe('agent:stopped');
+      break;
+    }
+    expect(bus.listenerCount('*')).toBe(0);
+    const aborted = bus.events('*', { signal: AbortSignal.abort() });
+    expect(await aborted.next()).toEqual({ value: undefined, done: true });
+    expect(bus.listenerCount('*')).toBe(0);
+  });
+
+  it('waitFor() resolves with the next event or rejects on abort', async () => {
+    const bus = new EventBus();
+    const next = bus.waitFor('agent:stopped');
+    bus.emit('agent:stopped', { roleId: 'z' });
+    expect((await next).payload.roleId).toBe('z');
+    await expect(bus.waitFor('agent:stopped', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(bus.listenerCount('agent:stopped')).toBe(0);
+  });
+
+  it('rejects bad subscriptions loudly', () => {
+    const bus = new EventBus();
+    expect(() => bus.on('' as 'agent:stopped', () => {})).toThrow(/type/);
+    expect(() => bus.on('agent:stopped', 'nope' as unknown as () => void)).toThrow(/listener/);
+  });
+});
+
+describe('event serialization', () => {
+  it('round-trips an envelope through JSON with validation', () => {
+    const bus = new EventBus();
+    const event = bus.emit('message:added', { channelId: 'looper', tabId: 'looper', message, timestamp: 5 });
+    expect(parseEvent(serializeEvent(event))).toEqual(event);
+  });
+
+  it('names the invalid field of a bad payload, an unknown type, and bad JSON', () => {
+    const bad = { type: 'message:added', version: 1, timestamp: 1, source: 'x', payload: { channelId: 'c', tabId: 'c', message: { ...message, seq: -1 }, timestamp: 1 } };
+    expect(() => parseEvent(bad)).toThrow(ConfigError);
+    expect(() => parseEvent(bad)).toThrow(/payload\.message\.seq/);
+    expect(() => parseEvent({ ...bad, type: 'nope:nope' })).toThrow(/unknown event type "nope:nope"/);
+    expect(() => parseEvent('{not json')).toThrow(/not valid JSON/);
+  });
+
+  it('plugins register schemas for their events and unregister them', () => {
+    const unregister = registerEventSchema('looper:state-changed', z.object({ state: z.enum(['IDLE', 'RUNNING']) }), 2);
+    const event = { type: 'looper:state-changed', version: 2, timestamp: 1, source: 'looper', payload: { state: 'RUNNING' } };
+    expect(parseEvent(event)).toEqual(event);
+    expect(() => parseEvent({ ...event, payload: { state: 'NOPE' } })).toThrow(/payload\.state/);
+    expect(() => registerEventSchema('looper:state-changed', z.object({}))).toThrow(/already/);
+    expect(() => registerEventSchema('BadName', z.object({}))).toThrow(/namespace:name/);
+    unregister();
+    expect(() => parseEvent(event)).toThrow(/unknown event type/);
+  });
+});
