@@ -11,7 +11,8 @@ export function troupeProject(name: string, overrides: UserWorkspaceConfig['test
     test: {
       name,
       include: ['src/**/*.test.ts'],
-      exclude: ['**/node_modules/**', '**/dist/**', ...(process.env.TROUPE_INT ? [] : ['src/**/*.int.test.ts'])],
+      // `*.int.test.ts` drive the real CLIs; `pnpm test:unit` (TROUPE_SKIP_INT=1) leaves them out.
+      exclude: ['**/node_modules/**', '**/dist/**', ...(process.env.TROUPE_SKIP_INT ? ['src/**/*.int.test.ts'] : [])],
       testTimeout: 30_000,
       hookTimeout: 30_000,
       ...overrides,

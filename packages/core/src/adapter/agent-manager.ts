@@ -113,7 +113,7 @@ export class AgentManager {
     if (typeof roleId !== 'string' || roleId === '') throw new InvalidArgumentError('roleId', 'expected a non-empty string');
     const existing = this.agents.get(roleId);
     if (existing) {
-      if (existing.processId && this.processManager.isRunning(existing.processId)) return existing.processId;
+      if (existing.processId && this.processManager.isReady(existing.processId)) return existing.processId;
       existing.processId = await this.spawn(existing);
       return existing.processId;
     }
@@ -143,7 +143,7 @@ export class AgentManager {
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
     const startRun = async (): Promise<ProcessRun> => {
-      if (!instance.processId || !this.processManager.isRunning(instance.processId)) {
+      if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
       }
       const processId = instance.processId;
@@ -192,7 +192,8 @@ export class AgentManager {
       const end = [...parts].reverse().find((p) => p.type === 'turn-end');
       let agentError: AgentError | undefined;
       if (outcome.status === 'completed' && end?.type === 'turn-end' && end.isError) {
-        const status = [...parts].reverse().find((p) => p.type === 'error' && p.status !== undefined);
+        // The turn's own error status: skip retry notices (e.g. a 404 WebSocket fallback before a 500).
+        const status = [...parts].reverse().find((p) => p.type === 'error' && p.status !== undefined && !p.retrying);
         agentError = new AgentError(`${adapter.adapterId} reported an error: ${end.text || 'turn failed'}`, {
           adapterId: adapter.adapterId,
           ...(status?.type === 'error' && status.status !== undefined ? { status: status.status } : {}),

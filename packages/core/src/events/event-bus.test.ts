@@ -130,6 +130,28 @@ describe('EventBus', () => {
     expect(bus.listenerCount('agent:stopped')).toBe(0);
   });
 
+  it('listeners added straight to the typed emitter receive events too, and clear() removes everything', () => {
+    const bus = new EventBus();
+    const raw: string[] = [];
+    const ours: string[] = [];
+    const direct = (event: { payload: { roleId: string } }) => void raw.push(event.payload.roleId);
+    bus.on('agent:stopped', (event) => void ours.push(event.payload.roleId));
+    bus.emitter.on('agent:stopped', direct);
+    bus.emitter.on('*', (event) => void raw.push(`*${event.type}`));
+    bus.emit('agent:stopped', { roleId: 'a' });
+    bus.emitter.off('agent:stopped', direct);
+    bus.emit('agent:stopped', { roleId: 'b' });
+    expect(ours).toEqual(['a', 'b']);
+    expect(raw).toEqual(['a', '*agent:stopped', '*agent:stopped']);
+    bus.clear();
+    bus.emit('agent:stopped', { roleId: 'c' });
+    expect(ours).toEqual(['a', 'b']);
+    expect(bus.listenerCount('agent:stopped')).toBe(0);
+    bus.on('agent:stopped', (event) => void ours.push(event.payload.roleId));
+    bus.emit('agent:stopped', { roleId: 'd' });
+    expect(ours).toEqual(['a', 'b', 'd']);
+  });
+
   it('rejects bad subscriptions loudly', () => {
     const bus = new EventBus();
     expect(() => bus.on('' as 'agent:stopped', () => {})).toThrow(/type/);

@@ -8,9 +8,7 @@ import { eventVersion } from './event-schema-registry';
 
 /** Listener signature per event type (typed-emitter's event map), plus `'*'` for every event. */
 export type EventBusListeners = {
-  [T in TroupeEventType]: (event: TroupeEvent<T>) => void;
-} & {
-  '*': (event: AnyTroupeEvent) => void;
+  [K in TroupeEventType | '*']: (event: K extends TroupeEventType ? TroupeEvent<K> : AnyTroupeEvent) => void;
 };
 
 /** What `on`/`once` listen to: one event type or `'*'` for all. */
@@ -45,7 +43,20 @@ export interface EventBusOptions {
 /** Removes a subscription. Calling it twice is harmless. */
 export type Unsubscribe = () => void;
 
-type Wrapped = (event: AnyTroupeEvent) => void;
+/** One subscription, as the dispatcher sees it. */
+interface Subscription {
+  listener: (event: AnyTroupeEvent) => unknown;
+  channelId: string | undefined;
+  filter: ((event: AnyTroupeEvent) => boolean) | undefined;
+  once: boolean;
+  off: Unsubscribe;
+}
+
+/** Per event type: the subscriptions (copied on write) and the one function registered on the emitter. */
+interface TypeDispatcher {
+  subscriptions: Subscription[];
+  dispatch: (event: AnyTroupeEvent) => void;
+}
 
 /**
  * The SDK's typed event bus: one event map, versioned envelopes
@@ -70,12 +81,22 @@ export class EventBus {
    */
   readonly emitter: TypedEmitter<EventBusListeners>;
   private readonly source: string;
-  private wildcardCount = 0;
+  private readonly dispatchers = new Map<string, TypeDispatcher>();
+  private wildcard: TypeDispatcher | undefined;
   private reportingError = false;
+  /** Listeners added straight to `emitter` (not through `on`); while 0, emit dispatches directly. */
+  private directListeners = 0;
 
   constructor(options: EventBusOptions = {}) {
     const emitter = new EventEmitter({ captureRejections: false });
     emitter.setMaxListeners(0);
+    const ours = (listener: unknown) => [...this.dispatchers.values()].some((d) => d.dispatch === listener);
+    emitter.on('newListener', (type: string | symbol, listener: unknown) => {
+      if (type !== 'newListener' && type !== 'removeListener' && !ours(listener)) this.directListeners++;
+    });
+    emitter.on('removeListener', (type: string | symbol, listener: unknown) => {
+      if (type !== 'newListener' && type !== 'removeListener' && !ours(listener)) this.directListeners--;
+    });
     this.emitter = emitter as unknown as TypedEmitter<EventBusListeners>;
     this.source = options.source ?? 'core';
   }
@@ -88,10 +109,15 @@ export class EventBus {
       type,
       version: eventVersion(type),
       timestamp: Date.now(),
-      source: options?.source ?? this.source,
+      source: options === undefined ? this.source : (options.source ?? this.source),
       payload,
     };
-    this.dispatch(event as AnyTroupeEvent);
+    if (this.directListeners === 0) {
+      // Fast path: only our own subscriptions exist, so call their dispatchers directly.
+      const dispatcher = this.dispatchers.get(type);
+      if (dispatcher !== undefined) dispatcher.dispatch(event as AnyTroupeEvent);
+      if (this.wildcard !== undefined) this.wildcard.dispatch(event as AnyTroupeEvent);
+    } else this.dispatch(event as AnyTroupeEvent);
     return event;
   }
 
@@ -104,9 +130,15 @@ export class EventBus {
   }
 
   private dispatch(event: AnyTroupeEvent): void {
+    if (this.directListeners === 0) {
+      // Fast path: only our own subscriptions exist, so call their dispatchers directly.
+      this.dispatchers.get(event.type)?.dispatch(event);
+      this.wildcard?.dispatch(event);
+      return;
+    }
     const raw = this.emitter as unknown as EventEmitter;
     raw.emit(event.type, event);
-    if (this.wildcardCount > 0) raw.emit('*', event);
+    raw.emit('*', event);
   }
 
   /**
@@ -122,9 +154,11 @@ export class EventBus {
     return this.subscribe(type, listener, options, true);
   }
 
-  /** Number of listeners for a type (or `'*'`). */
+  /** Number of listeners for a type (or `'*'`), including ones added to `emitter` directly. */
   listenerCount(type: EventSelector): number {
-    return (this.emitter as unknown as EventEmitter).listenerCount(type);
+    const dispatcher = this.dispatchers.get(type);
+    const raw = (this.emitter as unknown as EventEmitter).listenerCount(type);
+    return dispatcher ? dispatcher.subscriptions.length + raw - 1 : raw;
   }
 
   /**
@@ -211,8 +245,13 @@ export class EventBus {
 
   /** Removes every listener. */
   clear(): void {
-    (this.emitter as unknown as EventEmitter).removeAllListeners();
-    this.wildcardCount = 0;
+    const raw = this.emitter as unknown as EventEmitter;
+    for (const name of raw.eventNames()) {
+      if (name !== 'newListener' && name !== 'removeListener') raw.removeAllListeners(name);
+    }
+    this.dispatchers.clear();
+    this.wildcard = undefined;
+    this.directListeners = 0;
   }
 
   private subscribe<S extends EventSelector>(
@@ -223,34 +262,63 @@ export class EventBus {
   ): Unsubscribe {
     if (typeof type !== 'string' || type.length === 0) throw new InvalidArgumentError('type', 'expected an event type or "*"');
     if (typeof listener !== 'function') throw new InvalidArgumentError('listener', `expected a function for "${type}"`);
-    const raw = this.emitter as unknown as EventEmitter;
-    const { channelId, filter, signal } = options;
-    let active = true;
-    const off = () => {
-      if (!active) return;
-      active = false;
-      raw.removeListener(type, wrapped);
-      if (type === '*') this.wildcardCount--;
-      signal?.removeEventListener('abort', off);
-    };
-    const wrapped: Wrapped = (event) => {
-      if (channelId !== undefined && (event.payload as { channelId?: unknown }).channelId !== channelId) return;
-      try {
-        if (filter && !filter(event as EventFor<S>)) return;
-        if (once) off();
-        const result = listener(event as EventFor<S>) as unknown;
-        if (result !== undefined && typeof (result as PromiseLike<void>).then === 'function') {
-          (result as Promise<void>).then(undefined, (error: unknown) => this.reportListenerError(event.type, error));
-        }
-      } catch (error) {
-        this.reportListenerError(event.type, error);
-      }
-    };
+    const { signal } = options;
     if (signal?.aborted) return () => {};
-    raw.on(type, wrapped);
-    if (type === '*') this.wildcardCount++;
-    signal?.addEventListener('abort', off, { once: true });
-    return off;
+    const dispatcher = this.dispatcherFor(type);
+    let active = true;
+    const subscription: Subscription = {
+      listener: listener as (event: AnyTroupeEvent) => unknown,
+      channelId: options.channelId,
+      filter: options.filter as ((event: AnyTroupeEvent) => boolean) | undefined,
+      once,
+      off: () => {
+        if (!active) return;
+        active = false;
+        // Copy on write: a dispatch in progress keeps iterating its own snapshot.
+        dispatcher.subscriptions = dispatcher.subscriptions.filter((s) => s !== subscription);
+        if (dispatcher.subscriptions.length === 0) this.dropDispatcher(type, dispatcher);
+        signal?.removeEventListener('abort', subscription.off);
+      },
+    };
+    dispatcher.subscriptions = [...dispatcher.subscriptions, subscription];
+    signal?.addEventListener('abort', subscription.off, { once: true });
+    return subscription.off;
+  }
+
+  private dispatcherFor(type: string): TypeDispatcher {
+    const existing = this.dispatchers.get(type);
+    if (existing) return existing;
+    const dispatcher: TypeDispatcher = {
+      subscriptions: [],
+      dispatch: (event) => {
+        const subscriptions = dispatcher.subscriptions;
+        for (let i = 0; i < subscriptions.length; i++) {
+          const subscription = subscriptions[i] as Subscription;
+          if (subscription.channelId !== undefined && (event.payload as { channelId?: unknown }).channelId !== subscription.channelId) continue;
+          try {
+            if (subscription.filter !== undefined && !subscription.filter(event)) continue;
+            if (subscription.once) subscription.off();
+            const result = subscription.listener(event);
+            if (result !== undefined && typeof (result as PromiseLike<void>).then === 'function') {
+              (result as Promise<void>).then(undefined, (error: unknown) => this.reportListenerError(event.type, error));
+            }
+          } catch (error) {
+            this.reportListenerError(event.type, error);
+          }
+        }
+      },
+    };
+    this.dispatchers.set(type, dispatcher);
+    (this.emitter as unknown as EventEmitter).on(type, dispatcher.dispatch);
+    if (type === '*') this.wildcard = dispatcher;
+    return dispatcher;
+  }
+
+  private dropDispatcher(type: string, dispatcher: TypeDispatcher): void {
+    if (this.dispatchers.get(type) !== dispatcher) return;
+    (this.emitter as unknown as EventEmitter).removeListener(type, dispatcher.dispatch); // while still known as ours
+    this.dispatchers.delete(type);
+    if (type === '*') this.wildcard = undefined;
   }
 
   private reportListenerError(eventType: string, error: unknown): void {

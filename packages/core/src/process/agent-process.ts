@@ -119,6 +119,15 @@ export class AgentProcess {
     return this.child !== undefined && this.exitInfo === undefined && this.spawnError === undefined;
   }
 
+  /**
+   * True when the process can take its message: no turn has run yet, and it
+   * is running or (argument delivery) waiting to be spawned.
+   */
+  get isReady(): boolean {
+    if (this.runStarted || this.spawnError !== undefined || this.exitInfo !== undefined) return false;
+    return this.child !== undefined || (this.config.messageDelivery ?? 'stdin') === 'argument';
+  }
+
   /** Settles when the process has exited. */
   get exited(): Promise<ExitInfo> {
     return this.exitedPromise;

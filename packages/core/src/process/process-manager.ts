@@ -108,6 +108,14 @@ export class ProcessManager {
     return this.processes.get(processId)?.isRunning ?? false;
   }
 
+  /**
+   * True when the process can take a message now: it has not run a turn yet
+   * and is either running or (argument delivery) not spawned yet.
+   */
+  isReady(processId: string): boolean {
+    return this.processes.get(processId)?.isReady ?? false;
+  }
+
   /** Ids of processes not yet exited. */
   list(): string[] {
     return [...this.processes.keys()];

@@ -1,10 +1,4 @@
-import { AdapterRegistry } from '../adapter/adapter-registry';
-import { AgentManager } from '../adapter/agent-manager';
-import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
-import { agentStreamPartSchema } from '../adapter/v1/agent-stream-part';
-import type { MemberAgentConfig } from '../adapter/v1/member-agent-config';
-import { isGroupAlive } from '../process/kill-process-group';
-import type { ProcessConfig } from '../process/process-config';
+import { AdapterRegistry, AgentManager, agentStreamPartSchema, isGroupAlive, type AgentAdapter, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
 import { fakeAgentProcessConfig } from './fake-agent-cli';
 
 /** A recorded stream the adapter must turn into the expected answer. */

@@ -1,5 +1,5 @@
+import type { ProcessConfig } from '@troupe/core';
 import { fileURLToPath } from 'node:url';
-import type { ProcessConfig } from '../process/process-config';
 
 /** Absolute path of the fake agent CLI script (plain JavaScript, run with `node`). */
 export const fakeAgentCliPath: string = fileURLToPath(new URL('./bin/fake-agent-cli.mjs', import.meta.url));
@@ -43,6 +43,11 @@ export interface FakeAgentCliOptions {
   chunkSize?: number;
   /** Kill itself with this signal after the last line. */
   dieSignal?: NodeJS.Signals;
+  /**
+   * Add `"troupeEmitMs"` (`performance.timeOrigin + performance.now()`, comparable across
+   * processes) to each JSON object line as it is written, for latency benchmarks.
+   */
+  stamp?: boolean;
 }
 
 /** Command-line flags of the fake agent CLI for the given behaviour. */
@@ -72,6 +77,7 @@ export function fakeAgentCliArgs(options: FakeAgentCliOptions = {}): string[] {
   flag('--big-line', options.bigLineBytes);
   flag('--chunk-size', options.chunkSize);
   flag('--die-signal', options.dieSignal);
+  flag('--stamp', options.stamp);
   return args;
 }
 

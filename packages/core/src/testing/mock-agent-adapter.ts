@@ -1,8 +1,4 @@
-import type { AgentAdapterCapabilities, AgentAdapterV1 } from '../adapter/v1/agent-adapter-v1';
-import type { AgentStreamPart } from '../adapter/v1/agent-stream-part';
-import type { AgentTurnContext, MemberAgentConfig } from '../adapter/v1/member-agent-config';
-import type { CompletionStrategy } from '../process/completion-strategy';
-import type { ProcessConfig } from '../process/process-config';
+import type { AgentAdapterCapabilities, AgentAdapterV1, AgentStreamPart, AgentTurnContext, CompletionStrategy, MemberAgentConfig, ProcessConfig } from '@troupe/core';
 import { fakeAgentProcessConfig, type FakeAgentCliOptions } from './fake-agent-cli';
 
 /** One recorded call to the mock adapter. */

@@ -23,6 +23,8 @@
 //   --big-line BYTES      print one JSON line of about BYTES bytes first
 //   --chunk-size N        write output in N-byte chunks (splits UTF-8 characters)
 //   --die-signal SIG      kill itself with SIG after the last line
+//   --stamp               add "troupeEmitMs" (performance.timeOrigin + now()) to each JSON
+//                         object line as it is written (cross-process latency benchmarks)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -55,6 +57,7 @@ for (let i = 0; i < args.length; i++) {
     case '--big-line': options.bigLine = Number(next()); break;
     case '--chunk-size': options.chunkSize = Number(next()); break;
     case '--die-signal': options.dieSignal = next(); break;
+    case '--stamp': options.stamp = true; break;
     default:
       // Anything else (a real CLI's flags and prompt) is accepted and ignored, so
       // adapters can point their real command line at this script.
@@ -86,6 +89,12 @@ function readStdin() {
     process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     process.stdin.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
+}
+
+function stamp(line) {
+  if (!line.startsWith('{') || !line.endsWith('}')) return line;
+  const now = performance.timeOrigin + performance.now();
+  return `${line.slice(0, -1)}${line.length > 2 ? ',' : ''}"troupeEmitMs":${now}}`;
 }
 
 async function main() {
@@ -130,7 +139,7 @@ async function main() {
     if (times && times[i] !== undefined) await sleep(times[i] - (Date.now() - start));
     else await sleep(options.delay);
     if (options.garbage) await write(`garbage line ${i} {not json\n`);
-    await write(`${lines[i]}\n`);
+    await write(`${options.stamp ? stamp(lines[i]) : lines[i]}\n`);
   }
   if (options.dieSignal) process.kill(process.pid, options.dieSignal);
   if (options.hang) {
