@@ -1,0 +1,83 @@
+import { ConfigError, defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
+import { createClaudeCodeAdapter, type ClaudeCodeAdapter } from './claude-code-adapter';
+import { resolveClaudeCodeSettings, type ClaudeCodeSettings } from './claude-code-settings';
+
+/** The Claude Code adapter plugin: `create()` builds a {@link ClaudeCodeAdapter}. */
+export interface ClaudeCodeAdapterPlugin extends AgentAdapterPlugin {
+  readonly type: 'claude';
+  readonly displayName: 'Claude Code';
+  create(definition?: AgentDefinition): ClaudeCodeAdapter;
+}
+
+/**
+ * A plugin that builds Claude Code adapters with the given settings. When the
+ * registry gives an {@link AgentDefinition}, its `command`, `baseArgs` and
+ * `capabilities.systemPromptFlag` (`--append-system-prompt` or
+ * `--system-prompt`) override the settings.
+ *
+ * @throws ConfigError for invalid settings (at once, not on first use).
+ *
+ * @example
+ * ```ts
+ * registry.register(createClaudeCodeAdapterPlugin({ baseUrl: 'http://127.0.0.1:8080', maxRetries: 0 }));
+ * ```
+ */
+export function createClaudeCodeAdapterPlugin(settings: ClaudeCodeSettings = {}): ClaudeCodeAdapterPlugin {
+  resolveClaudeCodeSettings(settings); // fail fast on bad settings
+  return {
+    type: 'claude',
+    displayName: 'Claude Code',
+    create(definition?: AgentDefinition): ClaudeCodeAdapter {
+      if (!definition) return createClaudeCodeAdapter(settings);
+      return createClaudeCodeAdapter({
+        ...settings,
+        command: definition.command,
+        baseArgs: [...definition.baseArgs],
+        ...systemPromptModeOf(definition),
+      });
+    },
+  };
+}
+
+/** The Claude Code plugin with default settings (`type: 'claude'`). */
+export const claudeCodeAdapterPlugin: ClaudeCodeAdapterPlugin = createClaudeCodeAdapterPlugin();
+
+/**
+ * Registers the Claude Code adapter under `claude`, so `AgentManager` finds
+ * it by that name. Returns the function that unregisters it.
+ *
+ * @throws InvalidStateError when `claude` is already registered in `registry`.
+ * @throws ConfigError for invalid settings.
+ *
+ * @example
+ * ```ts
+ * import { AgentManager } from '@troupe/core';
+ * import { registerClaudeCodeAdapter } from '@troupe/adapter-claude';
+ *
+ * const unregister = registerClaudeCodeAdapter();
+ * const manager = new AgentManager();
+ * await manager.ensureAgentStarted('max', 'claude', { systemInstruction: 'You are Max, a tech lead.' });
+ * console.log(await manager.sendAndReceive('max', 'Review src/index.ts'));
+ * await manager.cleanup();
+ * unregister();
+ * ```
+ */
+export function registerClaudeCodeAdapter(
+  registry: AdapterRegistry = defaultAdapterRegistry,
+  settings?: ClaudeCodeSettings,
+): () => void {
+  return registry.register(settings === undefined ? claudeCodeAdapterPlugin : createClaudeCodeAdapterPlugin(settings));
+}
+
+function systemPromptModeOf(definition: AgentDefinition): Pick<ClaudeCodeSettings, 'systemPromptMode'> {
+  const flag = definition.capabilities?.systemPromptFlag;
+  if (flag === undefined) return {};
+  if (flag === '--append-system-prompt') return { systemPromptMode: 'append' };
+  if (flag === '--system-prompt') return { systemPromptMode: 'replace' };
+  throw new ConfigError(`agent registry entry "${definition.name}"`, [
+    {
+      path: ['capabilities', 'systemPromptFlag'],
+      message: `Claude Code takes --append-system-prompt or --system-prompt, got ${JSON.stringify(flag)}`,
+    },
+  ]);
+}

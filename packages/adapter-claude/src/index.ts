@@ -1,0 +1,20 @@
+// Claude Code CLI adapter.
+export {
+  createClaudeCodeAdapter,
+  type ClaudeCodeAdapter,
+} from './claude-code-adapter';
+export {
+  claudeCodeAdapterPlugin,
+  createClaudeCodeAdapterPlugin,
+  registerClaudeCodeAdapter,
+  type ClaudeCodeAdapterPlugin,
+} from './claude-code-plugin';
+export {
+  CLAUDE_CODE_DEFAULT_BASE_ARGS,
+  CLAUDE_CODE_INSTALL_HINT,
+  claudeCodeSettingsSchema,
+  resolveClaudeCodeSettings,
+  type ClaudeCodeSettings,
+  type ResolvedClaudeCodeSettings,
+} from './claude-code-settings';
+export { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';

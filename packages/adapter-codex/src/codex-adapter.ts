@@ -1,0 +1,129 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  InvalidArgumentError,
+  type AgentAdapterV1,
+  type AgentTurnContext,
+  type CompletionStrategy,
+  type MemberAgentConfig,
+  type ProcessConfig,
+} from '@troupe/core';
+import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
+import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
+import { createCodexLineParser, parseCodexResponse, parseJson } from './codex-line-parser';
+
+/** Adapter id and registry type of the Codex CLI adapter. */
+export const CODEX_ADAPTER_ID = 'codex';
+
+/** Event types that end a `codex exec` turn. */
+export const CODEX_COMPLETION_TYPES: readonly string[] = ['turn.completed', 'turn.failed'];
+
+/** Linux's limit for one argument (`MAX_ARG_STRLEN`); a longer prompt needs `promptDelivery: 'stdin'`. */
+const MAX_ARGUMENT_BYTES = 128 * 1024;
+
+/** The Codex CLI adapter (its settings, which may hold the API key, are not exposed). */
+export interface CodexAdapter extends AgentAdapterV1 {
+  readonly adapterId: 'codex';
+}
+
+/**
+ * Creates the adapter for the OpenAI Codex CLI (`codex exec --json`, recorded
+ * against Codex 0.169.0). Each turn is one `codex exec` process; the next
+ * turn runs `codex exec … resume <thread_id>`. Completion is the
+ * `turn.completed` / `turn.failed` event, so there is no idle timeout.
+ *
+ * Keep one adapter per agent member: it holds the state of the turn being
+ * parsed (the plugin's `create()` makes a new one each time).
+ *
+ * @throws ConfigError naming each bad setting.
+ *
+ * @example
+ * ```ts
+ * import { AgentManager, AdapterRegistry } from '@troupe/core';
+ * import { createCodexAdapter } from '@troupe/adapter-codex';
+ *
+ * const adapters = new AdapterRegistry();
+ * adapters.register({ type: 'codex', create: () => createCodexAdapter({ permissionMode: 'auto-edit' }) });
+ * const manager = new AgentManager({ adapters });
+ * await manager.ensureAgentStarted('coder', 'codex', { systemInstruction: 'You are a careful coder.', workDir: '/path/to/repo' });
+ * console.log(await manager.sendAndReceive('coder', 'Add a README'));
+ * await manager.cleanup();
+ * ```
+ */
+export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
+  const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
+  const secrets = new Set<string>(resolved.apiKey !== undefined ? [resolved.apiKey] : []);
+  const parserOptions = { secrets: () => secrets };
+  const parser = createCodexLineParser(parserOptions);
+  const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
+
+  return {
+    specificationVersion: 'v1',
+    adapterId: CODEX_ADAPTER_ID,
+    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false },
+
+    async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
+      // Codex refuses a CODEX_HOME that does not exist; create the isolated folders it is given.
+      for (const dir of [resolved.home, resolved.codexHome, resolved.tmpDir]) {
+        if (dir !== undefined) await mkdir(dir, { recursive: true });
+      }
+      let instructionsDir: string | undefined;
+      let instructionsFile: string | undefined;
+      if (resolved.systemPromptMode === 'replace' && member.systemInstruction !== undefined && member.systemInstruction.trim() !== '') {
+        instructionsDir = await mkdtemp(join(resolved.tmpDir ?? tmpdir(), 'troupe-codex-'));
+        instructionsFile = join(instructionsDir, 'instructions.md');
+        await writeFile(instructionsFile, member.systemInstruction, { encoding: 'utf8', mode: 0o600 });
+      }
+      const removeInstructions = async () => {
+        if (instructionsDir !== undefined) await rm(instructionsDir, { recursive: true, force: true });
+      };
+      let line: CodexCommandLine;
+      try {
+        line = buildCodexCommandLine({
+          settings: resolved,
+          member,
+          ...(workDir !== undefined ? { workDir } : {}),
+          ...(context.resumeSessionId !== undefined ? { resumeSessionId: context.resumeSessionId } : {}),
+          ...(instructionsFile !== undefined ? { instructionsFile } : {}),
+        });
+      } catch (error) {
+        await removeInstructions();
+        throw error;
+      }
+      for (const secret of line.secrets) secrets.add(secret);
+      return {
+        command: line.command,
+        args: line.args,
+        ...(line.cwd !== undefined ? { cwd: line.cwd } : {}),
+        env: line.env,
+        messageDelivery: resolved.promptDelivery === 'stdin' ? 'stdin' : 'argument',
+        installHint: resolved.installHint,
+        secrets: line.secrets,
+        ...(instructionsDir !== undefined ? { cleanup: removeInstructions } : {}),
+      };
+    },
+
+    prepareMessage(message: string): string {
+      // The system prompt goes by flag (developer_instructions / model_instructions_file), never in the message.
+      if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
+      if (resolved.promptDelivery === 'stdin') return message;
+      if (message.includes('\u0000')) {
+        throw new InvalidArgumentError('message', "contains a NUL character, which a process argument cannot carry; use promptDelivery: 'stdin'");
+      }
+      if (Buffer.byteLength(message, 'utf8') >= MAX_ARGUMENT_BYTES) {
+        throw new InvalidArgumentError(
+          'message',
+          `is ${Buffer.byteLength(message, 'utf8')} bytes, over Linux's 128 KiB limit for one argument; create the adapter with promptDelivery: 'stdin'`,
+        );
+      }
+      return message;
+    },
+
+    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput, parserOptions),
+
+    getCompletionStrategy: () => completion,
+
+    parseLine: (line: string, json: unknown) => parser.parse(json === undefined ? parseJson(line) : json),
+  };
+}

@@ -1,0 +1,192 @@
+import { redactSecrets, type AgentStreamPart } from '@troupe/core';
+import { codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
+
+/** Tool name of a `command_execution` item in `tool-call` / `tool-result` parts. */
+export const CODEX_COMMAND_TOOL = 'command_execution';
+/** Tool name of a `file_change` item (an `apply_patch`) in `tool-call` / `tool-result` parts. */
+export const CODEX_FILE_CHANGE_TOOL = 'file_change';
+
+const RETRY_NOTICE = /^Reconnecting\.\.\./;
+const HTTP_STATUS = /\bunexpected status (\d{3})\b/;
+
+/** Options of {@link createCodexLineParser}. */
+export interface CodexLineParserOptions {
+  /** Values to redact from every part (the API key). Read on each line. */
+  secrets?: () => Iterable<string>;
+}
+
+/**
+ * Maps `codex exec --json` lines to stream parts. It keeps the state of one
+ * turn (the last agent message, the tool calls started), reset by
+ * `thread.started` and after each turn end, so use one parser per agent
+ * member (the adapter does).
+ */
+export interface CodexLineParser {
+  /** Parts for one line; `json` is the parsed line (`undefined` for non-JSON). Never throws. */
+  parse(json: unknown): AgentStreamPart[];
+}
+
+/**
+ * Creates a parser for `codex exec --json` output (Codex CLI 0.169.0):
+ * - `thread.started` → `session` (the thread id, used by `exec resume`)
+ * - `item.completed` `agent_message` → `text-delta` with the whole text (Codex has no deltas)
+ * - `item.started` / `item.completed` `command_execution` → `tool-call` / `tool-result`
+ *   (`aggregated_output`; an error when the exit code is not 0 or the status is `failed`)
+ * - `item.started` / `item.completed` `file_change` → `tool-call` / `tool-result` with the changes
+ * - `item.completed` `error` → `error` (a warning: the turn goes on)
+ * - `error` → `error`; `retrying` for `Reconnecting...` notices; `status` from `unexpected status NNN`
+ * - `turn.completed` → `usage` + `turn-end` (text: the turn's last agent message)
+ * - `turn.failed` → `error` + `turn-end` with `isError` (text: the error message)
+ */
+export function createCodexLineParser(options: CodexLineParserOptions = {}): CodexLineParser {
+  let lastText: string | undefined;
+  const openTools = new Set<string>();
+  const reset = () => {
+    lastText = undefined;
+    openTools.clear();
+  };
+  const redact = (text: string) => redactSecrets(text, options.secrets?.() ?? []);
+
+  const itemParts = (phase: 'item.started' | 'item.updated' | 'item.completed', item: CodexItem): AgentStreamPart[] => {
+    switch (item.type) {
+      case 'agent_message': {
+        if (phase !== 'item.completed') return [];
+        const text = redact(item.text);
+        lastText = text;
+        return [{ type: 'text-delta', text }];
+      }
+      case 'command_execution': {
+        const call: AgentStreamPart = {
+          type: 'tool-call',
+          toolCallId: item.id,
+          toolName: CODEX_COMMAND_TOOL,
+          input: { command: redact(item.command) },
+        };
+        if (phase !== 'item.completed') {
+          if (openTools.has(item.id)) return [];
+          openTools.add(item.id);
+          return [call];
+        }
+        const failed = (item.exit_code !== null && item.exit_code !== undefined && item.exit_code !== 0) || item.status === 'failed';
+        const result: AgentStreamPart = {
+          type: 'tool-result',
+          toolCallId: item.id,
+          toolName: CODEX_COMMAND_TOOL,
+          output: redact(item.aggregated_output ?? ''),
+          isError: failed,
+        };
+        // A completed item without a started one (seen once in a read-only sandbox) still gets its call.
+        return openTools.delete(item.id) ? [result] : [call, result];
+      }
+      case 'file_change': {
+        const changes = item.changes.map((change) => ({ path: redact(change.path), kind: change.kind }));
+        const call: AgentStreamPart = { type: 'tool-call', toolCallId: item.id, toolName: CODEX_FILE_CHANGE_TOOL, input: { changes } };
+        if (phase !== 'item.completed') {
+          if (openTools.has(item.id)) return [];
+          openTools.add(item.id);
+          return [call];
+        }
+        const result: AgentStreamPart = {
+          type: 'tool-result',
+          toolCallId: item.id,
+          toolName: CODEX_FILE_CHANGE_TOOL,
+          output: changes,
+          isError: item.status === 'failed',
+        };
+        return openTools.delete(item.id) ? [result] : [call, result];
+      }
+      case 'error':
+        return phase === 'item.completed' ? [{ type: 'error', message: redact(item.message), retrying: false }] : [];
+    }
+  };
+
+  return {
+    parse(json) {
+      const event = codexEventSchema.safeParse(json);
+      if (!event.success) return [];
+      const data = event.data;
+      switch (data.type) {
+        case 'thread.started':
+          reset();
+          return [{ type: 'session', sessionId: data.thread_id }];
+        case 'item.started':
+        case 'item.updated':
+        case 'item.completed': {
+          const item = codexItemSchema.safeParse(data.item);
+          return item.success ? itemParts(data.type, item.data) : [];
+        }
+        case 'error':
+          return [errorPart(redact(data.message), RETRY_NOTICE.test(data.message))];
+        case 'turn.completed': {
+          const usage = data.usage;
+          const parts: AgentStreamPart[] = [];
+          if (usage) {
+            parts.push({
+              type: 'usage',
+              usage: {
+                ...(usage.input_tokens !== undefined ? { inputTokens: usage.input_tokens } : {}),
+                ...(usage.cached_input_tokens !== undefined ? { cachedInputTokens: usage.cached_input_tokens } : {}),
+                ...(usage.output_tokens !== undefined ? { outputTokens: usage.output_tokens } : {}),
+                ...(usage.reasoning_output_tokens !== undefined ? { reasoningTokens: usage.reasoning_output_tokens } : {}),
+              },
+            });
+          }
+          parts.push({ type: 'turn-end', text: lastText ?? '', isError: false });
+          reset();
+          return parts;
+        }
+        case 'turn.failed': {
+          const message = redact(data.error?.message ?? 'Codex reported the turn as failed');
+          reset();
+          return [errorPart(message, false), { type: 'turn-end', text: message, isError: true }];
+        }
+      }
+    },
+  };
+}
+
+function errorPart(message: string, retrying: boolean): AgentStreamPart {
+  const status = parseCodexHttpStatus(message);
+  return { type: 'error', message, ...(status !== undefined ? { status } : {}), retrying };
+}
+
+/**
+ * The HTTP status in a Codex error message (`unexpected status 401
+ * Unauthorized: …`), or `undefined`. Codex's 5xx message ("We’re currently
+ * experiencing high demand…") carries none.
+ */
+export function parseCodexHttpStatus(message: string): number | undefined {
+  const match = HTTP_STATUS.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The final text of a turn from the whole raw stdout, without any other
+ * state: the text of the last `turn-end` (the last agent message, or the
+ * error of a failed turn), else the last agent message, else `''`.
+ */
+export function parseCodexResponse(rawOutput: string, options: CodexLineParserOptions = {}): string {
+  const parser = createCodexLineParser(options);
+  let end: string | undefined;
+  let lastText: string | undefined;
+  for (const line of rawOutput.split(/\r?\n/)) {
+    const json = parseJson(line);
+    if (json === undefined) continue;
+    for (const part of parser.parse(json)) {
+      if (part.type === 'turn-end') end = part.text;
+      else if (part.type === 'text-delta') lastText = part.text;
+    }
+  }
+  return end ?? lastText ?? '';
+}
+
+/** Parses a JSON line; `undefined` when it is not JSON. */
+export function parseJson(line: string): unknown {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+/*
+ * Test helpers shared by this package's tests (not exported from the package).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentAdapter, AgentTurnContext, MemberAgentConfig, ProcessConfig } from '@troupe/core';
+import { fakeAgentProcessConfig, type FakeAgentCliOptions } from '@troupe/core/testing';
+import { createCodexAdapter } from './codex-adapter';
+import type { CodexAdapterSettings } from './codex-adapter-settings';
+
+/** Folder of the recorded Codex 0.169.0 fixtures copied into this package. */
+export const fixturesDir = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
+
+/** Path of a fixture's `.stdout.jsonl`. */
+export function fixtureStdout(name: string): string {
+  return join(fixturesDir, `${name}.stdout.jsonl`);
+}
+
+/** The recorded stderr of a fixture (kept only where a test replays it). */
+export function fixtureStderr(name: string): string {
+  return readFileSync(join(fixturesDir, `${name}.stderr.txt`), 'utf8').trimEnd();
+}
+
+/** A fresh temporary folder and its remover. */
+export function makeTempDir(prefix = 'troupe-codex-test-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** What {@link codexOverFakeCli} saw for each process it configured. */
+export interface CapturedConfig {
+  context: AgentTurnContext;
+  config: ProcessConfig;
+}
+
+/**
+ * A real Codex adapter whose process is the fake agent CLI: the adapter builds
+ * its full command line (kept after the fake's own flags, which the fake
+ * ignores), and `cli(context)` chooses what the fake replays for each turn.
+ */
+export function codexOverFakeCli(
+  cli: (context: AgentTurnContext) => FakeAgentCliOptions,
+  settings: CodexAdapterSettings = {},
+): { adapter: AgentAdapter; configs: CapturedConfig[] } {
+  const real = createCodexAdapter(settings);
+  const configs: CapturedConfig[] = [];
+  const adapter: AgentAdapter = {
+    specificationVersion: real.specificationVersion,
+    adapterId: real.adapterId,
+    capabilities: real.capabilities,
+    async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}) {
+      const config = await real.getProcessConfig(member, workDir, context);
+      configs.push({ context, config });
+      const fake = fakeAgentProcessConfig(cli(context));
+      return { ...config, command: fake.command, args: [...(fake.args ?? []), ...(config.args ?? [])] };
+    },
+    prepareMessage: (message, member) => real.prepareMessage(message, member),
+    parseResponse: (raw) => real.parseResponse(raw),
+    getCompletionStrategy: () => real.getCompletionStrategy(),
+    parseLine: (line, json) => real.parseLine(line, json),
+  };
+  return { adapter, configs };
+}

@@ -1,0 +1,125 @@
+import type {
+  AgentAdapterCapabilities,
+  AgentAdapterV1,
+  AgentStreamPart,
+  AgentTurnContext,
+  CompletionStrategy,
+  MemberAgentConfig,
+  ProcessConfig,
+} from '@troupe/core';
+import { InvalidArgumentError } from '@troupe/core';
+import { createGeminiCliEnvironment } from './gemini-cli-environment';
+import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
+import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
+
+/** What the Gemini CLI adapter can do. */
+export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
+  systemPrompt: 'env-file',
+  resume: true,
+  streamingText: true,
+});
+
+const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
+
+/** The Gemini CLI adapter: the v1 contract plus access to its settings home. */
+export interface GeminiCliAdapter extends AgentAdapterV1 {
+  readonly adapterId: 'gemini';
+  /** Always async: it may prepare the settings home and writes the system prompt file. */
+  getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig>;
+  /**
+   * The home folder the CLI runs with, prepared on first use: the `home`
+   * setting, a private temporary folder (when `prepareHome` is on and no
+   * `home` is given), or `undefined` when the host's home is inherited.
+   */
+  getHome(): Promise<string | undefined>;
+  /**
+   * Removes the private home this adapter created (sessions included, so
+   * resuming is no longer possible). A `home` you gave is never removed.
+   * Private homes are also removed when the host process exits.
+   */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Creates an adapter for Gemini CLI (tested with 0.61.0) in headless
+ * stream-JSON mode. Each turn runs
+ * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id>] … -p <message>`
+ * in the member's work dir; the member's system prompt goes to a private file
+ * named by `GEMINI_SYSTEM_MD` (it *replaces* Gemini's built-in system
+ * instruction), removed once the turn's process has exited.
+ *
+ * @throws ConfigError for invalid settings, naming each bad field.
+ *
+ * @example
+ * ```ts
+ * import { AgentManager, AdapterRegistry } from '@troupe/core';
+ * import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
+ *
+ * const adapters = new AdapterRegistry();
+ * adapters.register({ type: 'gemini', create: () => createGeminiCliAdapter({ apiKey: process.env.GEMINI_API_KEY, permissionMode: 'auto-edit' }) });
+ * const manager = new AgentManager({ adapters });
+ * await manager.ensureAgentStarted('coder', 'gemini', { workDir: '/path/to/repo', systemInstruction: 'You are a careful coder.' });
+ * console.log(await manager.sendAndReceive('coder', 'Add a README'));
+ * await manager.cleanup();
+ * ```
+ */
+export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): GeminiCliAdapter {
+  const resolved = resolveGeminiCliSettings(settings);
+  const parser = new GeminiCliStreamParser();
+  const environment = createGeminiCliEnvironment(resolved);
+
+  return {
+    specificationVersion: 'v1',
+    adapterId: 'gemini',
+    capabilities: geminiCliCapabilities,
+
+    async getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig> {
+      const resumeSessionId = context?.resumeSessionId;
+      if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
+        throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
+      }
+      const { env, systemPrompt } = await environment.forTurn(member);
+      const cwd = workDir ?? member.workDir;
+      return {
+        command: resolved.command,
+        args: [...geminiCliArgs(resolved, resumeSessionId), ...(member.additionalArgs ?? []), '-p'],
+        ...(cwd !== undefined ? { cwd } : {}),
+        env,
+        messageDelivery: 'argument',
+        installHint: resolved.installHint,
+        ...(resolved.apiKey ? { secrets: [resolved.apiKey] } : {}),
+        ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
+      };
+    },
+
+    prepareMessage(message: string): string {
+      // The message is the value of the trailing `-p`: yargs would read a leading "-" as a flag
+      // ("Not enough arguments following: p"), so such a message gets one leading space.
+      return message.startsWith('-') ? ` ${message}` : message;
+    },
+
+    parseResponse: (rawOutput: string) => parseGeminiCliResponse(rawOutput),
+
+    getCompletionStrategy: () => COMPLETION,
+
+    parseLine(_line: string, json: unknown): AgentStreamPart[] {
+      return parser.parse(json);
+    },
+
+    getHome: () => environment.getHome(),
+
+    dispose: () => environment.dispose(),
+  };
+}
+
+/** The adapter's own arguments, before the member's and the trailing `-p`. */
+function geminiCliArgs(settings: ResolvedGeminiCliSettings, resumeSessionId: string | undefined): string[] {
+  const args = ['-o', 'stream-json'];
+  if (settings.skipTrust) args.push('--skip-trust');
+  if (settings.model !== 'auto') args.push('-m', settings.model);
+  if (settings.permissionMode === 'full-auto') args.push('--yolo');
+  else if (settings.permissionMode === 'auto-edit') args.push('--approval-mode', 'auto_edit');
+  if (resumeSessionId !== undefined) args.push('--resume', resumeSessionId);
+  args.push(...settings.extraArgs);
+  return args;
+}

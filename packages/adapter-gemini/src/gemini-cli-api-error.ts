@@ -1,0 +1,87 @@
+/** An API error read out of a Gemini CLI error message. */
+export interface GeminiApiErrorInfo {
+  /** Readable message, e.g. `API error 401 UNAUTHENTICATED: Request had invalid authentication credentials.` */
+  message: string;
+  /** HTTP status, from the embedded error's `code` or its gRPC-style `status` name. */
+  status?: number;
+}
+
+/** Google API status names (`error.status`) and their HTTP codes. */
+const STATUS_CODES: Record<string, number> = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ABORTED: 409,
+  ALREADY_EXISTS: 409,
+  RESOURCE_EXHAUSTED: 429,
+  CANCELLED: 499,
+  INTERNAL: 500,
+  UNKNOWN: 500,
+  DATA_LOSS: 500,
+  NOT_IMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+};
+
+/**
+ * Reads the API error Gemini CLI wraps in `result.error.message`. It has
+ * three shapes (its `parseAndFormatApiError`):
+ * - `[API Error: {"error":{"code":401,"message":"…","status":"UNAUTHENTICATED"}}]` (recorded)
+ * - `[API Error: <message> (Status: UNAUTHENTICATED)]`
+ * - `[API Error: <message>]`, or any other text (tool and turn-limit errors)
+ * A 429 adds a rate-limit hint after the closing bracket; it is kept.
+ *
+ * @example
+ * ```ts
+ * parseGeminiApiError('[API Error: {"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}]');
+ * // { message: 'API error 500 INTERNAL: Internal error', status: 500 }
+ * ```
+ */
+export function parseGeminiApiError(text: string): GeminiApiErrorInfo {
+  const match = /^\s*\[API Error: ([\s\S]*)\]([\s\S]*)$/.exec(text);
+  if (!match) return { message: text.trim() || 'Gemini CLI reported an error' };
+  const inner = (match[1] ?? '').trim();
+  const suffix = (match[2] ?? '').trim();
+  const withSuffix = (message: string) => (suffix ? `${message} ${suffix}` : message);
+
+  const jsonStart = inner.indexOf('{');
+  if (jsonStart !== -1) {
+    const embedded = readApiErrorJson(inner.slice(jsonStart));
+    if (embedded) {
+      const status = embedded.code ?? (embedded.status ? STATUS_CODES[embedded.status] : undefined);
+      const label = ['API error', status, embedded.status].filter((piece) => piece !== undefined && piece !== '').join(' ');
+      return { message: withSuffix(`${label}: ${embedded.message ?? inner}`), ...(status !== undefined ? { status } : {}) };
+    }
+  }
+  const named = /\(Status: ([A-Z_]+)\)$/.exec(inner);
+  if (named) {
+    const name = named[1] as string;
+    const status = STATUS_CODES[name];
+    const message = inner.slice(0, named.index).trim();
+    return {
+      message: withSuffix(`API error${status !== undefined ? ` ${status}` : ''} ${name}: ${message}`),
+      ...(status !== undefined ? { status } : {}),
+    };
+  }
+  return { message: withSuffix(`API error: ${inner}`) };
+}
+
+function readApiErrorJson(text: string): { code?: number; message?: string; status?: string } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = (value as { error?: unknown } | null)?.error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, status } = error as Record<string, unknown>;
+  const out: { code?: number; message?: string; status?: string } = {};
+  if (typeof code === 'number' && Number.isInteger(code)) out.code = code;
+  if (typeof message === 'string') out.message = message;
+  if (typeof status === 'string') out.status = status;
+  return out;
+}

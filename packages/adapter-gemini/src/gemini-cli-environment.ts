@@ -1,0 +1,100 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MemberAgentConfig } from '@troupe/core';
+import { createGeminiCliHome, prepareGeminiCliHome, removeGeminiCliHome } from './gemini-cli-home';
+import type { ResolvedGeminiCliSettings } from './gemini-cli-settings';
+import { writeGeminiSystemPromptFile, type GeminiSystemPromptFile } from './gemini-cli-system-prompt';
+
+/** The environment of one turn, and the system prompt file to remove after it. */
+export interface GeminiCliTurnEnvironment {
+  env: Record<string, string | undefined>;
+  systemPrompt: GeminiSystemPromptFile | undefined;
+}
+
+/** The home, environment and system prompt file handling shared by the Gemini CLI adapters. @internal */
+export interface GeminiCliEnvironment {
+  /** The CLI's home (prepared on first call), or `undefined` when the host's is inherited. */
+  getHome(): Promise<string | undefined>;
+  /** Environment for one member's turn; writes the member's system prompt file. */
+  forTurn(member: MemberAgentConfig): Promise<GeminiCliTurnEnvironment>;
+  /** Removes the private home, if one was created. */
+  dispose(): Promise<void>;
+}
+
+interface HomeState {
+  home: string | undefined;
+  tmpDir: string | undefined;
+  created: boolean;
+}
+
+/** @internal */
+export function createGeminiCliEnvironment(settings: ResolvedGeminiCliSettings): GeminiCliEnvironment {
+  let homePromise: Promise<HomeState> | undefined;
+  let createdHome: string | undefined;
+
+  const ensureHome = (): Promise<HomeState> => {
+    if (!homePromise) {
+      const pending = prepareHome(settings).then((state) => {
+        if (state.created) createdHome = state.home;
+        return state;
+      });
+      // A failed preparation (e.g. an unreadable settings.json) is retried next turn.
+      pending.catch(() => {
+        if (homePromise === pending) homePromise = undefined;
+      });
+      homePromise = pending;
+    }
+    return homePromise;
+  };
+
+  return {
+    async getHome() {
+      return (await ensureHome()).home;
+    },
+    async forTurn(member) {
+      const env = baseEnv(settings, await ensureHome());
+      Object.assign(env, settings.env, member.env ?? {});
+      const systemPrompt = member.systemInstruction ? await writeGeminiSystemPromptFile(member.systemInstruction) : undefined;
+      if (systemPrompt) env.GEMINI_SYSTEM_MD = systemPrompt.path;
+      return { env, systemPrompt };
+    },
+    async dispose() {
+      const home = createdHome;
+      createdHome = undefined;
+      homePromise = undefined;
+      if (home) await removeGeminiCliHome(home);
+    },
+  };
+}
+
+async function prepareHome(settings: ResolvedGeminiCliSettings): Promise<HomeState> {
+  let home = settings.home;
+  let created = false;
+  if (home === undefined && settings.prepareHome) {
+    home = await createGeminiCliHome(settings.tmpDir);
+    created = true;
+  }
+  if (home !== undefined) await mkdir(home, { recursive: true });
+  if (home !== undefined && settings.prepareHome) {
+    await prepareGeminiCliHome(home, { maxAttempts: settings.maxAttempts, disableTelemetry: settings.disableTelemetry });
+  }
+  const tmpDir = settings.tmpDir ?? (created && home !== undefined ? join(home, 'tmp') : undefined);
+  if (tmpDir !== undefined) await mkdir(tmpDir, { recursive: true });
+  return { home, tmpDir, created };
+}
+
+function baseEnv(settings: ResolvedGeminiCliSettings, home: HomeState): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {};
+  if (home.home !== undefined) {
+    env.HOME = home.home;
+    // GEMINI_CLI_HOME wins over HOME for ~/.gemini; keep both on the same folder.
+    env.GEMINI_CLI_HOME = home.home;
+  }
+  if (home.tmpDir !== undefined) env.TMPDIR = home.tmpDir;
+  if (settings.baseUrl !== undefined) env.GOOGLE_GEMINI_BASE_URL = settings.baseUrl;
+  if (settings.apiKey !== undefined) env.GEMINI_API_KEY = settings.apiKey;
+  // Any non-empty value disables the relaunch, so "off" must remove the variable.
+  env.GEMINI_CLI_NO_RELAUNCH = settings.noRelaunch ? 'true' : undefined;
+  if (settings.disableTelemetry) env.GEMINI_TELEMETRY_ENABLED = 'false';
+  return env;
+}

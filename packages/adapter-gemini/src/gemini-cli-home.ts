@@ -1,0 +1,111 @@
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@troupe/core';
+
+/** What {@link prepareGeminiCliHome} writes into `settings.json`. */
+export interface GeminiCliHomeOptions {
+  /** `general.maxAttempts`: API attempts per request (1–10). */
+  maxAttempts: number;
+  /** Write `privacy.usageStatisticsEnabled: false` and `telemetry.enabled: false`. */
+  disableTelemetry: boolean;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * The settings the adapter needs, as a partial `settings.json`:
+ * `security.auth.selectedType: "gemini-api-key"` (pitfall 1: without it an API
+ * key from the environment selects the `gateway` auth type, which headless
+ * mode rejects with exit 41), auto-update off, `general.maxAttempts`, and
+ * telemetry off when asked.
+ */
+export function geminiCliSettingsPatch(options: GeminiCliHomeOptions): JsonObject {
+  return {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    ...(options.disableTelemetry ? { privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } } : {}),
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, maxAttempts: options.maxAttempts },
+  };
+}
+
+/**
+ * Writes `<home>/.gemini/settings.json` for headless API-key use, keeping
+ * any other keys already in the file. Returns the path written.
+ *
+ * @example
+ * ```ts
+ * await prepareGeminiCliHome('/tmp/gemini-home', { maxAttempts: 2, disableTelemetry: true });
+ * // HOME=/tmp/gemini-home gemini -p "Say hello" -o stream-json --skip-trust -m gemini-2.5-flash
+ * ```
+ *
+ * @throws ConfigError when an existing settings.json is not a JSON object.
+ */
+export async function prepareGeminiCliHome(home: string, options: GeminiCliHomeOptions): Promise<string> {
+  const dir = join(home, '.gemini');
+  const file = join(dir, 'settings.json');
+  await mkdir(dir, { recursive: true });
+  let existing: JsonObject = {};
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (text !== undefined && text.trim() !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(file, [{ path: [], message: 'is not valid JSON; fix or delete it, or set prepareHome: false' }], { cause: error });
+    }
+    if (!isObject(parsed)) throw new ConfigError(file, [{ path: [], message: 'must hold a JSON object' }]);
+    existing = parsed;
+  }
+  const merged = deepMerge(existing, geminiCliSettingsPatch(options));
+  // Write then rename, so a CLI starting concurrently never reads half a file.
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, file);
+  return file;
+}
+
+/** Private homes created by adapters, removed when the host process exits. */
+const createdHomes = new Set<string>();
+let exitHookInstalled = false;
+
+/**
+ * Creates a private, empty home folder (`troupe-gemini-home-*`) under
+ * `parent` (default: the OS temp dir). It is removed by
+ * {@link removeGeminiCliHome}, or when the host process exits.
+ *
+ * @internal
+ */
+export async function createGeminiCliHome(parent = tmpdir()): Promise<string> {
+  const home = await mkdtemp(join(parent, 'troupe-gemini-home-'));
+  createdHomes.add(home);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const dir of createdHomes) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  return home;
+}
+
+/** Removes a home made by {@link createGeminiCliHome}. @internal */
+export async function removeGeminiCliHome(home: string): Promise<void> {
+  createdHomes.delete(home);
+  await rm(home, { recursive: true, force: true });
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function deepMerge(base: JsonObject, patch: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    const current = out[key];
+    out[key] = isObject(value) && isObject(current) ? deepMerge(current, value) : value;
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+export { createFakeLlmServer } from './fake-llm-server';
+export {
+  FAKE_PROTOCOLS,
+  FAKE_SCENARIOS,
+  type FakeCodexTool,
+  type FakeLlmServer,
+  type FakeLlmServerOptions,
+  type FakeProtocol,
+  type FakeScenario,
+  type FakeScriptedResponse,
+  type FakeToolCall,
+  type FakeUsage,
+  type RecordedRequest,
+} from './fake-llm-types';
+export {
+  FAKE_ERROR_MESSAGES,
+  FAKE_GEMINI_ROUTER_ANSWER,
+  FAKE_SLOW_CHUNK_DELAY_MS,
+  FAKE_SLOW_CHUNKS,
+  FAKE_TEXT,
+  FAKE_TOOL_DONE_TEXT,
+  FAKE_TOOL_FILE_CONTENT,
+  FAKE_TOOL_FILE_NAME,
+  FAKE_USAGE,
+} from './fake-llm-constants';
+export { FakeLlmServerError } from './fake-llm-error';
