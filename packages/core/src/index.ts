@@ -105,3 +105,14 @@ export { knownAgentDefaults } from './registry/known-agent-defaults';
 // Utilities
 export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
+
+// Store
+export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
+export { MemoryStore } from './store/memory-store';
+
+// Agent loop (Sense-Plan-Act-Reflect)
+export * from './loop/index';
+
+// Models and tools
+export * from './model/index';
+export * from './tools/index';

@@ -4,40 +4,43 @@
 // one-message CLI: the message arrives on this script's stdin (closed after
 // it), and the agent's JSON-RPC lines come out on stdout.
 //
-// Usage: node gemini-acp-driver.mjs [--session-id ID] [--permission ask|auto-edit|full-auto] -- COMMAND [ARGS…]
-//   COMMAND ARGS   the agent, e.g. `gemini --acp --skip-trust -m gemini-2.5-flash` (spawned without a shell)
-//   --session-id   resume that session (`session/load`) instead of `session/new`
-//   --permission   how `session/request_permission` is answered: `ask` rejects (nobody can approve
-//                  in a headless turn), `auto-edit` allows edits only, `full-auto` allows everything
+// Usage: node gemini-acp-driver.mjs [--permission ask|auto-edit|full-auto] [--install-hint TEXT] -- COMMAND [ARGS…]
+//   COMMAND ARGS     the agent, e.g. `gemini --acp --skip-trust -m gemini-2.5-flash` (spawned without a shell)
+//   --permission     how `session/request_permission` is answered: `ask` rejects (nobody can approve
+//                    in a headless turn), `auto-edit` allows edits only, `full-auto` allows everything;
+//                    always "once", never "for this session"
+//   --install-hint   printed when COMMAND is not found
 //
 // Requests it sends, in order (ids fixed, as in the recorded fixtures):
-//   0 initialize → 1 session/new {cwd, mcpServers: []} (or session/load) → 2 session/prompt
-// initialize and the session request go out at once, so the agent boots while
-// the message is still on its way. stdout gets every agent line, except the
-// session/update notifications that come before the prompt (the history that
-// session/load replays, the command list); the session response always carries
-// `sessionId`. After the prompt response (or an error response) it closes the
-// agent's stdin, waits for it to exit and exits 0 (1 after an error response);
-// if the agent exits first, it exits with the agent's code.
+//   0 initialize → 1 session/new {cwd, mcpServers: []} → 2 session/prompt
+// initialize and session/new go out at once, so the agent boots while the
+// message is still on its way. stdout gets every agent line except the
+// session/update notifications that come before the prompt (the command list).
+// After the prompt response (or any error response) it closes the agent's
+// stdin, waits for it to exit and exits 0 (1 after an error response); if the
+// agent exits first, it exits with the agent's code.
+// No session/load: in Gemini CLI 0.61.0 it re-initializes the session's chat
+// record before reading it, and fails with "No previous sessions found".
 import { spawn } from 'node:child_process';
 
 const args = process.argv.slice(2);
 let sessionId;
+let installHint;
 let permission = 'ask';
 let command;
 let commandArgs = [];
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
-  if (arg === '--session-id') sessionId = args[++i];
-  else if (arg === '--permission') permission = args[++i];
+  if (arg === '--permission') permission = args[++i];
+  else if (arg === '--install-hint') installHint = args[++i];
   else if (arg === '--') {
     command = args[i + 1];
     commandArgs = args.slice(i + 2);
     break;
   }
 }
-if (!command || !['ask', 'auto-edit', 'full-auto'].includes(permission) || (sessionId !== undefined && !sessionId)) {
-  process.stderr.write('gemini-acp-driver: usage: gemini-acp-driver.mjs [--session-id ID] [--permission ask|auto-edit|full-auto] -- COMMAND [ARGS…]\n');
+if (!command || !['ask', 'auto-edit', 'full-auto'].includes(permission)) {
+  process.stderr.write('gemini-acp-driver: usage: gemini-acp-driver.mjs [--permission ask|auto-edit|full-auto] [--install-hint TEXT] -- COMMAND [ARGS…]\n');
   process.exit(2);
 }
 
@@ -50,7 +53,8 @@ let sessionReady = false;
 
 const agent = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
 agent.on('error', (error) => {
-  process.stderr.write(`gemini-acp-driver: cannot start "${command}": ${error.message}\n`);
+  const hint = error.code === 'ENOENT' && installHint ? ` Install it with \`${installHint}\` or give its absolute path.` : '';
+  process.stderr.write(`gemini-acp-driver: cannot start "${command}": ${error.message}.${hint}\n`);
   process.exit(error.code === 'ENOENT' ? 127 : 1);
 });
 agent.stdin.on('error', () => {
@@ -102,13 +106,12 @@ function onAgentLine(line) {
   }
   if (isResponse && json.id === 0) {
     emit(json);
-    const params = { cwd: process.cwd(), mcpServers: [] };
-    send(sessionId ? { id: 1, method: 'session/load', params: { ...params, sessionId } } : { id: 1, method: 'session/new', params });
+    send({ id: 1, method: 'session/new', params: { cwd: process.cwd(), mcpServers: [] } });
     return;
   }
   if (isResponse && json.id === 1) {
-    sessionId = json.result?.sessionId ?? sessionId;
-    emit({ ...json, result: { ...json.result, sessionId } });
+    sessionId = json.result?.sessionId;
+    emit(json);
     sessionReady = true;
     maybePrompt();
     return;
@@ -128,7 +131,7 @@ function onAgentLine(line) {
     send({ id: json.id, error: { code: -32601, message: `gemini-acp-driver does not implement ${json.method}` } });
     return;
   }
-  if (json?.method === 'session/update' && !promptSent) return; // replayed history, command list
+  if (json?.method === 'session/update' && !promptSent) return; // the command list
   emit(json);
 }
 

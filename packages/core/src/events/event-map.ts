@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentStreamPartSchema } from '../adapter/v1/agent-stream-part';
+import { loopEventSchemas } from '../loop/loop-event-schemas';
 import { messageSchema } from '../messages/message-schema';
 
 /** An error as it travels in an event: plain data, JSON-serializable, secrets already redacted. */
@@ -52,6 +53,7 @@ export const coreEventSchemas = {
   }),
   /** An agent member was stopped. */
   'agent:stopped': z.object({ roleId: z.string() }),
+  ...loopEventSchemas,
 } as const;
 
 type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };

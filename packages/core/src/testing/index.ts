@@ -14,3 +14,4 @@ export {
   type ConformanceReplay,
   type ConformanceReport,
 } from './adapter-conformance';
+export * from './model-testing';

@@ -1,0 +1,2 @@
+// Filled in by the model work; re-exported from the package root.
+export {};

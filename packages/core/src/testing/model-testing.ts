@@ -1,0 +1,2 @@
+// Model-testing helpers (scripted ChatModel); re-exported from @troupe/core/testing.
+export {};
