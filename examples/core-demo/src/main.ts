@@ -1,47 +1,62 @@
 /**
- * Troupe core demo: two team members on the same agent CLI, each with its own
- * system prompt, answer one message each. The CLI is Troupe's fake agent CLI
- * replaying a real Claude Code recording, so the demo runs offline; every event
- * on the bus is printed as it streams.
+ * Troupe core demo: two team members on Claude Code, each with its own system
+ * prompt, answer one message each. The real `@troupe/adapter-claude` builds the
+ * command line and parses the stream; the process it starts is Troupe's fake
+ * agent CLI replaying a real Claude Code 2.1.330 recording (with its recorded
+ * timing), so the demo runs offline. Every bus event prints as it streams.
  *
  * Run: `npx -y pnpm@10.34.9 demo` from the repository root.
  */
 import { fileURLToPath } from 'node:url';
-import { AdapterRegistry, AgentManager, EventBus, MessageStore, type AnyTroupeEvent } from '@troupe/core';
-import { MockAgentAdapter } from '@troupe/core/testing';
+import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
+import { AdapterRegistry, AgentManager, EventBus, MessageStore, type AgentAdapter, type AnyTroupeEvent } from '@troupe/core';
+import { fakeAgentCliArgs, fakeAgentCliPath } from '@troupe/core/testing';
 
-const recording = fileURLToPath(new URL('../../../packages/core/src/__fixtures__/claude/slow.stdout.jsonl', import.meta.url));
+const recording = fileURLToPath(
+  new URL('../../../packages/adapter-claude/src/__fixtures__/slow-partial-messages.stdout.jsonl', import.meta.url),
+);
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(2)}s`.padStart(6);
+
+/** The real Claude Code adapter, with its process swapped for the fake CLI replaying the recording. */
+function replayingClaudeAdapter(): AgentAdapter {
+  const claude = createClaudeCodeAdapter();
+  return {
+    ...claude,
+    specificationVersion: claude.specificationVersion,
+    adapterId: claude.adapterId,
+    capabilities: claude.capabilities,
+    async getProcessConfig(member, workDir, context) {
+      const real = await claude.getProcessConfig(member, workDir, context);
+      console.log(`${elapsed()}  (adapter)              claude ${(real.args ?? []).map((a) => (a.includes(' ') ? JSON.stringify(a) : a)).join(' ')}`);
+      const replay = fakeAgentCliArgs({ replay: recording, recordedTiming: true, speed: 2 });
+      return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...replay, ...(real.args ?? [])] };
+    },
+    prepareMessage: (message, member) => claude.prepareMessage(message, member),
+    parseResponse: (raw) => claude.parseResponse(raw),
+    getCompletionStrategy: () => claude.getCompletionStrategy(),
+    parseLine: (line, json) => claude.parseLine(line, json),
+  };
+}
 
 function describe(event: AnyTroupeEvent): string {
   switch (event.type) {
     case 'agent:part': {
-      const { part } = event.payload;
-      if (part.type === 'text-delta') return `${event.payload.roleId} text-delta ${JSON.stringify(part.text)}`;
-      if (part.type === 'turn-end') return `${event.payload.roleId} turn-end ${JSON.stringify(part.text)}`;
-      return `${event.payload.roleId} ${part.type}`;
+      const { part, roleId } = event.payload;
+      if (part.type === 'text-delta') return `${roleId} text-delta ${JSON.stringify(part.text)}`;
+      if (part.type === 'turn-end') return `${roleId} turn-end ${JSON.stringify(part.text)}`;
+      if (part.type === 'usage') return `${roleId} usage ${JSON.stringify(part.usage)}`;
+      if (part.type === 'session') return `${roleId} session ${part.sessionId}`;
+      return `${roleId} ${part.type}`;
     }
     case 'message:added':
       return `[${event.payload.channelId}] ${event.payload.message.speaker}: ${event.payload.message.content}`;
+    case 'agent:turn-completed':
+      return `${event.payload.roleId} ${event.payload.status} in ${event.payload.durationMs.toFixed(0)} ms`;
     default:
       return JSON.stringify(event.payload);
   }
 }
-
-// A real Claude Code stream (recorded against a local fake API), replayed with its
-// recorded timing, is turned into `text` lines the demo adapter understands.
-const { readFileSync } = await import('node:fs');
-const replayLines = readFileSync(recording, 'utf8')
-  .trim()
-  .split('\n')
-  .flatMap((line) => {
-    const event = JSON.parse(line) as { type: string; result?: string; session_id?: string; message?: { content?: { type: string; text?: string }[] } };
-    if (event.type === 'system') return [JSON.stringify({ type: 'session', id: event.session_id })];
-    if (event.type === 'assistant') return (event.message?.content ?? []).map((block) => JSON.stringify({ type: 'text', text: block.text ?? '' }));
-    if (event.type === 'result') return [JSON.stringify({ type: 'result', result: event.result })];
-    return [];
-  });
 
 const bus = new EventBus({ source: 'core-demo' });
 const store = new MessageStore(bus);
@@ -51,19 +66,16 @@ bus.on('*', (event) => {
 });
 
 const adapters = new AdapterRegistry();
-adapters.register({
-  type: 'demo-cli',
-  create: () => new MockAgentAdapter({ adapterId: 'demo-cli', cli: { lines: replayLines, delayMs: 400, echoStdin: false } }),
-});
+adapters.register({ type: 'claude', displayName: 'Claude Code (replayed)', create: () => replayingClaudeAdapter() });
 const manager = new AgentManager({ adapters, eventBus: bus });
 
-console.log('Troupe core demo — a fake agent CLI replays a recorded stream; events print as they arrive.\n');
+console.log('Troupe core demo — Claude Code adapter over a replayed real stream (offline); events print as they arrive.\n');
 try {
   for (const [roleId, systemInstruction] of [
     ['max', 'You are Max, a tech lead.'],
     ['sarah', 'You are Sarah, a business analyst.'],
   ] as const) {
-    await manager.ensureAgentStarted(roleId, 'demo-cli', { systemInstruction });
+    await manager.ensureAgentStarted(roleId, 'claude', { systemInstruction, workDir: process.cwd() });
     store.append('team', { role: 'user', speaker: 'you', content: `${roleId}, say hello` });
     const answer = await manager.sendAndReceive(roleId, 'Say hello');
     store.append('team', { role: 'assistant', speaker: roleId, content: answer });
