@@ -10,7 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentManager, EventBus, MessageStore, type AgentAdapter, type AnyTroupeEvent } from '@troupe/core';
-import { fakeAgentCliArgs, fakeAgentCliPath } from '@troupe/core/testing';
+import { withFakeAgentCli } from '@troupe/core/testing';
 
 const recording = fileURLToPath(
   new URL('../../../packages/adapter-claude/src/__fixtures__/slow-partial-messages.stdout.jsonl', import.meta.url),
@@ -18,25 +18,12 @@ const recording = fileURLToPath(
 const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(2)}s`.padStart(6);
 
-/** The real Claude Code adapter, with its process swapped for the fake CLI replaying the recording. */
+/** The real Claude Code adapter; its process is the fake CLI replaying the recording at 2× speed. */
 function replayingClaudeAdapter(): AgentAdapter {
-  const claude = createClaudeCodeAdapter();
-  return {
-    ...claude,
-    specificationVersion: claude.specificationVersion,
-    adapterId: claude.adapterId,
-    capabilities: claude.capabilities,
-    async getProcessConfig(member, workDir, context) {
-      const real = await claude.getProcessConfig(member, workDir, context);
-      console.log(`${elapsed()}  (adapter)              claude ${(real.args ?? []).map((a) => (a.includes(' ') ? JSON.stringify(a) : a)).join(' ')}`);
-      const replay = fakeAgentCliArgs({ replay: recording, recordedTiming: true, speed: 2 });
-      return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...replay, ...(real.args ?? [])] };
-    },
-    prepareMessage: (message, member) => claude.prepareMessage(message, member),
-    parseResponse: (raw) => claude.parseResponse(raw),
-    getCompletionStrategy: () => claude.getCompletionStrategy(),
-    parseLine: (line, json) => claude.parseLine(line, json),
-  };
+  return withFakeAgentCli(createClaudeCodeAdapter(), { replay: recording, recordedTiming: true, speed: 2 }, {
+    onProcessConfig: (args) =>
+      console.log(`${elapsed()}  (adapter)              claude ${args.map((a) => (a.includes(' ') ? JSON.stringify(a) : a)).join(' ')}`),
+  });
 }
 
 function describe(event: AnyTroupeEvent): string {

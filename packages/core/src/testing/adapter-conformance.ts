@@ -1,5 +1,5 @@
 import { AdapterRegistry, AgentManager, agentStreamPartSchema, isGroupAlive, type AgentAdapter, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
-import { fakeAgentProcessConfig } from './fake-agent-cli';
+import { withFakeAgentCli } from './with-fake-agent-cli';
 
 /** A recorded stream the adapter must turn into the expected answer. */
 export interface ConformanceReplay {
@@ -209,7 +209,7 @@ export async function runAdapterConformance(options: AdapterConformanceOptions):
   await check('abort mid-turn kills the process group', async () => {
     const fresh = options.createAdapter();
     const adapters = new AdapterRegistry();
-    adapters.register({ type: fresh.adapterId, create: () => swapCommand(fresh, { hang: true, noWaitStdin: true }) });
+    adapters.register({ type: fresh.adapterId, create: () => withFakeAgentCli(fresh, { hang: true, noWaitStdin: true }) });
     const manager = new AgentManager({ adapters });
     try {
       await manager.ensureAgentStarted('conformance', fresh.adapterId, { workDir });
@@ -248,7 +248,7 @@ export async function replayThroughAdapter(adapter: AgentAdapter, replay: Confor
   const adapters = new AdapterRegistry();
   adapters.register({
     type: adapter.adapterId,
-    create: () => swapCommand(adapter, { replay: replay.stdoutFile, exitCode: replay.exitCode ?? 0 }),
+    create: () => withFakeAgentCli(adapter, { replay: replay.stdoutFile, exitCode: replay.exitCode ?? 0 }),
   });
   const manager = new AgentManager({ adapters });
   try {
@@ -264,25 +264,6 @@ export async function replayThroughAdapter(adapter: AgentAdapter, replay: Confor
   } finally {
     await manager.cleanup();
   }
-}
-
-/** Wraps an adapter so its process is the fake agent CLI, keeping everything else. */
-function swapCommand(adapter: AgentAdapter, cli: Parameters<typeof fakeAgentProcessConfig>[0]): AgentAdapter {
-  return {
-    specificationVersion: adapter.specificationVersion,
-    adapterId: adapter.adapterId,
-    capabilities: adapter.capabilities,
-    async getProcessConfig(member, workDir, context) {
-      const real = await adapter.getProcessConfig(member, workDir, context);
-      const fake = fakeAgentProcessConfig(cli);
-      // The fake ignores the real CLI's flags; keep them so argument delivery still works.
-      return { ...real, command: fake.command, args: [...(fake.args ?? []), ...(real.args ?? [])] };
-    },
-    prepareMessage: (message, member) => adapter.prepareMessage(message, member),
-    parseResponse: (raw) => adapter.parseResponse(raw),
-    getCompletionStrategy: () => adapter.getCompletionStrategy(),
-    parseLine: (line, json) => adapter.parseLine(line, json),
-  };
 }
 
 async function promptPlaces(config: ProcessConfig, message: string, prompt: string): Promise<string[]> {

@@ -4,6 +4,7 @@ export {
   fakeAgentProcessConfig,
   type FakeAgentCliOptions,
 } from './fake-agent-cli';
+export { withFakeAgentCli } from './with-fake-agent-cli';
 export { MockAgentAdapter, type MockAdapterCall, type MockAgentAdapterOptions } from './mock-agent-adapter';
 export {
   assertAdapterConformance,

@@ -1,0 +1,37 @@
+import type { AgentAdapter } from '@troupe/core';
+import { fakeAgentCliArgs, fakeAgentCliPath, type FakeAgentCliOptions } from './fake-agent-cli';
+
+/**
+ * Wraps an adapter so that the process it starts is the fake agent CLI
+ * (replaying a recording, hanging, failing…), while its command-line
+ * building, message preparation, completion strategy and parsing all run for
+ * real. The real CLI's arguments are kept after the fake's own flags (the
+ * fake ignores them), so argument delivery still works.
+ *
+ * @example
+ * ```ts
+ * const adapter = withFakeAgentCli(createClaudeCodeAdapter(), { replay: 'text.stdout.jsonl', recordedTiming: true });
+ * adapters.register({ type: 'claude', create: () => adapter });
+ * ```
+ */
+export function withFakeAgentCli(
+  adapter: AgentAdapter,
+  cli: FakeAgentCliOptions | (() => FakeAgentCliOptions),
+  options: { onProcessConfig?: (args: readonly string[]) => void } = {},
+): AgentAdapter {
+  return {
+    specificationVersion: adapter.specificationVersion,
+    adapterId: adapter.adapterId,
+    capabilities: adapter.capabilities,
+    async getProcessConfig(member, workDir, context) {
+      const real = await adapter.getProcessConfig(member, workDir, context);
+      options.onProcessConfig?.(real.args ?? []);
+      const fake = fakeAgentCliArgs(typeof cli === 'function' ? cli() : cli);
+      return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...fake, ...(real.args ?? [])] };
+    },
+    prepareMessage: (message, member) => adapter.prepareMessage(message, member),
+    parseResponse: (raw) => adapter.parseResponse(raw),
+    getCompletionStrategy: () => adapter.getCompletionStrategy(),
+    parseLine: (line, json) => adapter.parseLine(line, json),
+  };
+}
