@@ -32,6 +32,7 @@ const STATUS_CODES: Record<string, number> = {
  * - `[API Error: {"error":{"code":401,"message":"…","status":"UNAUTHENTICATED"}}]` (recorded)
  * - `[API Error: <message> (Status: UNAUTHENTICATED)]`
  * - `[API Error: <message>]`, or any other text (tool and turn-limit errors)
+ * - the bare body `{"error":{"code":401,…}}` (ACP error responses)
  * A 429 adds a rate-limit hint after the closing bracket; it is kept.
  *
  * @example
@@ -42,9 +43,10 @@ const STATUS_CODES: Record<string, number> = {
  */
 export function parseGeminiApiError(text: string): GeminiApiErrorInfo {
   const match = /^\s*\[API Error: ([\s\S]*)\]([\s\S]*)$/.exec(text);
-  if (!match) return { message: text.trim() || 'Gemini CLI reported an error' };
-  const inner = (match[1] ?? '').trim();
-  const suffix = (match[2] ?? '').trim();
+  if (!match && !text.trim().startsWith('{')) return { message: text.trim() || 'Gemini CLI reported an error' };
+  // ACP error responses carry the API error body alone: {"error":{"code":401,…}}.
+  const inner = (match ? (match[1] ?? '') : text).trim();
+  const suffix = (match?.[2] ?? '').trim();
   const withSuffix = (message: string) => (suffix ? `${message} ${suffix}` : message);
 
   const jsonStart = inner.indexOf('{');
@@ -66,6 +68,7 @@ export function parseGeminiApiError(text: string): GeminiApiErrorInfo {
       ...(status !== undefined ? { status } : {}),
     };
   }
+  if (!match) return { message: inner };
   return { message: withSuffix(`API error: ${inner}`) };
 }
 

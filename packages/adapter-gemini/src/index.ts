@@ -19,3 +19,8 @@ export { geminiCliSettingsPatch, prepareGeminiCliHome, type GeminiCliHomeOptions
 export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
+
+// Gemini CLI as an Agent Client Protocol server (`gemini --acp`), through a driver script.
+export { createGeminiAcpAdapter, geminiAcpCapabilities, geminiAcpDriverPath, type GeminiAcpAdapter } from './gemini-acp-adapter';
+export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
+export { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';

@@ -4,7 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager, type AgentAdapterV1, type AgentTurnResult, type MemberAgentConfig } from '@troupe/core';
-import { fakeAgentCliArgs, fakeAgentCliPath, type FakeAgentCliOptions } from '@troupe/core/testing';
+
+export { withFakeAgentCli } from '@troupe/core/testing';
 
 /** Absolute path of a file in this folder. */
 export function fixturePath(name: string): string {
@@ -32,11 +33,6 @@ export function withScript(adapter: AgentAdapterV1, script: string, scriptArgs: 
     getCompletionStrategy: () => adapter.getCompletionStrategy(),
     parseLine: (line, json) => adapter.parseLine(line, json),
   };
-}
-
-/** Wraps an adapter so its process is the core's fake agent CLI with the given behaviour. */
-export function withFakeAgentCli(adapter: AgentAdapterV1, options: FakeAgentCliOptions): AgentAdapterV1 {
-  return withScript(adapter, fakeAgentCliPath, fakeAgentCliArgs(options));
 }
 
 /** Runs turns of one member through a fresh AgentManager; returns each turn's result. */
