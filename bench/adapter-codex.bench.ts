@@ -1,90 +1,16 @@
 import { fileURLToPath } from 'node:url';
-import { AdapterRegistry, AgentManager, type AgentAdapter, type CompletionStrategy } from '@troupe/core';
-import { createCodexAdapter, DEFAULT_CODEX_BASE_ARGS } from '../packages/adapter-codex/src/index';
-import { median, percentile, type BenchKit } from './bench-kit';
+import { createCodexAdapter } from '@troupe/adapter-codex';
+import type { BenchKit } from './bench-kit';
+import { benchAdapterLatency } from './adapter-latency';
 
-/**
- * Codex completion latency: from the CLI writing its last line
- * (`turn.completed`) to `AgentManager`'s turn result resolving, measured with a
- * cross-process clock (`performance.timeOrigin + performance.now()` stamped
- * into the line by bench-fixtures/timed-codex-cli.mjs).
- *
- * The adapter completes on the `turn.completed` event. Baselines, in the same run:
- * - the seed's design, `idleTimeout: 2000` with a CLI that stays up (the seed's
- *   ProcessManager completed on idle time only) — fewer runs, each costs 2 s;
- * - `idleTimeout: 2000` under this core, which also completes when the CLI
- *   exits 0: then the latency is Codex's own exit delay (14–49 ms recorded; 30 here).
- */
-const script = fileURLToPath(new URL('../packages/adapter-codex/bench-fixtures/timed-codex-cli.mjs', import.meta.url));
-const fixture = fileURLToPath(new URL('../packages/adapter-codex/src/__fixtures__/text.stdout.jsonl', import.meta.url));
-const RUNS = 250;
-const WARMUP = 10;
-const SEED_RUNS = 6;
-const EXIT_RUNS = 40;
-
-const now = () => performance.timeOrigin + performance.now();
-
-function adapterWith(cliArgs: string[], completion?: CompletionStrategy): AgentAdapter {
-  const adapter = createCodexAdapter({ command: process.execPath, baseArgs: [script, ...cliArgs, ...DEFAULT_CODEX_BASE_ARGS] });
-  return completion ? { ...adapter, getCompletionStrategy: () => completion } : adapter;
-}
-
-async function measure(adapter: AgentAdapter, runs: number): Promise<number[]> {
-  const adapters = new AdapterRegistry();
-  adapters.register({ type: 'codex', create: () => adapter });
-  const manager = new AgentManager({ adapters });
-  const latencies: number[] = [];
-  try {
-    await manager.ensureAgentStarted('bench', 'codex', { workDir: process.cwd() });
-    for (let i = 0; i < runs; i++) {
-      const result = await manager.send('bench', 'Say hello', { timeout: 30_000 }).result;
-      const resolvedAt = now();
-      if (result.outcome.status !== 'completed' || result.text !== 'Hello from fake-llm.') {
-        throw new Error(`bench turn ${i} did not complete: ${result.outcome.status}`);
-      }
-      const last = result.outcome.output.trim().split('\n').at(-1) ?? '';
-      const writtenAt = (JSON.parse(last) as { troupe_written_at_ms?: number }).troupe_written_at_ms;
-      if (typeof writtenAt !== 'number') throw new Error('the fake CLI did not stamp its last line');
-      latencies.push(resolvedAt - writtenAt);
-    }
-  } finally {
-    await manager.cleanup();
-  }
-  return latencies;
-}
-
-export default async function adapterCodexBench(kit: BenchKit): Promise<void> {
-  const exiting = ['--fixture', fixture, '--exit-delay', '30'];
-  await measure(adapterWith(exiting), WARMUP);
-  const event = await measure(adapterWith(exiting), RUNS);
-  const seed = await measure(adapterWith(['--fixture', fixture, '--hold'], { type: 'idleTimeout', timeoutMs: 2000 }), SEED_RUNS);
-  const idleExit = await measure(adapterWith(exiting, { type: 'idleTimeout', timeoutMs: 2000 }), EXIT_RUNS);
-
-  kit.note(
-    `completion latency, turn.completed written → turn result (${RUNS} runs; seed baseline ${SEED_RUNS} runs, ` +
-      `idle-with-exit baseline ${EXIT_RUNS} runs; fake CLI exits 30 ms after its last line like Codex 0.169.0)`,
-  );
-  kit.report({
-    name: 'jsonl turn.completed median',
-    value: median(event),
-    unit: 'ms',
-    baselineName: 'seed idleTimeout 2000 ms (CLI stays up) median',
-    baselineValue: median(seed),
-    target: '≤ 5 ms',
-  });
-  kit.report({
-    name: 'jsonl turn.completed p99',
-    value: percentile(event, 99),
-    unit: 'ms',
-    baselineName: 'seed idleTimeout 2000 ms (CLI stays up) max',
-    baselineValue: Math.max(...seed),
-    target: '≤ 20 ms',
-  });
-  kit.report({
-    name: 'jsonl turn.completed median',
-    value: median(event),
-    unit: 'ms',
-    baselineName: 'idleTimeout 2000 ms, CLI exits 30 ms later (completes on exit 0) median',
-    baselineValue: median(idleExit),
+/** Codex: `turn.completed` written → turn result (real CLI exits 14–49 ms after it). */
+export default async function (kit: BenchKit): Promise<void> {
+  await benchAdapterLatency(kit, {
+    name: 'codex',
+    createAdapter: () => createCodexAdapter(),
+    recording: fileURLToPath(new URL('../packages/adapter-codex/src/__fixtures__/text.stdout.jsonl', import.meta.url)),
+    completionType: 'turn.completed',
+    expectedText: 'Hello from fake-llm.',
+    exitDelayMs: 30,
   });
 }

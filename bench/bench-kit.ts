@@ -47,6 +47,6 @@ export function formatFigure(figure: BenchFigure): string {
   const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
   return (
     `${figure.name}: ${fmt(figure.value)} ${figure.unit} | baseline ${figure.baselineName}: ${fmt(figure.baselineValue)} ${figure.unit}` +
-    ` | ratio ${Number.isFinite(ratio) ? ratio.toFixed(3) : 'n/a'}×${figure.target ? ` | target ${figure.target}` : ''}`
+    ` | ratio ${Number.isFinite(ratio) ? (ratio >= 0.01 ? ratio.toFixed(3) : ratio.toPrecision(2)) : 'n/a'}×${figure.target ? ` | target ${figure.target}` : ''}`
   );
 }
