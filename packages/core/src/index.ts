@@ -116,3 +116,6 @@ export * from './loop/index';
 // Models and tools
 export * from './model/index';
 export * from './tools/index';
+
+// Runnable agents, executor and background tasks
+export * from './agents/index';

@@ -1,0 +1,2 @@
+// looper area of @troupe/looper; re-exported from the package root.
+export {};

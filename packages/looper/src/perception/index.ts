@@ -1,0 +1,2 @@
+// perception area of @troupe/looper; re-exported from the package root.
+export {};

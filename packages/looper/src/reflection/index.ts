@@ -1,0 +1,2 @@
+// reflection area of @troupe/looper; re-exported from the package root.
+export {};
