@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentStreamPartSchema } from '../adapter/v1/agent-stream-part';
+import { agentEventSchemas } from '../agents/agent-event-schemas';
 import { loopEventSchemas } from '../loop/loop-event-schemas';
 import { messageSchema } from '../messages/message-schema';
 
@@ -54,6 +55,7 @@ export const coreEventSchemas = {
   /** An agent member was stopped. */
   'agent:stopped': z.object({ roleId: z.string() }),
   ...loopEventSchemas,
+  ...agentEventSchemas,
 } as const;
 
 type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };
