@@ -124,4 +124,35 @@ describe('fake LLM server: Gemini generateContent through @google/genai', () => 
     expect(response.functionCalls).toEqual([{ id: 'fc-1', name: 'lookup', args: { q: 1 } }]);
     expect(response.usageMetadata).toMatchObject({ promptTokenCount: 5, candidatesTokenCount: 6, totalTokenCount: 11 });
   });
+
+  it('sends Gemini-only extras: thoughts, thought signatures, finishReason, usage counts and error details', async () => {
+    server.enqueue('gemini', {
+      text: ['Hi', ' there'],
+      gemini: { thoughts: ['Planning.'], thoughtSignature: 'sig-text', finishReason: 'MAX_TOKENS', usageMetadata: { thoughtsTokenCount: 7 } },
+    });
+    const chunks = [];
+    for await (const chunk of await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' })) chunks.push(chunk);
+    expect(chunks.map((chunk) => chunk.candidates?.[0]?.content?.parts)).toEqual([
+      [{ text: 'Planning.', thought: true }],
+      [{ text: 'Hi' }],
+      [{ text: ' there', thoughtSignature: 'sig-text' }],
+    ]);
+    expect(chunks.at(-1)?.candidates?.[0]?.finishReason).toBe('MAX_TOKENS');
+    expect(chunks.at(-1)?.usageMetadata).toMatchObject({ thoughtsTokenCount: 7, candidatesTokenCount: 8 });
+
+    server.enqueue('gemini', { toolCalls: [{ name: 'a', arguments: {} }, { name: 'b', arguments: {} }], gemini: { thoughtSignature: 'sig-call' } });
+    const calls = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' });
+    expect(calls.candidates?.[0]?.content?.parts).toEqual([
+      { functionCall: { name: 'a', args: {} }, thoughtSignature: 'sig-call' },
+      { functionCall: { name: 'b', args: {} } },
+    ]);
+
+    const retryInfo = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' };
+    server.enqueue('gemini', { status: 429, gemini: { errorDetails: [retryInfo] } });
+    const error = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }).catch((caught: unknown) => caught);
+    expect(JSON.parse((error as ApiError).message).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', details: [retryInfo] });
+    expect(() => server.enqueue('gemini', { text: 'x', gemini: { thoughts: 'no' as unknown as string[] } })).toThrow(
+      'enqueue: gemini.thoughts must be an array of strings',
+    );
+  });
 });

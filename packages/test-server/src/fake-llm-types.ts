@@ -66,6 +66,28 @@ export interface FakeScriptedResponse {
   chunkDelayMs?: number;
   /** Usage to report (default {@link FAKE_USAGE}). */
   usage?: FakeUsage;
+  /** Gemini-only wire details; the other protocols ignore them. */
+  gemini?: FakeGeminiExtras;
+}
+
+/**
+ * Gemini-only details of a scripted response ({@link FakeScriptedResponse.gemini}),
+ * for what the other protocols have no equivalent of.
+ */
+export interface FakeGeminiExtras {
+  /** `finishReason` of the last candidate chunk (default `STOP`), e.g. `MAX_TOKENS`, `SAFETY`. */
+  finishReason?: string;
+  /** Thought-summary parts (`{ text, thought: true }`) sent before the answer text. */
+  thoughts?: readonly string[];
+  /**
+   * `thoughtSignature` as Gemini 3 sends it: on the first `functionCall`
+   * part, or on the last text part when there is no call.
+   */
+  thoughtSignature?: string;
+  /** Extra `usageMetadata` counts on the final chunk, e.g. `{ thoughtsTokenCount: 5, cachedContentTokenCount: 4 }`. */
+  usageMetadata?: Readonly<Record<string, number>>;
+  /** `error.details` of an error answer, e.g. `[{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }]`. */
+  errorDetails?: readonly unknown[];
 }
 
 /** One request the fake received, newest last in {@link FakeLlmServer.requests}. */

@@ -9,7 +9,7 @@ import {
   FAKE_USAGE,
 } from './fake-llm-constants';
 import { FakeLlmServerError } from './fake-llm-error';
-import type { FakeCodexTool, FakeProtocol, FakeScenario, FakeScriptedResponse, FakeToolCall } from './fake-llm-types';
+import type { FakeCodexTool, FakeGeminiExtras, FakeProtocol, FakeScenario, FakeScriptedResponse, FakeToolCall } from './fake-llm-types';
 
 /** A tool the request offered, as the protocol handler read it. */
 export interface OfferedTool {
@@ -35,6 +35,7 @@ export type ReplyPlan =
       message: string;
       headers: Record<string, string>;
       delayMs: number;
+      gemini?: FakeGeminiExtras;
     }
   | {
       kind: 'reply';
@@ -44,6 +45,7 @@ export type ReplyPlan =
       headers: Record<string, string>;
       delayMs: number;
       chunkDelayMs: number;
+      gemini?: FakeGeminiExtras;
     };
 
 /** Settings the scenario planner needs from the server. */
@@ -171,8 +173,9 @@ export function planScriptedReply(protocol: FakeProtocol, response: FakeScripted
   }
   const delayMs = nonNegative(response.delayMs, 'delayMs');
   const chunkDelayMs = nonNegative(response.chunkDelayMs, 'chunkDelayMs');
+  const gemini = response.gemini === undefined ? {} : { gemini: checkGeminiExtras(response.gemini) };
   if (status >= 400) {
-    return { kind: 'error', status, message: response.errorMessage ?? defaultErrorMessage(protocol, status), headers, delayMs };
+    return { kind: 'error', status, message: response.errorMessage ?? defaultErrorMessage(protocol, status), headers, delayMs, ...gemini };
   }
   const text = response.text;
   if (text !== undefined && typeof text !== 'string' && !(Array.isArray(text) && text.every((chunk) => typeof chunk === 'string'))) {
@@ -203,5 +206,24 @@ export function planScriptedReply(protocol: FakeProtocol, response: FakeScripted
     headers,
     delayMs,
     chunkDelayMs,
+    ...gemini,
   };
+}
+
+function checkGeminiExtras(extras: FakeGeminiExtras): FakeGeminiExtras {
+  const fail = (message: string): never => {
+    throw new FakeLlmServerError('invalid-argument', `enqueue: gemini.${message}`);
+  };
+  if (typeof extras !== 'object' || extras === null) fail('must be an object');
+  const { finishReason, thoughts, thoughtSignature, usageMetadata, errorDetails } = extras;
+  if (finishReason !== undefined && (typeof finishReason !== 'string' || finishReason === '')) fail('finishReason must be a non-empty string');
+  if (thoughts !== undefined && !(Array.isArray(thoughts) && thoughts.every((thought) => typeof thought === 'string'))) {
+    fail('thoughts must be an array of strings');
+  }
+  if (thoughtSignature !== undefined && typeof thoughtSignature !== 'string') fail('thoughtSignature must be a string');
+  for (const [name, value] of Object.entries(usageMetadata ?? {})) {
+    if (!Number.isInteger(value) || value < 0) fail(`usageMetadata.${name} must be an integer >= 0`);
+  }
+  if (errorDetails !== undefined && !Array.isArray(errorDetails)) fail('errorDetails must be an array');
+  return extras;
 }

@@ -3,6 +3,7 @@ export {
   FAKE_PROTOCOLS,
   FAKE_SCENARIOS,
   type FakeCodexTool,
+  type FakeGeminiExtras,
   type FakeLlmServer,
   type FakeLlmServerOptions,
   type FakeProtocol,

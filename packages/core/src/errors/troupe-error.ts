@@ -15,7 +15,10 @@ export type TroupeErrorCode =
   | 'INVALID_ARGUMENT'
   | 'INVALID_STATE'
   | 'CAPABILITY_UNSUPPORTED'
-  | 'AGENT_ERROR';
+  | 'AGENT_ERROR'
+  | 'MODEL_ERROR'
+  | 'MODEL_OUTPUT_INVALID'
+  | 'TOOL_ERROR';
 
 const MARKER = Symbol.for('troupe.error');
 

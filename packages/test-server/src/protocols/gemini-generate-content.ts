@@ -5,6 +5,8 @@ import { collectStrings, findWorkspaceDir } from '../fake-workspace-dir';
 
 interface GeminiPart {
   text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
   functionCall?: unknown;
   functionResponse?: unknown;
 }
@@ -27,9 +29,10 @@ const STATUS_NAMES: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-/** The Google error body: `{"error":{"code":…,"message":…,"status":…}}`. */
-export function geminiErrorBody(status: number, message: string): unknown {
-  return { error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } };
+/** The Google error body: `{"error":{"code":…,"message":…,"status":…}}` (+ `details` when given). */
+export function geminiErrorBody(status: number, message: string, details?: readonly unknown[]): unknown {
+  const name = STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+  return { error: { code: status, message, status: name, ...(details ? { details } : {}) } };
 }
 
 /** Reads tools, function responses and working directory from a generateContent request. */
@@ -52,9 +55,15 @@ function isRouterRequest(body: GeminiRequest): boolean {
   return JSON.stringify(body.generationConfig ?? {}).includes('complexity_score');
 }
 
-function usageMetadata(usage: { inputTokens: number; outputTokens: number }, final: boolean): Record<string, number> {
+function usageMetadata(plan: Extract<ReplyPlan, { kind: 'reply' }>, final: boolean): Record<string, number> {
+  const { usage } = plan;
   return final
-    ? { promptTokenCount: usage.inputTokens, candidatesTokenCount: usage.outputTokens, totalTokenCount: usage.inputTokens + usage.outputTokens }
+    ? {
+        promptTokenCount: usage.inputTokens,
+        candidatesTokenCount: usage.outputTokens,
+        totalTokenCount: usage.inputTokens + usage.outputTokens,
+        ...plan.gemini?.usageMetadata,
+      }
     : { promptTokenCount: usage.inputTokens, totalTokenCount: usage.inputTokens };
 }
 
@@ -66,21 +75,34 @@ function candidateChunk(
   final: boolean,
 ): Record<string, unknown> {
   return {
-    candidates: [{ content: { parts, role: 'model' }, ...(final ? { finishReason: 'STOP' } : {}), index: 0 }],
-    usageMetadata: usageMetadata(plan.usage, final),
+    candidates: [{ content: { parts, role: 'model' }, ...(final ? { finishReason: plan.gemini?.finishReason ?? 'STOP' } : {}), index: 0 }],
+    usageMetadata: usageMetadata(plan, final),
     modelVersion: model,
     responseId,
   };
 }
 
 function functionCallParts(plan: Extract<ReplyPlan, { kind: 'reply' }>): GeminiPart[] {
-  return plan.toolCalls.map((call) => ({
+  const signature = plan.gemini?.thoughtSignature;
+  return plan.toolCalls.map((call, index) => ({
     functionCall: {
       ...(call.id ? { id: call.id } : {}),
       name: call.name,
       args: typeof call.arguments === 'string' ? { input: call.arguments } : call.arguments,
     },
+    ...(signature !== undefined && index === 0 ? { thoughtSignature: signature } : {}),
   }));
+}
+
+/** Thought-summary parts (`thought: true`), sent before the answer. */
+function thoughtParts(plan: Extract<ReplyPlan, { kind: 'reply' }>): GeminiPart[] {
+  return (plan.gemini?.thoughts ?? []).map((text) => ({ text, thought: true }));
+}
+
+/** A text part, signed when it is the last one of a reply without calls (as Gemini 3 does). */
+function textPart(plan: Extract<ReplyPlan, { kind: 'reply' }>, text: string, last: boolean): GeminiPart {
+  const signature = plan.gemini?.thoughtSignature;
+  return signature !== undefined && last && plan.toolCalls.length === 0 ? { text, thoughtSignature: signature } : { text };
 }
 
 /**
@@ -116,20 +138,24 @@ export async function handleGeminiGenerate(exchange: FakeExchange, model: string
   exchange.record.reply = summarizePlan(plan);
   if (!(await pause(plan.delayMs, exchange.signal))) return;
   if (plan.kind === 'error') {
-    sendJson(exchange, plan.status, geminiErrorBody(plan.status, plan.message), plan.headers);
+    sendJson(exchange, plan.status, geminiErrorBody(plan.status, plan.message, plan.gemini?.errorDetails), plan.headers);
     return;
   }
   const text = plan.textChunks.join('');
   if (!stream) {
-    const parts: GeminiPart[] = [...(text ? [{ text }] : []), ...functionCallParts(plan)];
+    const parts: GeminiPart[] = [...thoughtParts(plan), ...(text ? [textPart(plan, text, true)] : []), ...functionCallParts(plan)];
     sendJson(exchange, 200, candidateChunk(parts, plan, model, responseId, true), plan.headers);
     return;
   }
   const toolParts = functionCallParts(plan);
-  const frames: SseFrame[] = plan.textChunks.map((chunk, index) => ({
-    data: candidateChunk([{ text: chunk }], plan, model, responseId, toolParts.length === 0 && index === plan.textChunks.length - 1),
-    delayMs: plan.chunkDelayMs,
-  }));
+  const frames: SseFrame[] = thoughtParts(plan).map((part) => ({ data: candidateChunk([part], plan, model, responseId, false) }));
+  plan.textChunks.forEach((chunk, index) => {
+    const last = index === plan.textChunks.length - 1;
+    frames.push({
+      data: candidateChunk([textPart(plan, chunk, last)], plan, model, responseId, toolParts.length === 0 && last),
+      delayMs: plan.chunkDelayMs,
+    });
+  });
   if (toolParts.length > 0) frames.push({ data: candidateChunk(toolParts, plan, model, responseId, true) });
   await sendSse(exchange, frames, plan.headers, '\r\n\r\n');
 }

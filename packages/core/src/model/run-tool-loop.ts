@@ -1,0 +1,244 @@
+import { AbortError } from '../errors/abort-error';
+import { InvalidArgumentError } from '../errors/invalid-argument-error';
+import { TroupeError } from '../errors/troupe-error';
+import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext } from '../tools/define-tool';
+import { addChatUsage, emptyChatUsage } from './chat-usage';
+import { collectChatStream } from './chat-stream';
+import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolPermission } from './tool-loop-types';
+import type { ChatMessage, ChatToolCall } from './v1/chat-message';
+import type { ChatModelV1, ChatModelV1Request, ChatModelV1Response } from './v1/chat-model-v1';
+
+const DEFAULT_MAX_STEPS = 10;
+const NEVER = new AbortController().signal;
+
+/**
+ * The prompt-agent tool loop: calls the model, runs the tools it asks for
+ * (in parallel when it asks for several), feeds the results back, and
+ * repeats until the model answers without a tool call or `maxSteps` model
+ * calls were made. Tool failures — invalid arguments, a throwing tool, an
+ * unknown tool, a refusal by `canUseTool` — become error results the model
+ * sees; model failures reject with `ModelError`, cancellation with
+ * `AbortError`.
+ *
+ * With `onTextDelta` (or `stream: true`) each step is streamed.
+ *
+ * @example
+ * ```ts
+ * const result = await runToolLoop({
+ *   model: createOpenAIModel({ model: 'gpt-5.5' }),
+ *   system: 'You are a careful coding assistant.',
+ *   prompt: 'What does package.json say the test command is?',
+ *   tools: createWorkspaceTools({ root: process.cwd(), shellExec: false }),
+ *   maxSteps: 5,
+ *   onTextDelta: (text) => process.stdout.write(text),
+ *   signal: AbortSignal.timeout(120_000),
+ * });
+ * console.log(result.text, result.usage);
+ * ```
+ */
+export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoopResult> {
+  const { model, signal } = options;
+  assertChatModel(model, 'model');
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new InvalidArgumentError('maxSteps', `expected an integer >= 1, got ${String(options.maxSteps)}`);
+  }
+  const tools = toolMap(options.tools ?? []);
+  const messages: ChatMessage[] = initialMessages(options.messages, options.prompt);
+  const inputCount = messages.length;
+  const stream = options.stream ?? options.onTextDelta !== undefined;
+  const abortSignal = signal ?? NEVER;
+  const steps: ToolLoopStep[] = [];
+  let usage = emptyChatUsage();
+
+  for (let stepNumber = 1; ; stepNumber++) {
+    AbortError.throwIfAborted(signal, 'The tool loop');
+    const request: ChatModelV1Request = {
+      ...(options.system !== undefined ? { system: options.system } : {}),
+      messages: [...messages],
+      ...(tools.size > 0 ? { tools: [...tools.values()].map(toolSpec) } : {}),
+      ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(options.headers !== undefined ? { headers: options.headers } : {}),
+      ...(signal !== undefined ? { abortSignal: signal } : {}),
+    };
+    const response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }));
+    usage = addChatUsage(usage, response.usage);
+    messages.push({
+      role: 'assistant',
+      content: response.text,
+      ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+      ...(response.providerMetadata !== undefined ? { providerMetadata: response.providerMetadata } : {}),
+    });
+
+    const toolResults =
+      response.toolCalls.length > 0 ? await runToolCalls(response.toolCalls, tools, messages, stepNumber, options, abortSignal) : [];
+    if (toolResults.length > 0) {
+      messages.push({
+        role: 'tool',
+        results: toolResults.map(({ toolCallId, toolName, result }) => ({
+          toolCallId,
+          toolName,
+          content: result.content,
+          isError: !result.success,
+        })),
+      });
+    }
+    const step: ToolLoopStep = {
+      stepNumber,
+      text: response.text,
+      toolCalls: response.toolCalls,
+      toolResults,
+      usage: response.usage,
+      stopReason: response.stopReason,
+      response,
+    };
+    steps.push(step);
+    await options.onStep?.(step);
+
+    const wantsMore = toolResults.length > 0;
+    if (!wantsMore || stepNumber >= maxSteps) {
+      return {
+        text: response.text,
+        steps,
+        usage,
+        stopReason: response.stopReason,
+        stepLimitReached: wantsMore,
+        messages,
+        responseMessages: messages.slice(inputCount),
+      };
+    }
+  }
+}
+
+/** @internal Throws unless `model` looks like a v1 ChatModel. */
+export function assertChatModel(model: ChatModelV1, name: string): void {
+  if (model === null || typeof model !== 'object' || typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') {
+    throw new InvalidArgumentError(name, 'expected a ChatModel (an object with doGenerate and doStream)');
+  }
+  if (model.specificationVersion !== 'v1') {
+    throw new InvalidArgumentError(name, `unsupported ChatModel specificationVersion ${JSON.stringify(model.specificationVersion)}; this runner speaks v1`);
+  }
+}
+
+/** @internal The prompt as messages; throws when there is none. */
+export function initialMessages(messages: readonly ChatMessage[] | undefined, prompt: string | undefined): ChatMessage[] {
+  if (messages !== undefined && !Array.isArray(messages)) throw new InvalidArgumentError('messages', 'expected an array of chat messages');
+  if (prompt !== undefined && typeof prompt !== 'string') throw new InvalidArgumentError('prompt', 'expected a string');
+  const result: ChatMessage[] = [...(messages ?? [])];
+  if (prompt !== undefined) result.push({ role: 'user', content: prompt });
+  if (result.length === 0) throw new InvalidArgumentError('prompt', 'give a prompt or at least one message');
+  return result;
+}
+
+/** @internal One model call, streamed or not, with abort errors normalized. */
+export async function callModel(
+  model: ChatModelV1,
+  request: ChatModelV1Request,
+  stream: boolean,
+  signal: AbortSignal | undefined,
+  onTextDelta?: (text: string) => void,
+): Promise<ChatModelV1Response> {
+  try {
+    if (!stream) return await model.doGenerate(request);
+    const { stream: parts } = await model.doStream(request);
+    return await collectChatStream(parts, {
+      provider: model.provider,
+      onPart: (part) => {
+        if (part.type === 'text-delta') onTextDelta?.(part.text);
+      },
+    });
+  } catch (error) {
+    if (signal?.aborted && !TroupeError.hasCode(error, 'ABORTED')) {
+      throw new AbortError('The model call was aborted', { cause: error });
+    }
+    throw error;
+  }
+}
+
+function toolMap(tools: readonly AnyTool[]): Map<string, AnyTool> {
+  if (!Array.isArray(tools)) throw new InvalidArgumentError('tools', 'expected an array of tools made by defineTool()');
+  const map = new Map<string, AnyTool>();
+  tools.forEach((tool, index) => {
+    if (tool === null || typeof tool !== 'object' || typeof tool.execute !== 'function' || typeof tool.name !== 'string') {
+      throw new InvalidArgumentError(`tools[${index}]`, 'expected a tool made by defineTool()');
+    }
+    if (map.has(tool.name)) throw new InvalidArgumentError(`tools[${index}]`, `duplicate tool name "${tool.name}"`);
+    map.set(tool.name, tool);
+  });
+  return map;
+}
+
+function normalizePermission(answer: boolean | ToolPermission): ToolPermission {
+  if (answer === true) return { behavior: 'allow' };
+  if (answer === false) return { behavior: 'deny' };
+  if (answer && (answer.behavior === 'allow' || answer.behavior === 'deny')) return answer;
+  throw new InvalidArgumentError('canUseTool', `must return true, false or { behavior: 'allow' | 'deny' }, got ${JSON.stringify(answer)}`);
+}
+
+async function runToolCalls(
+  calls: readonly ChatToolCall[],
+  tools: Map<string, AnyTool>,
+  messages: readonly ChatMessage[],
+  stepNumber: number,
+  options: RunToolLoopOptions,
+  abortSignal: AbortSignal,
+): Promise<ToolLoopToolResult[]> {
+  // Approvals one at a time, in call order (a person may be answering).
+  const permissions: ToolPermission[] = [];
+  for (const call of calls) {
+    AbortError.throwIfAborted(options.signal, 'The tool loop');
+    permissions.push(
+      options.canUseTool && tools.has(call.toolName)
+        ? normalizePermission(await options.canUseTool(call, { stepNumber, messages, abortSignal }))
+        : { behavior: 'allow' },
+    );
+  }
+  const runs = calls.map(async (call, index): Promise<ToolLoopToolResult> => {
+    const base = { toolCallId: call.toolCallId, toolName: call.toolName };
+    const tool = tools.get(call.toolName);
+    if (!tool) {
+      const names = [...tools.keys()];
+      const available = names.length > 0 ? `; available tools: ${names.join(', ')}` : '; no tools are available';
+      return { ...base, input: call.input, result: toolErrorResult(`Unknown tool "${call.toolName}"${available}`), denied: false };
+    }
+    const permission = permissions[index] as ToolPermission;
+    if (permission.behavior === 'deny') {
+      const message = permission.message ?? `The user denied the call to "${call.toolName}"`;
+      return { ...base, input: call.input, result: toolErrorResult(message), denied: true };
+    }
+    const input = permission.input !== undefined ? permission.input : call.input;
+    const context: ToolContext = {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      abortSignal,
+      messages,
+      ...(options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {}),
+      ...(options.agentKind !== undefined ? { agentKind: options.agentKind } : {}),
+      ...(options.toolData !== undefined ? { data: options.toolData } : {}),
+    };
+    return { ...base, input, result: await executeTool(tool, input, context), denied: false };
+  });
+  const all = Promise.all(runs);
+  if (!options.signal) return all;
+  return raceAbort(all, options.signal);
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortError('The tool loop was aborted', { cause: signal.reason }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError('The tool loop was aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,155 @@
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { InvalidArgumentError } from '../../errors/invalid-argument-error';
+import { runProcess } from '../../process/agent-process';
+import { secretValuesFromEnv } from '../../util/redact-secrets';
+import { defineTool, type Tool } from '../define-tool';
+import { ToolError } from '../tool-error';
+import { resolveWorkspacePath } from './workspace-path';
+import { checkRootOption, workspaceRootFor, type WorkspaceToolOptions } from './workspace-tool-options';
+
+/** Settings of {@link createShellExecTool}. */
+export interface ShellExecToolOptions extends WorkspaceToolOptions {
+  /** Default time limit of one command, in ms (the model may ask for less, up to `maxTimeoutMs`). Default 60 000. */
+  timeoutMs?: number;
+  /** Highest time limit the model may ask for, in ms. Default 600 000. */
+  maxTimeoutMs?: number;
+  /** Characters kept of stdout and of stderr each; the rest is cut with a note. Default 30 000. */
+  maxOutputChars?: number;
+  /**
+   * Programs the model may run (matched against `command[0]` and its base
+   * name). Default: any program.
+   */
+  allowedCommands?: readonly string[];
+  /** Extra environment for the commands; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Pass the host's environment minus every secret-looking variable
+   * (`*_KEY`, `*TOKEN*`, `*SECRET*`…). Default true. False: only `env`.
+   */
+  inheritEnv?: boolean;
+  /**
+   * Opt-in: also accept `command` as one string, run as
+   * `['/bin/sh', '-c', command]` (pipes, redirections, globbing). Off by
+   * default: a shell string lets the model run anything `sh` can. Never uses
+   * `shell: true`.
+   */
+  allowShellString?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TIMEOUT_MS = 600_000;
+const DEFAULT_MAX_OUTPUT = 30_000;
+
+/** Arguments of `shell_exec`. */
+export interface ShellExecArgs {
+  /** Program and arguments (`["ls", "-la"]`), or a shell string when `allowShellString` is on. */
+  command: string[] | string;
+  /** Working directory, relative to the workspace root. Default: the root. */
+  cwd?: string | undefined;
+  /** Time limit in ms. */
+  timeoutMs?: number | undefined;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  const result = value ?? fallback;
+  if (!Number.isInteger(result) || result <= 0) throw new InvalidArgumentError(`createShellExecTool.${name}`, `expected a positive integer, got ${String(value)}`);
+  return result;
+}
+
+function hostEnvWithoutSecrets(): Record<string, string | undefined> {
+  const removed: Record<string, undefined> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (secretValuesFromEnv({ [name]: value }).length > 0) removed[name] = undefined;
+  }
+  return removed;
+}
+
+function cap(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters]` : text;
+}
+
+/**
+ * `shell_exec`: runs a program in the workspace with core's process runner
+ * (own process group, no shell, killed with its children on timeout or
+ * abort), and returns its exit code, stdout and stderr, each capped.
+ *
+ * The command is an argv array — `["git", "status"]` — run without a shell.
+ * `allowShellString: true` also accepts one string run by `/bin/sh -c`.
+ *
+ * Confinement covers the working directory only: this is not a sandbox, a
+ * program can still open any path it is given. Restrict programs with
+ * `allowedCommands`, and run untrusted models in a container. Secret-looking
+ * environment variables are not passed on.
+ *
+ * @example
+ * ```ts
+ * const shell = createShellExecTool({ root: '/work/repo', allowedCommands: ['git', 'ls', 'npm'], timeoutMs: 120_000 });
+ * ```
+ */
+export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<ShellExecArgs> {
+  checkRootOption(options, 'createShellExecTool');
+  const defaultTimeout = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
+  const maxTimeout = positive(options.maxTimeoutMs, Math.max(DEFAULT_MAX_TIMEOUT_MS, defaultTimeout), 'maxTimeoutMs');
+  const maxOutput = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT, 'maxOutputChars');
+  const allowed = options.allowedCommands ? new Set(options.allowedCommands) : undefined;
+  const argv = z.array(z.string()).min(1).describe('Program and its arguments, e.g. ["git", "status"]. No shell is involved');
+  const parameters = z.object({
+    command: options.allowShellString ? z.union([argv, z.string().min(1).describe('A /bin/sh command line')]) : argv,
+    cwd: z.string().optional().describe('Working directory, relative to the workspace root. Default: the root'),
+    timeoutMs: z.number().int().positive().optional().describe(`Time limit in ms. Default ${defaultTimeout}, at most ${maxTimeout}`),
+  });
+  return defineTool({
+    name: 'shell_exec',
+    description: options.allowShellString
+      ? 'Run a command in the workspace: an argv array (no shell), or a /bin/sh command string. Returns exit code, stdout and stderr.'
+      : 'Run a program in the workspace, given as an argv array (no shell: no pipes, globbing or redirection). Returns exit code, stdout and stderr.',
+    parameters: parameters as z.ZodType<ShellExecArgs>,
+    scope: 'common',
+    async execute({ command, cwd, timeoutMs }, context) {
+      const args = typeof command === 'string' ? ['/bin/sh', '-c', command] : command;
+      const program = args[0] as string;
+      if (allowed && !allowed.has(program) && !allowed.has(basename(program))) {
+        throw new ToolError(`Program "${program}" is not allowed; allowed: ${[...allowed].join(', ')}`);
+      }
+      const root = workspaceRootFor(options, context);
+      const dir = await resolveWorkspacePath(root, cwd ?? '.');
+      if (!dir.exists || !(await stat(dir.absolute)).isDirectory()) throw new ToolError(`Working directory "${cwd ?? '.'}" is not a directory`);
+      const limit = Math.min(timeoutMs ?? defaultTimeout, maxTimeout);
+      let stderr = '';
+      const run = runProcess(
+        {
+          command: program,
+          args: args.slice(1),
+          cwd: dir.absolute,
+          env: { ...(options.inheritEnv === false ? {} : hostEnvWithoutSecrets()), ...options.env },
+          inheritEnv: options.inheritEnv !== false,
+        },
+        {
+          timeoutMs: limit,
+          signal: context.abortSignal,
+          maxOutputChars: maxOutput + 1,
+          onStderr: (text) => {
+            if (stderr.length <= maxOutput) stderr += text;
+          },
+        },
+      );
+      const outcome = await run.outcome;
+      const report = (exit: string) =>
+        `exit code: ${exit}\nstdout:\n${cap(outcome.output, maxOutput)}\nstderr:\n${cap(stderr, maxOutput)}`.trimEnd();
+      switch (outcome.status) {
+        case 'completed':
+          return report('0');
+        case 'timed-out':
+          throw new ToolError(`Command timed out after ${limit} ms and was killed.\n${report('none')}`);
+        case 'canceled':
+          throw new ToolError('Command was canceled');
+        case 'failed':
+          if (outcome.error.code === 'COMMAND_NOT_FOUND') throw new ToolError(`Program "${program}" was not found`);
+          if (outcome.exitCode === null && outcome.signal === null) throw new ToolError(outcome.error.message);
+          throw new ToolError(report(outcome.signal ? `none (killed by ${outcome.signal})` : String(outcome.exitCode)));
+      }
+    },
+  });
+}
