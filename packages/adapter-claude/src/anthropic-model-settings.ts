@@ -11,7 +11,7 @@ export const ANTHROPIC_DEFAULT_MODEL = 'claude-sonnet-5-5';
 export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
 /** Settings of {@link createAnthropicModel}. */
-export const anthropicModelSettingsSchema = z.object({
+export const anthropicModelSettingsSchema = z.strictObject({
   /** Model id, e.g. `claude-sonnet-5-5`, `claude-opus-5-5`, `claude-haiku-5-5`. Default {@link ANTHROPIC_DEFAULT_MODEL}. */
   model: z.string().min(1).optional(),
   /** API key. Default: `ANTHROPIC_API_KEY` (and the SDK's other credential sources). Never logged. */

@@ -311,3 +311,9 @@ describe('createAnthropicModel over @anthropic-ai/sdk', () => {
     });
   });
 });
+
+describe('createAnthropicModel settings', () => {
+  it('rejects an unknown setting by name instead of ignoring a typo', () => {
+    expect(() => createAnthropicModel({ maxRetry: 2 } as never)).toThrow(/maxRetry/);
+  });
+});

@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const OPENAI_DEFAULT_MODEL = 'gpt-5.5';
 
 /** Settings of {@link createOpenAIModel}. */
-export const openAIModelSettingsSchema = z.object({
+export const openAIModelSettingsSchema = z.strictObject({
   /** Model id, e.g. `gpt-5.5`, `gpt-5.4-mini`; for local servers their model name (`llama3.2`, `qwen3`…). Default {@link OPENAI_DEFAULT_MODEL}. */
   model: z.string().min(1).optional(),
   /**

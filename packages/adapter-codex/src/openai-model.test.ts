@@ -362,3 +362,9 @@ describe('createOpenAIModel settings', () => {
     }
   });
 });
+
+describe('createOpenAIModel settings', () => {
+  it('rejects an unknown setting by name instead of ignoring a typo', () => {
+    expect(() => createOpenAIModel({ maxRetry: 2 } as never)).toThrow(/maxRetry/);
+  });
+});
