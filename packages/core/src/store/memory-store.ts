@@ -38,8 +38,9 @@ export function cloneJson(value: unknown, what = 'value'): unknown {
  * replaces the data only when the work succeeds.
  */
 export class MemoryStore implements Store {
-  private data = new Map<string, Map<string, StoreItem>>();
+  private readonly data = new Map<string, Map<string, StoreItem>>();
   private readonly now: () => number;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(options: { now?: () => number } = {}) {
     this.now = options.now ?? Date.now;
@@ -96,11 +97,124 @@ export class MemoryStore implements Store {
 
   async transaction<T>(work: (tx: Store) => Promise<T>, options?: StoreCallOptions): Promise<T> {
     AbortError.throwIfAborted(options?.signal, 'Store.transaction');
-    const draft = new MemoryStore({ now: this.now });
-    draft.data = new Map([...this.data].map(([k, items]) => [k, new Map([...items].map(([key, item]) => [key, copy(item)]))]));
-    const result = await work(draft);
-    this.data = draft.data;
-    return result;
+    // Transactions run one at a time; writes made outside them go straight through and are never lost.
+    const previous = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    try {
+      const draft = new TransactionDraft(this);
+      const result = await work(draft);
+      draft.commit();
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  /** @internal Applies a committed write (the draft's log) without copying. */
+  applyCommitted(nsKey: string, namespace: Namespace, key: string, item: StoreItem | undefined): void {
+    let items = this.data.get(nsKey);
+    if (item === undefined) {
+      items?.delete(key);
+      if (items && items.size === 0) this.data.delete(nsKey);
+      return;
+    }
+    if (!items) {
+      items = new Map();
+      this.data.set(nsKey, items);
+    }
+    const previous = items.get(key);
+    items.set(key, { ...item, namespace: [...namespace], createdAt: previous?.createdAt ?? item.createdAt });
+  }
+
+  /** @internal The clock, for drafts. */
+  clock(): number {
+    return this.now();
+  }
+}
+
+/**
+ * A transaction's view: reads see the base store plus the transaction's own
+ * writes; the writes are kept in a log and applied to the base only on commit.
+ */
+class TransactionDraft implements Store {
+  /** nsKey → key → item, or `undefined` for a delete. */
+  private readonly log = new Map<string, { namespace: Namespace; writes: Map<string, StoreItem | undefined> }>();
+
+  constructor(private readonly base: MemoryStore) {}
+
+  async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
+    const nsKey = namespaceKey(namespace, key);
+    const writes = this.log.get(nsKey)?.writes;
+    if (writes?.has(key)) {
+      const item = writes.get(key);
+      return item ? (copy(item) as StoreItem<V>) : undefined;
+    }
+    return this.base.get<V>(namespace, key, options);
+  }
+
+  async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
+    AbortError.throwIfAborted(options?.signal, 'Store.put');
+    const nsKey = namespaceKey(namespace, key);
+    const stored = cloneJson(value);
+    const existing = await this.get(namespace, key);
+    const now = this.base.clock();
+    this.entry(nsKey, namespace).set(key, {
+      namespace: [...namespace],
+      key,
+      value: stored,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    });
+  }
+
+  async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
+    AbortError.throwIfAborted(options?.signal, 'Store.delete');
+    const nsKey = namespaceKey(namespace, key);
+    const existed = (await this.get(namespace, key)) !== undefined;
+    this.entry(nsKey, namespace).set(key, undefined);
+    return existed;
+  }
+
+  async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
+    const { limit, ...rest } = options;
+    const nsKey = namespaceKey(namespace);
+    const base = await this.base.list<V>(namespace, rest);
+    const merged = new Map(base.map((item) => [`${item.namespace.join('\u0000')}\u0000${item.key}`, item as StoreItem]));
+    for (const [space, { writes }] of this.log) {
+      if (space !== nsKey && !(rest.recursive && space.startsWith(nsKey + SEPARATOR))) continue;
+      for (const [key, item] of writes) {
+        if (rest.after !== undefined && space === nsKey && key <= rest.after) continue;
+        const id = `${space}\u0000${key}`;
+        if (item === undefined) merged.delete(id);
+        else merged.set(id, copy(item));
+      }
+    }
+    const sorted = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item);
+    return (limit === undefined ? sorted : sorted.slice(0, limit)) as StoreItem<V>[];
+  }
+
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
+    // Nested: part of the enclosing transaction.
+    return work(this);
+  }
+
+  commit(): void {
+    for (const [nsKey, { namespace, writes }] of this.log) {
+      for (const [key, item] of writes) this.base.applyCommitted(nsKey, namespace, key, item);
+    }
+  }
+
+  private entry(nsKey: string, namespace: Namespace): Map<string, StoreItem | undefined> {
+    let entry = this.log.get(nsKey);
+    if (!entry) {
+      entry = { namespace: [...namespace], writes: new Map() };
+      this.log.set(nsKey, entry);
+    }
+    return entry.writes;
   }
 }
 

@@ -1,0 +1,117 @@
+import { defineTool, InvalidArgumentError, type Executor, type Tool } from '@troupe/core';
+import { z } from 'zod';
+
+/** Where DevHub's tools send Looper commands. */
+export interface LooperToolOptions {
+  /** Runs the Looper (fire-and-forget: the tools never wait for the loop). */
+  executor: Executor;
+  /** The Looper's agent id in the executor's registry. Default `looper`. */
+  looperAgentId?: string;
+  /** The Looper's channel. Default `looper`. */
+  looperChannelId?: string;
+  /** Recorded as the sender (`sourceChannelId`). Default `devhub`. */
+  sourceChannelId?: string;
+  /** Given to the Looper as `workspacePath` (a run's `toolData.workspacePath` wins). */
+  workspacePath?: string;
+  /**
+   * How long a tool waits for the Looper's acknowledgement (its immediate
+   * reply, not the work). Default 2000 ms.
+   */
+  ackTimeoutMs?: number;
+}
+
+/** Arguments of `send_to_looper`. */
+export const sendToLooperParameters = z
+  .object({
+    command: z.enum(['start', 'stop', 'status', 'add_pending']).describe('start: begin a loop on task; add_pending: queue task while a loop runs; stop: end the loop after its current step; status: ask for its state'),
+    task: z.string().optional().describe('The task, self-contained (required for start and add_pending)'),
+  })
+  .superRefine((value, context) => {
+    if ((value.command === 'start' || value.command === 'add_pending') && !value.task?.trim()) {
+      context.addIssue({ code: 'custom', path: ['task'], message: `task is required for ${value.command}` });
+    }
+  });
+
+/** Arguments of `send_to_looper`. */
+export type SendToLooperArgs = z.infer<typeof sendToLooperParameters>;
+
+function resolve(options: LooperToolOptions) {
+  if (!options?.executor || typeof options.executor.execute !== 'function') throw new InvalidArgumentError('executor', 'expected an Executor');
+  const ackTimeoutMs = options.ackTimeoutMs ?? 2000;
+  if (!(Number.isFinite(ackTimeoutMs) && ackTimeoutMs >= 0)) throw new InvalidArgumentError('ackTimeoutMs', `expected a number >= 0, got ${String(ackTimeoutMs)}`);
+  return {
+    executor: options.executor,
+    looperAgentId: options.looperAgentId ?? 'looper',
+    looperChannelId: options.looperChannelId ?? 'looper',
+    sourceChannelId: options.sourceChannelId ?? 'devhub',
+    workspacePath: options.workspacePath,
+    ackTimeoutMs,
+  };
+}
+
+/**
+ * Sends a command through the executor without waiting for the loop, and
+ * returns the Looper's acknowledgement if it comes within `ackTimeoutMs`.
+ */
+function sendCommand(settings: ReturnType<typeof resolve>, command: string, data: Readonly<Record<string, unknown>> | undefined): Promise<string | undefined> {
+  const workspacePath = typeof data?.workspacePath === 'string' ? data.workspacePath : settings.workspacePath;
+  const execution = settings.executor.execute(settings.looperChannelId, settings.looperAgentId, command, {
+    sourceChannelId: settings.sourceChannelId,
+    ...(workspacePath !== undefined ? { workspacePath } : {}),
+  });
+  return new Promise<string | undefined>((resolveAck) => {
+    const timer = setTimeout(() => resolveAck(undefined), settings.ackTimeoutMs);
+    void execution.then((result) => {
+      clearTimeout(timer);
+      resolveAck(result.text);
+    });
+  });
+}
+
+/**
+ * `send_to_looper` (seed 000 §3): sends `start` / `stop` / `status` /
+ * `add_pending` to the Looper through the executor, fire-and-forget — the
+ * Looper answers at once and works in the background, so the tool returns
+ * the acknowledgement ("Started loop: …", "Refused: …") without waiting for
+ * the work.
+ *
+ * @example
+ * ```ts
+ * const tools = [createSendToLooperTool({ executor }), createQueryLooperStateTool({ executor })];
+ * await runToolLoop({ model, system: MEDIATOR_SYSTEM_PROMPT, prompt: 'Optimize the page', tools });
+ * ```
+ */
+export function createSendToLooperTool(options: LooperToolOptions): Tool<SendToLooperArgs> {
+  const settings = resolve(options);
+  return defineTool({
+    name: 'send_to_looper',
+    description:
+      'Send the Looper (the background Coder → Review → JUDGE loop) a command: start a loop on a task, queue a task with add_pending while one runs, stop the loop, or ask for its status. Returns the Looper\'s acknowledgement, not the result of the work.',
+    parameters: sendToLooperParameters,
+    execute: async ({ command, task }, context) => {
+      const payload = JSON.stringify(command === 'start' || command === 'add_pending' ? { type: command, task: task?.trim() } : { type: command });
+      const ack = await sendCommand(settings, payload, context.data);
+      return ack === undefined
+        ? `Sent "${command}" to the Looper; it has not acknowledged yet. Progress will arrive as [AUTO] messages.`
+        : `Sent "${command}" to the Looper. The Looper replied:\n${ack}`;
+    },
+  });
+}
+
+/**
+ * `query_looper_state` (seed 000 §3): asks the Looper for its `status`
+ * through the executor and returns the reply (state, iteration, task, last
+ * results, pending queue).
+ */
+export function createQueryLooperStateTool(options: LooperToolOptions): Tool<Record<string, never>> {
+  const settings = resolve(options);
+  return defineTool({
+    name: 'query_looper_state',
+    description: "Get the Looper's current state: IDLE or RUNNING, iteration, current task, last Coder/Review/JUDGE results and pending tasks.",
+    parameters: z.object({}),
+    execute: async (_args, context) => {
+      const ack = await sendCommand(settings, JSON.stringify({ type: 'status' }), context.data);
+      return ack ?? 'The Looper did not answer the status request in time; rely on its latest [AUTO] messages.';
+    },
+  });
+}

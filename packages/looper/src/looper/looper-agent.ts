@@ -1,0 +1,536 @@
+import {
+  AgentManager,
+  createAdapterAgent,
+  InvalidArgumentError,
+  InvalidStateError,
+  MessageStore,
+  serializeError,
+  TaskManager,
+  waitForCompletion,
+  type AgentContext,
+  type AgentSinks,
+  type EventBus,
+  type ExecutionHandle,
+  type RunnableAgent,
+  type StoreCallOptions,
+  type TroupeEventPayloads,
+} from '@troupe/core';
+import type { Judge } from '../judge/judge';
+import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
+import type { JudgeInput, PendingTask } from '../judge/judge-input';
+import { createModelJudge } from '../judge/model-judge';
+import { createRuleJudge, decideByRules, type RuleJudgeOptions } from '../judge/rule-judge';
+import { parseLooperCommand, LOOPER_COMMAND_USAGE, type LooperCommand } from './looper-command';
+import { registerLooperEvents } from './looper-events';
+import { autoText, formatLooperStatus } from './looper-messages';
+import { buildReviewPrompt, parseReviewReport, reviewReportSchema, type ReviewPromptInput } from './looper-review-report';
+import {
+  addPending,
+  continueRun,
+  createLooperSnapshot,
+  finishRun,
+  recordCoderResult,
+  recordReviewResult,
+  requestStop,
+  startRun,
+  type LooperRunOutcome,
+  type LooperSnapshot,
+} from './looper-state';
+import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
+import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
+import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
+
+const DEFAULT_TIMEOUTS: Required<LooperStepTimeouts> = { coder: 15 * 60_000, review: 10 * 60_000, judge: 2 * 60_000 };
+
+function isRunnableAgent(member: unknown): member is RunnableAgent {
+  return typeof member === 'object' && member !== null && typeof (member as RunnableAgent).start === 'function';
+}
+
+function positiveInteger(value: unknown, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(typeof value === 'number' && Number.isInteger(value) && value > 0)) {
+    throw new InvalidArgumentError(what, `expected a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * The Looper (seed 000 §2): a graph agent that runs Coder → Review → JUDGE
+ * iterations on a task in the background, driven by commands.
+ *
+ * - **Two branches.** `start()` parses the command, changes state and answers
+ *   at once (its completion resolves immediately); the loop runs behind it.
+ * - **State machine** `IDLE ↔ RUNNING`. `start` while RUNNING is **refused**
+ *   (with a message naming the running task): queue work with `add_pending`,
+ *   or `stop` first. `stop` ends the run after the current step. `status`
+ *   reports state, iteration, task, last results and the pending queue.
+ * - **Steps** run through a `TaskManager` with a timeout each; a failed or
+ *   timed-out step reaches JUDGE as `FAILED` with its output, never as a crash.
+ * - **Progress** goes to the `looper` channel as `[AUTO]` messages (and as
+ *   `looper:*` bus events), so DevHub or any subscriber follows along.
+ * - **Checkpoints**: the state is saved at every step (one `transaction` per
+ *   step); `resume()` continues a run from the last checkpoint.
+ *
+ * @example
+ * ```ts
+ * const bus = new EventBus();
+ * const messages = new MessageStore(bus);
+ * const looper = new Looper({
+ *   coder: { configId: 'claude', member: { workDir: '/repo' } },
+ *   review: { configId: 'codex', member: { workDir: '/repo' } },
+ *   model: createAnthropicModel({ model: 'claude-sonnet-5-5' }), // JUDGE; omit for the rule policy
+ *   messages,
+ *   eventBus: bus,
+ * });
+ * bus.on('message:added', (e) => console.log(e.payload.message.content), { channelId: 'looper' });
+ * await looper.start('{"type":"start","task":"Add input validation to the signup form"}', {}, {}).completion;
+ * await looper.whenIdle();
+ * ```
+ */
+export class Looper implements RunnableAgent {
+  readonly id: string;
+  readonly description =
+    'Runs Coder → Review → JUDGE iterations on a task in the background. Input: plain text (start that task) or JSON ' +
+    '{"type":"start","task"} | {"type":"stop"} | {"type":"status"} | {"type":"add_pending","task"}.';
+  /** Channel of the `[AUTO]` messages. */
+  readonly channelId: string;
+  /** Store the `[AUTO]` messages are appended to. */
+  readonly messages: MessageStore;
+  private readonly bus: EventBus | undefined;
+  private readonly coder: RunnableAgent;
+  private readonly review: RunnableAgent;
+  private readonly judge: Judge;
+  private readonly rules: RuleJudgeOptions;
+  private readonly tasks: TaskManager;
+  private readonly stateStore: LooperStateStore;
+  private readonly timeouts: Required<LooperStepTimeouts>;
+  private readonly maxOutputChars: number;
+  private readonly now: () => number;
+  private ownManager: AgentManager | undefined;
+  private snapshot: LooperSnapshot;
+  private loop: Promise<void> | undefined;
+  private controller: AbortController | undefined;
+  private currentTaskId: string | undefined;
+  private writes: Promise<void> = Promise.resolve();
+  private queuedWrite: { snapshot: LooperSnapshot; entries: LooperHistoryEntry[] } | undefined;
+  private disposed = false;
+  private workspacePath: string | undefined;
+
+  constructor(private readonly options: LooperOptions) {
+    if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected { coder, review, … }');
+    registerLooperEvents();
+    this.id = options.id ?? 'looper';
+    this.channelId = options.channelId ?? 'looper';
+    if (typeof this.channelId !== 'string' || this.channelId === '') throw new InvalidArgumentError('channelId', 'expected a non-empty string');
+    this.now = options.now ?? Date.now;
+    this.bus = options.eventBus;
+    this.messages = options.messages ?? new MessageStore(options.eventBus);
+    this.coder = this.resolveMember(options.coder, 'coder');
+    this.review = this.resolveMember(options.review, 'review');
+    this.rules = options.rules ?? {};
+    this.judge = options.judge ?? (options.model ? createModelJudge({ model: options.model }) : createRuleJudge(this.rules));
+    if (typeof this.judge?.decide !== 'function') throw new InvalidArgumentError('judge', 'expected a Judge { kind, decide(input) }');
+    this.tasks = options.taskManager ?? new TaskManager({ ...(options.eventBus ? { eventBus: options.eventBus } : {}), now: this.now });
+    this.stateStore = options.stateStore ?? createLooperStateStore(options.store);
+    const timeouts = typeof options.stepTimeoutMs === 'number' ? { coder: options.stepTimeoutMs, review: options.stepTimeoutMs, judge: options.stepTimeoutMs } : (options.stepTimeoutMs ?? {});
+    this.timeouts = {
+      coder: positiveInteger(timeouts.coder, 'stepTimeoutMs.coder') ?? DEFAULT_TIMEOUTS.coder,
+      review: positiveInteger(timeouts.review, 'stepTimeoutMs.review') ?? DEFAULT_TIMEOUTS.review,
+      judge: positiveInteger(timeouts.judge, 'stepTimeoutMs.judge') ?? DEFAULT_TIMEOUTS.judge,
+    };
+    const maxIterations = positiveInteger(options.maxIterations, 'maxIterations') ?? 5;
+    this.maxOutputChars = positiveInteger(options.maxOutputChars, 'maxOutputChars') ?? 4000;
+    this.workspacePath = options.workspacePath;
+    this.snapshot = createLooperSnapshot({ looperId: this.id, maxIterations, now: this.now() });
+  }
+
+  /**
+   * Handles one command (the answering branch): parses it, changes state,
+   * and resolves `completion` at once with the reply. A `start` launches the
+   * loop in the background; `cancel()` has nothing to cancel.
+   */
+  start(input: string, context: AgentContext = {}, _sinks: AgentSinks = {}): ExecutionHandle {
+    const reply = this.command(input, context);
+    return { completion: Promise.resolve({ text: reply.text, data: reply }), cancel: () => {} };
+  }
+
+  /**
+   * Handles a command given as text (plain text = start) or as an object.
+   * Malformed or unknown commands are answered with an error, state unchanged.
+   */
+  command(input: string | LooperCommand, context: AgentContext = {}): LooperReply {
+    const parsed = typeof input === 'string' ? parseLooperCommand(input) : parseLooperCommand(JSON.stringify(input));
+    let reply: LooperReply;
+    if (!parsed.success) reply = this.reply(false, 'invalid', `Invalid command: ${parsed.error}. ${LOOPER_COMMAND_USAGE}`);
+    else if (this.disposed) reply = this.reply(false, parsed.command.type, `The Looper "${this.id}" was disposed and accepts no more commands.`);
+    else {
+      const command = parsed.command;
+      switch (command.type) {
+        case 'start':
+          reply = this.handleStart(command.task, context);
+          break;
+        case 'stop':
+          reply = this.handleStop();
+          break;
+        case 'status':
+          reply = this.reply(true, 'status', formatLooperStatus(this.snapshot));
+          break;
+        case 'add_pending':
+          reply = this.handleAddPending(command.task);
+          break;
+      }
+    }
+    this.emit('looper:command', { command: reply.command, accepted: reply.ok, reply: reply.text });
+    return reply;
+  }
+
+  /** The current state (a copy). */
+  getStatus(): LooperSnapshot {
+    return structuredClone(this.snapshot);
+  }
+
+  /** The `status` reply text. */
+  formatStatus(): string {
+    return formatLooperStatus(this.snapshot);
+  }
+
+  /** Resolves when no run is in progress (at once when IDLE). Never rejects. */
+  whenIdle(): Promise<void> {
+    return this.loop ?? Promise.resolve();
+  }
+
+  /** Resolves once every checkpoint written so far is saved. */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  /** History entries of this Looper (runs, steps, decisions), oldest first. */
+  history(options?: StoreCallOptions & { limit?: number }): Promise<LooperHistoryEntry[]> {
+    return this.stateStore.history(this.id, options);
+  }
+
+  /**
+   * Loads the last checkpoint (state, pending queue, last results) and, when
+   * it says RUNNING, continues that run from the step it was at. Call once,
+   * before sending commands. Returns true when a run was resumed.
+   *
+   * @throws InvalidStateError when a run is already in progress here.
+   * @throws ConfigError when the checkpoint is not a valid Looper state.
+   */
+  async resume(options: StoreCallOptions = {}): Promise<boolean> {
+    if (this.loop) throw new InvalidStateError(`Looper "${this.id}" is already running; resume() restores a checkpoint before any run`);
+    const saved = await this.stateStore.load(this.id, options);
+    if (!saved) return false;
+    this.snapshot = saved;
+    if (saved.state !== 'RUNNING' || saved.runId === null) return false;
+    this.postAuto('resumed', autoText.resumed(saved));
+    this.launch(saved.runId);
+    return true;
+  }
+
+  /**
+   * Shuts down: cancels the step in flight and ends the background loop
+   * **without** finishing the run — the checkpoint keeps it RUNNING, so a
+   * Looper on the same store can `resume()` it. Cleans up the agent manager
+   * the Looper created itself.
+   */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.controller?.abort();
+    if (this.currentTaskId) this.tasks.cancel(this.currentTaskId, 'Looper disposed');
+    await this.whenIdle();
+    await this.writes;
+    await this.ownManager?.cleanup();
+  }
+
+  private resolveMember(member: LooperMember, step: 'coder' | 'review'): RunnableAgent {
+    if (isRunnableAgent(member)) return member;
+    if (member === null || typeof member !== 'object' || typeof member.configId !== 'string' || member.configId === '') {
+      throw new InvalidArgumentError(step, 'expected a RunnableAgent or { configId, roleId?, member? } naming a registered adapter');
+    }
+    return createAdapterAgent({
+      manager: this.agentManager(),
+      roleId: member.roleId ?? `${this.id}-${step}`,
+      configId: member.configId,
+      ...(member.member ? { member: member.member } : {}),
+      id: `${this.id}-${step}`,
+    });
+  }
+
+  private agentManager(): AgentManager {
+    if (this.options.agentManager) return this.options.agentManager;
+    this.ownManager ??= new AgentManager(this.options.eventBus ? { eventBus: this.options.eventBus } : {});
+    return this.ownManager;
+  }
+
+  private reply(ok: boolean, command: LooperReply['command'], text: string): LooperReply {
+    return { ok, command, text, state: this.snapshot.state };
+  }
+
+  private handleStart(task: string, context: AgentContext): LooperReply {
+    const s = this.snapshot;
+    if (s.state === 'RUNNING') {
+      return this.reply(
+        false,
+        'start',
+        `Refused: the Looper is already RUNNING "${truncateText(s.currentTask ?? '', 200)}" (iteration ${s.iteration}/${s.maxIterations}). ` +
+          'Send add_pending to queue this task, or stop first.',
+      );
+    }
+    const runId = `run-${s.revision + 1}`;
+    if (context.workspacePath !== undefined) this.workspacePath = context.workspacePath;
+    this.update(startRun(s, { task, runId, now: this.now() }), { kind: 'run-started', data: { task } });
+    this.postAuto('run-started', autoText.runStarted(task, s.maxIterations));
+    this.launch(runId);
+    return this.reply(true, 'start', `Started loop: ${truncateText(task, 500)} (up to ${s.maxIterations} iterations). Progress follows in this channel.`);
+  }
+
+  private handleStop(): LooperReply {
+    const s = this.snapshot;
+    if (s.state !== 'RUNNING') return this.reply(false, 'stop', 'Nothing to stop: the Looper is IDLE.');
+    if (!s.stopRequested) this.update(requestStop(s, this.now()), { kind: 'stop-requested' });
+    return this.reply(true, 'stop', `Stop requested: the loop ends after the current step (iteration ${s.iteration}, ${s.step}).`);
+  }
+
+  private handleAddPending(task: string): LooperReply {
+    const s = this.snapshot;
+    const item: PendingTask = { id: `pending-${s.revision + 1}`, task, addedAt: this.now() };
+    this.update(addPending(s, item, this.now()), { kind: 'pending-added', data: { task } });
+    const count = this.snapshot.pending.length;
+    this.emit('looper:pending-added', { task, pendingCount: count });
+    const when =
+      s.state === 'RUNNING'
+        ? 'JUDGE folds it into the next task once the current task is done.'
+        : 'The Looper is IDLE: JUDGE will consider it during the next run (send start to begin one).';
+    return this.reply(true, 'add_pending', `Task queued (pending: ${count}): ${truncateText(task, 300)}. ${when}`);
+  }
+
+  private launch(runId: string): void {
+    const controller = new AbortController();
+    this.controller = controller;
+    const loop = this.runLoop(runId, controller.signal)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted && this.snapshot.state === 'RUNNING' && this.snapshot.runId === runId) {
+          this.finish('failed', `The loop failed unexpectedly: ${serializeError(error).message}`);
+        }
+      })
+      .finally(() => {
+        if (this.loop === loop) {
+          this.loop = undefined;
+          this.controller = undefined;
+        }
+      });
+    this.loop = loop;
+  }
+
+  /** The running branch: one step per pass, from whatever step the state says. */
+  private async runLoop(runId: string, signal: AbortSignal): Promise<void> {
+    await Promise.resolve(); // the answering branch finishes first
+    for (;;) {
+      const s = this.snapshot;
+      if (signal.aborted || s.state !== 'RUNNING' || s.runId !== runId) return;
+      const task = s.currentTask ?? '';
+      if (s.step === 'coder') {
+        this.postAuto('iteration-started', autoText.iterationStarted(s.iteration, s.maxIterations, task));
+        this.emit('looper:iteration-started', { runId, iteration: s.iteration, maxIterations: s.maxIterations, task });
+        const input = this.options.coderPrompt?.({ task, iteration: s.iteration, maxIterations: s.maxIterations }) ?? task;
+        const result = await this.runStep('coder', this.coder, input, this.timeouts.coder);
+        if (signal.aborted) return;
+        this.update(recordCoderResult(this.snapshot, result, this.now()), { kind: 'coder', data: result });
+        this.postAuto('coder', autoText.coder(result));
+        this.emitStep('coder', result);
+      } else if (s.step === 'review') {
+        const coder = s.current.coder as LooperStepResult;
+        const promptInput: ReviewPromptInput = {
+          task,
+          iteration: s.iteration,
+          coderStatus: coder.status,
+          coderOutput: truncateText(coder.output.trim(), this.maxOutputChars),
+        };
+        const input = (this.options.reviewPrompt ?? buildReviewPrompt)(promptInput);
+        const result = await this.runReview(input);
+        if (signal.aborted) return;
+        this.update(recordReviewResult(this.snapshot, result, this.now()), { kind: 'review', data: result });
+        this.postAuto('review', autoText.review(result));
+        this.emitStep('review', result);
+      } else if (s.step === 'judge') {
+        await this.judgeStep(runId, signal);
+        continue; // the judge step finishes the run or starts the next iteration itself
+      } else {
+        throw new InvalidStateError(`Looper "${this.id}" is RUNNING without a step`);
+      }
+      if (this.snapshot.stopRequested) {
+        this.finish('stopped', `Stopped on request after the ${this.snapshot.step === 'review' ? 'Coder' : 'Review'} step of iteration ${this.snapshot.iteration}.`);
+        return;
+      }
+    }
+  }
+
+  private async judgeStep(runId: string, signal: AbortSignal): Promise<void> {
+    const s = this.snapshot;
+    const input: JudgeInput = {
+      currentTask: s.currentTask ?? '',
+      iteration: s.iteration,
+      maxIterations: s.maxIterations,
+      coder: s.current.coder as LooperStepResult,
+      review: s.current.review as ReviewStepResult,
+      pending: s.pending,
+    };
+    let decision: JudgeDecision;
+    let source: 'model' | 'rules' = this.judge.kind === 'rules' ? 'rules' : 'model';
+    try {
+      const timeout = AbortSignal.timeout(this.timeouts.judge);
+      const judgeSignal = AbortSignal.any([signal, timeout]);
+      decision = judgeDecisionSchema.parse(await raceAbort(this.judge.decide(input, { signal: judgeSignal }), judgeSignal));
+    } catch (error) {
+      if (signal.aborted) return;
+      const message = timeoutMessage(error, this.timeouts.judge) ?? serializeError(error).message;
+      this.postAuto('judge-fallback', autoText.judgeFallback(message));
+      decision = decideByRules(input, this.rules);
+      source = 'rules';
+    }
+    if (signal.aborted || this.snapshot.runId !== runId) return;
+    const consumedIds =
+      decision.type === 'continue' ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined) : [];
+    const consumed = s.iteration >= s.maxIterations ? [] : consumedIds;
+    this.postAuto('decision', autoText.decision(decision, consumed.length));
+    this.emit('looper:decision', {
+      runId,
+      iteration: s.iteration,
+      source,
+      type: decision.type,
+      reason: decision.reason,
+      ...(decision.type === 'continue' ? { nextTask: decision.nextTask } : {}),
+      consumedPending: consumed.length,
+    });
+    if (decision.type === 'terminate') return this.finish('terminated', decision.reason, decision, source);
+    if (s.iteration >= s.maxIterations) {
+      return this.finish('max-iterations', `Reached the iteration limit (${s.iteration} of ${s.maxIterations}); JUDGE wanted to continue: ${decision.reason}`, decision, source);
+    }
+    if (this.snapshot.stopRequested) return this.finish('stopped', `Stopped on request after JUDGE in iteration ${s.iteration}.`, decision, source);
+    this.update(continueRun(this.snapshot, { decision, source, consumed, now: this.now() }), { kind: 'decision', data: { decision, source } });
+  }
+
+  private async runStep(step: 'coder' | 'review', agent: RunnableAgent, input: string, timeoutMs: number): Promise<LooperStepResult & { data?: unknown }> {
+    const started = this.now();
+    const context: AgentContext = {
+      channelId: this.channelId,
+      sourceChannelId: this.channelId,
+      ...(this.workspacePath !== undefined ? { workspacePath: this.workspacePath } : {}),
+      data: { looperId: this.id, step, iteration: this.snapshot.iteration },
+    };
+    const { task, emitter } = this.tasks.startBackground(agent, input, context, { timeoutMs });
+    this.currentTaskId = task.id;
+    try {
+      const output = await waitForCompletion(emitter);
+      const text = output.text || task.output;
+      return { status: 'SUCCESS', output: text, durationMs: this.now() - started, timedOut: false, ...(output.data !== undefined ? { data: output.data } : {}) };
+    } catch (error) {
+      return failedStep(error, task.output, this.now() - started);
+    } finally {
+      this.currentTaskId = undefined;
+    }
+  }
+
+  private async runReview(input: string): Promise<ReviewStepResult> {
+    const { data, ...result } = await this.runStep('review', this.review, input, this.timeouts.review);
+    if (result.status === 'FAILED') return result;
+    const structured = reviewReportSchema.safeParse(data);
+    if (structured.success) return { ...result, report: structured.data, reportSource: 'parsed' };
+    const parsed = parseReviewReport(result.output);
+    return { ...result, report: parsed.report, reportSource: parsed.source };
+  }
+
+  private finish(outcome: LooperRunOutcome, reason: string, decision?: JudgeDecision, source?: 'model' | 'rules'): void {
+    const s = this.snapshot;
+    const runId = s.runId ?? 'unknown';
+    this.update(
+      finishRun(s, { outcome, reason, ...(decision ? { decision } : {}), ...(source ? { source } : {}), now: this.now() }),
+      { kind: 'run-finished', data: { outcome, reason } },
+      reason,
+    );
+    this.postAuto('run-finished', autoText.finished(outcome, s.iteration, reason));
+    this.emit('looper:run-finished', { runId, outcome, reason, iterations: s.iteration });
+  }
+
+  /** Replaces the state, emits `looper:state-changed` when it changed, and queues a checkpoint. */
+  private update(next: LooperSnapshot, entry: Pick<LooperHistoryEntry, 'kind' | 'data'>, reason?: string): void {
+    const previous = this.snapshot;
+    this.snapshot = next;
+    if (previous.state !== next.state) {
+      this.emit('looper:state-changed', {
+        from: previous.state,
+        to: next.state,
+        runId: next.runId ?? previous.runId,
+        task: next.currentTask ?? previous.currentTask,
+        ...(reason !== undefined ? { reason } : {}),
+      });
+    }
+    const record: LooperHistoryEntry = { ...entry, revision: next.revision, runId: next.runId ?? previous.runId, iteration: next.iteration, at: next.updatedAt };
+    // Changes that arrive before the queued write starts join it: one transaction, the latest snapshot, every entry.
+    if (this.queuedWrite) {
+      this.queuedWrite.snapshot = next;
+      this.queuedWrite.entries.push(record);
+      return;
+    }
+    const job = { snapshot: next, entries: [record] };
+    this.queuedWrite = job;
+    this.writes = this.writes
+      .then(() => {
+        if (this.queuedWrite === job) this.queuedWrite = undefined;
+        return this.stateStore.save(job.snapshot, job.entries);
+      })
+      .catch((error: unknown) => {
+        this.emit('looper:checkpoint-failed', { error: serializeError(error) });
+      });
+  }
+
+  private postAuto(kind: string, content: string): void {
+    const s = this.snapshot;
+    this.messages.append(this.channelId, {
+      role: 'system',
+      speaker: this.id,
+      content,
+      metadata: { auto: true, kind, looperId: this.id, runId: s.runId, iteration: s.iteration },
+    });
+  }
+
+  private emitStep(step: 'coder' | 'review', result: ReviewStepResult): void {
+    this.emit('looper:step-completed', {
+      runId: this.snapshot.runId ?? 'unknown',
+      iteration: this.snapshot.iteration,
+      step,
+      status: result.status,
+      durationMs: result.durationMs,
+      timedOut: result.timedOut,
+      ...(result.report ? { health: result.report.health } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    });
+  }
+
+  private emit<T extends keyof TroupeEventPayloads & `looper:${string}`>(type: T, payload: Omit<TroupeEventPayloads[T], 'looperId' | 'channelId'>): void {
+    this.bus?.emit(type, { looperId: this.id, channelId: this.channelId, ...payload } as TroupeEventPayloads[T], { source: this.id });
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function timeoutMessage(error: unknown, timeoutMs: number): string | undefined {
+  return error instanceof DOMException && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : undefined;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { looperCommandSchema, parseLooperCommand } from './index';
+
+describe('parseLooperCommand', () => {
+  it('parses the four JSON commands', () => {
+    expect(parseLooperCommand('{"type":"start","task":"Create hello.txt"}')).toEqual({ success: true, command: { type: 'start', task: 'Create hello.txt' } });
+    expect(parseLooperCommand(' {"type":"stop"} ')).toEqual({ success: true, command: { type: 'stop' } });
+    expect(parseLooperCommand('{"type":"status"}')).toEqual({ success: true, command: { type: 'status' } });
+    expect(parseLooperCommand('{"type":"add_pending","task":"  Add logging "}')).toEqual({ success: true, command: { type: 'add_pending', task: 'Add logging' } });
+  });
+
+  it('treats plain text as start (seed §2), including text that merely contains braces or brackets', () => {
+    expect(parseLooperCommand('Optimize the login page')).toEqual({ success: true, command: { type: 'start', task: 'Optimize the login page' } });
+    expect(parseLooperCommand('[urgent] fix {config} parsing')).toEqual({ success: true, command: { type: 'start', task: '[urgent] fix {config} parsing' } });
+  });
+
+  it('explains malformed JSON, unknown types, missing or empty tasks, and non-strings', () => {
+    expect(parseLooperCommand('{"type":"start",')).toMatchObject({ success: false, error: expect.stringMatching(/^malformed JSON \(/) });
+    expect(parseLooperCommand('{"type":"restart"}')).toEqual({ success: false, error: 'unknown command type "restart"; expected one of start, stop, status, add_pending' });
+    expect(parseLooperCommand('{"task":"x"}')).toEqual({ success: false, error: 'the JSON command has no "type" string' });
+    expect(parseLooperCommand('{"type":"start"}')).toEqual({ success: false, error: '"start" command: "task" is required' });
+    expect(parseLooperCommand('{"type":"add_pending","task":"   "}')).toEqual({ success: false, error: '"add_pending" command: "task" must not be empty' });
+    expect(parseLooperCommand('{"type":"start","task":42}')).toMatchObject({ success: false, error: expect.stringMatching(/^"start" command: "task" /) });
+    expect(parseLooperCommand('   ')).toEqual({ success: false, error: 'the command is empty' });
+    expect(parseLooperCommand(null)).toEqual({ success: false, error: 'a command must be a string, got null' });
+  });
+
+  it('exports the zod schema of the commands', () => {
+    expect(looperCommandSchema.safeParse({ type: 'stop' }).success).toBe(true);
+    expect(looperCommandSchema.safeParse({ type: 'start' }).success).toBe(false);
+  });
+});

@@ -1,0 +1,91 @@
+import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, TaskManager } from '@troupe/core';
+import type { Judge } from '../judge/judge';
+import type { RuleJudgeOptions } from '../judge/rule-judge';
+import type { LooperCommand } from './looper-command';
+import type { buildReviewPrompt, ReviewPromptInput } from './looper-review-report';
+import type { LooperState } from './looper-state';
+import type { LooperStateStore } from './looper-state-store';
+
+/** A Coder or Review member given as a registered CLI adapter (run through `AgentManager`). */
+export interface LooperAdapterMember {
+  /** Adapter type or registry entry id: `claude`, `codex`, `gemini`… */
+  configId: string;
+  /** Role id in the agent manager. Default `<looperId>-coder` / `<looperId>-review`. */
+  roleId?: string;
+  /** System prompt, extra args, env, work directory. */
+  member?: MemberAgentConfig;
+}
+
+/** A Coder or Review member: any runnable agent, or a CLI adapter by name. */
+export type LooperMember = RunnableAgent | LooperAdapterMember;
+
+/** Per-step timeouts in ms. */
+export interface LooperStepTimeouts {
+  /** Default 15 minutes. */
+  coder?: number;
+  /** Default 10 minutes. */
+  review?: number;
+  /** Default 2 minutes. */
+  judge?: number;
+}
+
+/** What the Coder prompt is built from. */
+export interface CoderPromptInput {
+  task: string;
+  iteration: number;
+  maxIterations: number;
+}
+
+/** Options for {@link Looper}. */
+export interface LooperOptions {
+  /** Agent id (and state key). Default `looper`. */
+  id?: string;
+  /** The member that does the work each iteration. */
+  coder: LooperMember;
+  /** The member that reviews it and reports health (see {@link buildReviewPrompt} for the report format). */
+  review: LooperMember;
+  /** JUDGE. Default: a model judge when `model` is given, else the rule policy. */
+  judge?: Judge;
+  /** Shortcut for `judge: createModelJudge({ model })`. */
+  model?: ChatModel;
+  /** Options of the rule policy (used without a model, and as the fallback when the model judge fails). */
+  rules?: RuleJudgeOptions;
+  /** Channel of the `[AUTO]` progress messages. Default `looper`. */
+  channelId?: string;
+  /** Where `[AUTO]` messages go. Default: a new `MessageStore` on `eventBus`. */
+  messages?: MessageStore;
+  /** Emits `looper:*` events (and, through the default message store, `message:added`). */
+  eventBus?: EventBus;
+  /** Runs adapter members. Default: one the Looper creates (and cleans up in `dispose`). */
+  agentManager?: AgentManager;
+  /** Runs the steps. Default: a new `TaskManager` on `eventBus`. */
+  taskManager?: TaskManager;
+  /** Iterations per run. Default 5. */
+  maxIterations?: number;
+  /** One timeout for every step, or one per step. */
+  stepTimeoutMs?: number | LooperStepTimeouts;
+  /** Where state and checkpoints go. Default: `createLooperStateStore(store)`. */
+  stateStore?: LooperStateStore;
+  /** Shortcut for `stateStore: createLooperStateStore(store)`. Default: a `MemoryStore`. */
+  store?: Store;
+  /** Work directory given to the members (`context.workspacePath`) when the command's context has none. */
+  workspacePath?: string;
+  /** The Coder's input each iteration. Default: the task. */
+  coderPrompt?: (input: CoderPromptInput) => string;
+  /** The Review's input each iteration. Default: {@link buildReviewPrompt}. */
+  reviewPrompt?: (input: ReviewPromptInput) => string;
+  /** Longest step output kept in prompts and JUDGE input. Default 4000 characters. */
+  maxOutputChars?: number;
+  /** Clock, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The Looper's answer to a command; `text` is what it says in the channel. */
+export interface LooperReply {
+  /** False when the command was refused or invalid (the state did not change). */
+  ok: boolean;
+  command: LooperCommand['type'] | 'invalid';
+  text: string;
+  /** The state after the command. */
+  state: LooperState;
+}

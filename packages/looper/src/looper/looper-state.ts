@@ -1,0 +1,214 @@
+import { InvalidStateError, serializedErrorSchema } from '@troupe/core';
+import { z } from 'zod';
+import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
+import type { PendingTask } from '../judge/judge-input';
+import { looperRunOutcomeSchema, looperStateSchema, looperStepSchema } from './looper-events';
+import { reviewReportSchema } from './looper-review-report';
+import type { LooperStepResult, ReviewStepResult } from './looper-step-result';
+
+/** The Looper's state: `IDLE` or `RUNNING`. */
+export type LooperState = z.infer<typeof looperStateSchema>;
+/** A step of an iteration: `coder`, `review` or `judge`. */
+export type LooperStep = z.infer<typeof looperStepSchema>;
+/** How a run ended. */
+export type LooperRunOutcome = z.infer<typeof looperRunOutcomeSchema>;
+
+const pendingTaskSchema = z.object({ id: z.string(), task: z.string(), addedAt: z.number() });
+
+const stepResultSchema = z.object({
+  status: z.enum(['SUCCESS', 'FAILED']),
+  output: z.string(),
+  durationMs: z.number(),
+  timedOut: z.boolean(),
+  error: serializedErrorSchema.optional(),
+  failureKind: z.enum(['fixable', 'environment']).optional(),
+});
+
+const reviewStepResultSchema = stepResultSchema.extend({
+  report: reviewReportSchema.optional(),
+  reportSource: z.enum(['parsed', 'fallback']).optional(),
+});
+
+const decisionSourceSchema = z.enum(['model', 'rules']);
+
+/**
+ * Everything the Looper knows, as one JSON value: what a checkpoint holds
+ * and what `status` reports. A Looper on a durable store resumes a run from
+ * it (`step` says where; `current` holds the results of the iteration in
+ * progress).
+ */
+export const looperSnapshotSchema = z.object({
+  version: z.literal(1),
+  looperId: z.string(),
+  state: looperStateSchema,
+  /** Bumped on every change; orders checkpoints and history entries. */
+  revision: z.number().int().nonnegative(),
+  /** Id of the run in progress (RUNNING only). */
+  runId: z.string().nullable(),
+  /** The task the run started with. */
+  task: z.string().nullable(),
+  /** The task of the current iteration (JUDGE's `nextTask` after the first). */
+  currentTask: z.string().nullable(),
+  /** 1-based iteration in progress; 0 before the first run. */
+  iteration: z.number().int().nonnegative(),
+  maxIterations: z.number().int().positive(),
+  /** The step running (or next to run) while RUNNING; null when IDLE. */
+  step: looperStepSchema.nullable(),
+  /** A stop was requested: the run ends after the current step. */
+  stopRequested: z.boolean(),
+  /** Tasks queued with `add_pending`, oldest first. */
+  pending: z.array(pendingTaskSchema),
+  /** Results of the iteration in progress. */
+  current: z.object({ coder: stepResultSchema.optional(), review: reviewStepResultSchema.optional() }),
+  /** The last complete iteration and JUDGE's decision on it. */
+  last: z
+    .object({
+      iteration: z.number().int().positive(),
+      coder: stepResultSchema,
+      review: reviewStepResultSchema,
+      decision: judgeDecisionSchema.nullable(),
+      decisionSource: decisionSourceSchema.nullable(),
+    })
+    .nullable(),
+  /** How the previous run ended. */
+  lastRun: z
+    .object({
+      runId: z.string(),
+      task: z.string(),
+      outcome: looperRunOutcomeSchema,
+      reason: z.string(),
+      iterations: z.number().int().nonnegative(),
+      endedAt: z.number(),
+    })
+    .nullable(),
+  /** Milliseconds since the epoch of the last change. */
+  updatedAt: z.number(),
+});
+
+/** The Looper's state as plain data (see {@link looperSnapshotSchema}). */
+export type LooperSnapshot = z.infer<typeof looperSnapshotSchema>;
+
+/** The state of a new Looper. */
+export function createLooperSnapshot(options: { looperId: string; maxIterations: number; now: number }): LooperSnapshot {
+  return {
+    version: 1,
+    looperId: options.looperId,
+    state: 'IDLE',
+    revision: 0,
+    runId: null,
+    task: null,
+    currentTask: null,
+    iteration: 0,
+    maxIterations: options.maxIterations,
+    step: null,
+    stopRequested: false,
+    pending: [],
+    current: {},
+    last: null,
+    lastRun: null,
+    updatedAt: options.now,
+  };
+}
+
+function next(snapshot: LooperSnapshot, changes: Partial<LooperSnapshot>, now: number): LooperSnapshot {
+  return { ...snapshot, ...changes, revision: snapshot.revision + 1, updatedAt: now };
+}
+
+function expect(snapshot: LooperSnapshot, state: LooperState, step?: LooperStep): void {
+  if (snapshot.state !== state || (step !== undefined && snapshot.step !== step)) {
+    const where = snapshot.state === 'RUNNING' ? `RUNNING at step ${snapshot.step}` : 'IDLE';
+    throw new InvalidStateError(`Looper "${snapshot.looperId}" is ${where}; expected ${state}${step ? ` at step ${step}` : ''}`);
+  }
+}
+
+/** IDLE → RUNNING: iteration 1 of `task` begins with the Coder. */
+export function startRun(snapshot: LooperSnapshot, options: { task: string; runId: string; now: number }): LooperSnapshot {
+  expect(snapshot, 'IDLE');
+  return next(
+    snapshot,
+    { state: 'RUNNING', runId: options.runId, task: options.task, currentTask: options.task, iteration: 1, step: 'coder', stopRequested: false, current: {} },
+    options.now,
+  );
+}
+
+/** Marks a RUNNING Looper to stop after its current step. */
+export function requestStop(snapshot: LooperSnapshot, now: number): LooperSnapshot {
+  expect(snapshot, 'RUNNING');
+  return next(snapshot, { stopRequested: true }, now);
+}
+
+/** Queues a pending task (in either state). */
+export function addPending(snapshot: LooperSnapshot, item: PendingTask, now: number): LooperSnapshot {
+  return next(snapshot, { pending: [...snapshot.pending, item] }, now);
+}
+
+/** Records the Coder's result; the Review step is next. */
+export function recordCoderResult(snapshot: LooperSnapshot, result: LooperStepResult, now: number): LooperSnapshot {
+  expect(snapshot, 'RUNNING', 'coder');
+  return next(snapshot, { step: 'review', current: { coder: result } }, now);
+}
+
+/** Records the Review's result; JUDGE is next. */
+export function recordReviewResult(snapshot: LooperSnapshot, result: ReviewStepResult, now: number): LooperSnapshot {
+  expect(snapshot, 'RUNNING', 'review');
+  return next(snapshot, { step: 'judge', current: { ...snapshot.current, review: result } }, now);
+}
+
+function completedIteration(snapshot: LooperSnapshot, decision: JudgeDecision | null, source: 'model' | 'rules' | null): LooperSnapshot['last'] {
+  const { coder, review } = snapshot.current;
+  if (!coder || !review) return snapshot.last;
+  return { iteration: snapshot.iteration, coder, review, decision, decisionSource: source };
+}
+
+/**
+ * JUDGE said continue: the next iteration runs `nextTask`, and the pending
+ * tasks whose ids are in `consumed` leave the queue (others stay, including
+ * any added while JUDGE was deciding).
+ */
+export function continueRun(
+  snapshot: LooperSnapshot,
+  options: { decision: Extract<JudgeDecision, { type: 'continue' }>; source: 'model' | 'rules'; consumed: readonly string[]; now: number },
+): LooperSnapshot {
+  expect(snapshot, 'RUNNING', 'judge');
+  const consumed = new Set(options.consumed);
+  return next(
+    snapshot,
+    {
+      last: completedIteration(snapshot, options.decision, options.source),
+      iteration: snapshot.iteration + 1,
+      currentTask: options.decision.nextTask,
+      step: 'coder',
+      current: {},
+      pending: snapshot.pending.filter((item) => !consumed.has(item.id)),
+    },
+    options.now,
+  );
+}
+
+/** RUNNING → IDLE: the run ended (terminated, stopped, at its limit, or failed). Pending tasks stay queued. */
+export function finishRun(
+  snapshot: LooperSnapshot,
+  options: { outcome: LooperRunOutcome; reason: string; decision?: JudgeDecision; source?: 'model' | 'rules'; now: number },
+): LooperSnapshot {
+  expect(snapshot, 'RUNNING');
+  return next(
+    snapshot,
+    {
+      state: 'IDLE',
+      last: completedIteration(snapshot, options.decision ?? null, options.source ?? null),
+      lastRun: {
+        runId: snapshot.runId ?? 'unknown',
+        task: snapshot.task ?? '',
+        outcome: options.outcome,
+        reason: options.reason,
+        iterations: snapshot.iteration,
+        endedAt: options.now,
+      },
+      runId: null,
+      step: null,
+      stopRequested: false,
+      current: {},
+    },
+    options.now,
+  );
+}
