@@ -1,0 +1,204 @@
+import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
+import type { Action, ActResult } from './loop-action';
+import type { ToolCapabilityTracker } from './loop-capabilities';
+import type { Experience } from './loop-experience';
+import type { Perception, PerceptionInput } from './loop-perception';
+import type { LoopContext, LoopReflector, PerceptionProcessor } from './loop-stage';
+import type { LoopStageRegistry } from './loop-stage-registry';
+import { completeExperiences, defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
+import { normalizeAction } from './run-loop-action';
+
+// The phase bodies. They return plain values while every stage answers
+// synchronously and switch to promises only when a stage returns one, so a
+// loop of quick stages pays no extra microtask per stage.
+
+const STAGE_OF_ERROR = new WeakMap<object, string>();
+
+/** Remembers which stage threw `error` (first one wins). */
+export function tagStage(error: unknown, stage: string): unknown {
+  if (typeof error === 'object' && error !== null && !STAGE_OF_ERROR.has(error)) STAGE_OF_ERROR.set(error, stage);
+  return error;
+}
+
+/** The stage that threw `error`, when known. */
+export function stageOfError(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null ? STAGE_OF_ERROR.get(error) : undefined;
+}
+
+/** True for promises and other thenables. */
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** Turns sensor output into perceptions with ids and timestamps. */
+export type NormalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string) => Perception[];
+
+/** Sense: every sensor (concurrently), then every perception processor in order. */
+export function sensePhase(registry: LoopStageRegistry, context: LoopContext, normalize: NormalizePerceptions): Perception[] | Promise<Perception[]> {
+  const sensors = registry.sensors;
+  const processors = registry.processors;
+  if (sensors.length === 0) return runProcessors(processors, 0, [], context);
+  if (sensors.length === 1) {
+    const sensor = sensors[0] as (typeof sensors)[number];
+    let batch: readonly PerceptionInput[] | Promise<readonly PerceptionInput[]>;
+    try {
+      batch = sensor.sense(context);
+    } catch (error) {
+      throw tagStage(error, sensor.name);
+    }
+    if (isPromiseLike(batch)) {
+      return Promise.resolve(batch).then(
+        (resolved) => runProcessors(processors, 0, collect([resolved], sensors, normalize), context),
+        (error: unknown) => {
+          throw tagStage(error, sensor.name);
+        },
+      );
+    }
+    return runProcessors(processors, 0, collect([batch], sensors, normalize), context);
+  }
+  return Promise.all(
+    sensors.map(async (sensor) => {
+      try {
+        return await sensor.sense(context);
+      } catch (error) {
+        throw tagStage(error, sensor.name);
+      }
+    }),
+  ).then((batches) => runProcessors(processors, 0, collect(batches, sensors, normalize), context));
+}
+
+function collect(batches: readonly (readonly PerceptionInput[])[], sensors: readonly { name: string }[], normalize: NormalizePerceptions): Perception[] {
+  let perceptions: Perception[] = [];
+  for (let i = 0; i < batches.length; i++) {
+    const batch = batches[i];
+    const name = (sensors[i] as { name: string }).name;
+    if (!Array.isArray(batch)) throw tagStage(new InvalidArgumentError(`sensor "${name}"`, 'sense() must return an array of perceptions'), name);
+    if (batch.length > 0) perceptions = perceptions.length === 0 ? normalize(batch, `sensor "${name}"`) : perceptions.concat(normalize(batch, `sensor "${name}"`));
+  }
+  return perceptions;
+}
+
+function runProcessors(
+  processors: readonly PerceptionProcessor[],
+  from: number,
+  perceptions: Perception[],
+  context: LoopContext,
+): Perception[] | Promise<Perception[]> {
+  let current = perceptions;
+  for (let i = from; i < processors.length; i++) {
+    const processor = processors[i] as PerceptionProcessor;
+    let output: Perception[] | Promise<Perception[]>;
+    try {
+      output = processor.process(current, context);
+    } catch (error) {
+      throw tagStage(error, processor.name);
+    }
+    if (isPromiseLike(output)) {
+      return Promise.resolve(output).then(
+        (resolved) => runProcessors(processors, i + 1, checkProcessed(resolved, processor), context),
+        (error: unknown) => {
+          throw tagStage(error, processor.name);
+        },
+      );
+    }
+    current = checkProcessed(output, processor);
+  }
+  return current;
+}
+
+function checkProcessed(output: unknown, processor: PerceptionProcessor): Perception[] {
+  if (!Array.isArray(output)) {
+    throw tagStage(new InvalidArgumentError(`perception processor "${processor.name}"`, 'process() must return an array of perceptions'), processor.name);
+  }
+  return output as Perception[];
+}
+
+/** Plan: the planner's action, checked; `null` when there is nothing to do. */
+export function planPhase(registry: LoopStageRegistry, perceptions: readonly Perception[], context: LoopContext): Action | null | Promise<Action | null> {
+  const planner = registry.planner;
+  if (!planner) throw new InvalidStateError(`Loop "${context.loopId}" has no planner; register one with use({ kind: 'planner', … })`);
+  const what = `action from planner "${planner.name}"`;
+  let planned: ReturnType<typeof planner.plan>;
+  try {
+    planned = planner.plan(perceptions, context);
+    if (!isPromiseLike(planned)) return normalizeAction(planned, context.iterationId, what);
+  } catch (error) {
+    throw tagStage(error, planner.name);
+  }
+  return Promise.resolve(planned).then(
+    (resolved) => {
+      try {
+        return normalizeAction(resolved, context.iterationId, what);
+      } catch (error) {
+        throw tagStage(error, planner.name);
+      }
+    },
+    (error: unknown) => {
+      throw tagStage(error, planner.name);
+    },
+  );
+}
+
+/** What the Reflect phase needs from the loop. */
+export interface ReflectDependencies {
+  registry: LoopStageRegistry;
+  capabilities: ToolCapabilityTracker;
+  /** Stores the experiences (in the background, or awaited for single steps). */
+  store(experiences: Experience[], context: LoopContext): void | Promise<void>;
+}
+
+const DEFAULT_REFLECTORS: readonly LoopReflector[] = [defaultLoopReflector];
+
+/** Reflect: capability update, every reflector (the default one when none is registered), then storage. */
+export function reflectPhase(result: ActResult, context: LoopContext, dependencies: ReflectDependencies): ReflectResult | Promise<ReflectResult> {
+  const capabilities = dependencies.capabilities.update(result);
+  const registered = dependencies.registry.reflectors;
+  const reflectors = registered.length > 0 ? registered : DEFAULT_REFLECTORS;
+  const outputs: unknown[] = [];
+  for (let i = 0; i < reflectors.length; i++) {
+    const reflector = reflectors[i] as LoopReflector;
+    let output: unknown;
+    try {
+      output = reflector.reflect(result, context);
+    } catch (error) {
+      throw tagStage(error, reflector.name);
+    }
+    if (isPromiseLike(output)) return reflectAsync(output, i, reflectors, outputs, result, context, dependencies, capabilities);
+    outputs.push(output);
+  }
+  return storeReflection(outputs, reflectors, result, context, dependencies, capabilities);
+}
+
+async function reflectAsync(
+  pending: PromiseLike<unknown>,
+  index: number,
+  reflectors: readonly LoopReflector[],
+  outputs: unknown[],
+  result: ActResult,
+  context: LoopContext,
+  dependencies: ReflectDependencies,
+  capabilities: ReflectResult['capabilities'],
+): Promise<ReflectResult> {
+  for (let i = index; i < reflectors.length; i++) {
+    const reflector = reflectors[i] as LoopReflector;
+    try {
+      outputs.push(await (i === index ? pending : reflector.reflect(result, context)));
+    } catch (error) {
+      throw tagStage(error, reflector.name);
+    }
+  }
+  return storeReflection(outputs, reflectors, result, context, dependencies, capabilities);
+}
+
+function storeReflection(
+  outputs: readonly unknown[],
+  reflectors: readonly LoopReflector[],
+  result: ActResult,
+  context: LoopContext,
+  dependencies: ReflectDependencies,
+  capabilities: ReflectResult['capabilities'],
+): ReflectResult | Promise<ReflectResult> {
+  const experiences = completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors });
+  const stored = experiences.length > 0 ? dependencies.store(experiences, context) : undefined;
+  return stored === undefined ? { experiences, capabilities } : stored.then(() => ({ experiences, capabilities }));
+}

@@ -1,0 +1,114 @@
+import type { EventBus } from '../events/event-bus';
+import type { SerializedError, TroupeEventPayloads, TroupeEventType } from '../events/event-map';
+import { serializeError } from '../util/serialize-error';
+import type { LoopLogger } from './loop-logger';
+import { stageOfError } from './loop-phases';
+import { summarizeReusing, type LoopJsonValue, type ReusableSummary, type SummarizeOptions } from './summarize-for-event';
+
+/** Phase of a `loop:error` event. */
+export type LoopErrorPhase = TroupeEventPayloads['loop:error']['phase'];
+/** What the loop did about an error. */
+export type LoopErrorHandling = TroupeEventPayloads['loop:error']['handling'];
+
+/** What {@link LoopReporter} needs. */
+export interface LoopReporterOptions {
+  loopId: string;
+  bus: EventBus;
+  logger: LoopLogger;
+  secrets: readonly string[];
+  summary: SummarizeOptions;
+  now: () => number;
+  /** True when `now` is the default monotonic clock, so wall-clock times can be derived from its readings. */
+  derivedWallClock: boolean;
+}
+
+function isSerializedError(error: unknown): error is SerializedError {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    !(error instanceof Error) &&
+    typeof (error as SerializedError).name === 'string' &&
+    typeof (error as SerializedError).message === 'string'
+  );
+}
+
+/**
+ * How a loop talks to the outside: `loop:*` events on the bus (built only
+ * when someone listens), JSON summaries of phase inputs and outputs, error
+ * logging, and event timestamps.
+ */
+export class LoopReporter {
+  /** Which iteration events have listeners (see {@link refreshListening}). */
+  readonly listening = { started: false, phaseStarted: false, phaseCompleted: false, completed: false };
+  private readonly emitOptions: { source: string };
+  private lastSummary: ReusableSummary | undefined;
+  private wallOffset = 0;
+
+  constructor(private readonly options: LoopReporterOptions) {
+    this.emitOptions = { source: `loop:${options.loopId}` };
+  }
+
+  /**
+   * Checks which iteration events have listeners; called once per iteration
+   * (and per step) so events nobody listens to are not even built.
+   */
+  refreshListening(): LoopReporter['listening'] {
+    const listening = this.listening;
+    const bus = this.options.bus;
+    const all = bus.listenerCount('*') > 0;
+    listening.started = all || bus.listenerCount('loop:started') > 0;
+    listening.phaseStarted = all || bus.listenerCount('loop:phase-started') > 0;
+    listening.phaseCompleted = all || bus.listenerCount('loop:phase-completed') > 0;
+    listening.completed = all || bus.listenerCount('loop:completed') > 0;
+    return listening;
+  }
+
+  /** Re-anchors wall-clock times on a fresh reading of the loop's clock (once per iteration). */
+  anchorWallClock(at: number): void {
+    if (this.options.derivedWallClock) this.wallOffset = Date.now() - at;
+  }
+
+  /**
+   * Wall-clock time (ms since the epoch) of a reading of the loop's clock:
+   * derived from the monotonic clock by default, `Date.now()` with an injected clock.
+   */
+  wallClock(at: number): number {
+    return this.options.derivedWallClock ? Math.round(this.wallOffset + at) : Date.now();
+  }
+
+  /**
+   * JSON summary for an event. A phase's output is the next phase's input,
+   * and the Act result holds the action, so the last summary is reused.
+   */
+  summarize(value: unknown): LoopJsonValue {
+    const last = this.lastSummary;
+    if (value !== null && last !== undefined && value === last.value) return last.summary;
+    const summarized = summarizeReusing(value, this.options.summary, last);
+    this.lastSummary = summarized;
+    return summarized.summary;
+  }
+
+  /** Publishes a `loop:*` event with the loop as its source. */
+  emit<T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T]): void {
+    this.options.bus.emit(type, payload, this.emitOptions);
+  }
+
+  /** Logs an error and publishes `loop:error`; returns it as plain data (secrets redacted). */
+  reportError(phase: LoopErrorPhase, error: unknown, details: { iterationId?: string; handling: LoopErrorHandling; stage?: string }): SerializedError {
+    const { loopId, logger, secrets } = this.options;
+    const serialized = isSerializedError(error) ? error : serializeError(error, secrets);
+    const stage = details.stage ?? stageOfError(error);
+    const payload: TroupeEventPayloads['loop:error'] = { loopId, phase, error: serialized, handling: details.handling, timestamp: Date.now() };
+    if (details.iterationId !== undefined) payload.iterationId = details.iterationId;
+    if (stage !== undefined) payload.stage = stage;
+    logger.error(`Loop "${loopId}" ${phase} failed${stage ? ` in stage "${stage}"` : ''}: ${serialized.name}: ${serialized.message}`, {
+      loopId,
+      ...(details.iterationId === undefined ? {} : { iterationId: details.iterationId }),
+      phase,
+      handling: details.handling,
+      error: serialized,
+    });
+    this.emit('loop:error', payload);
+    return serialized;
+  }
+}
