@@ -1,0 +1,170 @@
+import { InvalidArgumentError, InvalidStateError, serializeError, type EventBus, type SerializedError } from '@troupe/core';
+import type { ForkContext } from './agent-orchestrator-options';
+import type { AgentRecord } from './agent-record';
+import type { ReleaseSlot } from './agent-slots';
+import { isTerminalStatus } from './agent-status';
+import { assertRetryPolicy, type AgentRetryPolicy, type AgentStrategy } from './agent-strategy';
+import { AgentTerminatedError } from './orchestrator-errors';
+import type { AgentRunResult, AgentRuntimeStatus, AgentTaskContext, ForkResult, SubAgentResult, SubAgentSpec } from './orchestrator-types';
+
+/** @internal One sub-agent of a fork, its first attempt created. */
+export interface ForkEntry {
+  readonly task: string;
+  readonly strategy: AgentStrategy;
+  readonly context: AgentTaskContext;
+  readonly firstId: string;
+}
+
+/** @internal What the fork logic needs from its orchestrator (bound closures, so nothing private leaks). */
+export interface ForkHost {
+  readonly bus: EventBus;
+  record(agentId: string): AgentRecord | undefined;
+  /** Resolves a sub-agent's strategy (default: the orchestrator's sub-agent strategy). */
+  resolveStrategy(strategy: AgentStrategy | string | undefined): AgentStrategy;
+  /** Throws if the strategy's template or whitelist does not fit this sub-agent. */
+  checkAgent(parent: AgentRecord, strategy: AgentStrategy, context: AgentTaskContext): void;
+  createRecord(context: AgentTaskContext, strategy: AgentStrategy, attempt: number, retryOf: string | undefined): AgentRecord;
+  execute(record: AgentRecord): Promise<AgentRunResult>;
+  transition(record: AgentRecord, to: AgentRuntimeStatus): void;
+  takeSlot(record: AgentRecord, priority: 'normal' | 'high', expected: AgentRuntimeStatus): Promise<ReleaseSlot>;
+  terminateAgent(agentId: string, reason: string): Promise<string[]>;
+}
+
+/**
+ * @internal Seed 004's fork: the parent goes to `forking` and gives its slot
+ * back, the sub-agents run in parallel (each retried under its policy), and
+ * the parent takes a slot again before it goes on.
+ */
+export class AgentForkRunner {
+  private nextFork = 1;
+
+  constructor(private readonly host: ForkHost) {}
+
+  /** Validates a fork request up front (before the parent pauses); the returned function creates the first attempts. */
+  prepare(parent: AgentRecord, subAgents: readonly SubAgentSpec[], context: ForkContext): () => ForkEntry[] {
+    if (!Array.isArray(subAgents) || subAgents.length === 0) throw new InvalidArgumentError('subAgents', 'expected at least one sub-agent');
+    if (context === null || typeof context !== 'object') throw new InvalidArgumentError('context', 'expected a ForkContext object');
+    if (context.retry !== undefined) assertRetryPolicy(context.retry, 'fork context retry');
+    const plans = subAgents.map((spec, index) => {
+      if (spec === null || typeof spec !== 'object' || typeof spec.task !== 'string' || spec.task.trim() === '') {
+        throw new InvalidArgumentError(`subAgents[${index}].task`, 'expected a non-empty string');
+      }
+      const strategy = this.host.resolveStrategy(spec.strategy);
+      const own = spec.context ?? {};
+      const subContext: AgentTaskContext = {
+        task: spec.task,
+        parentId: parent.id,
+        variables: { ...context.variables, ...own.variables },
+        data: { ...parent.context.data, ...context.data, ...own.data },
+      };
+      if (own.messages !== undefined) subContext.messages = own.messages;
+      const labels = own.labels ?? context.labels;
+      if (labels !== undefined) subContext.labels = labels;
+      const workspaceRoot = own.workspaceRoot ?? context.workspaceRoot ?? parent.context.workspaceRoot;
+      if (workspaceRoot !== undefined) subContext.workspaceRoot = workspaceRoot;
+      this.host.checkAgent(parent, strategy, subContext);
+      return { task: spec.task, strategy, context: subContext };
+    });
+    return () => plans.map((plan) => ({ ...plan, firstId: this.host.createRecord(plan.context, plan.strategy, 1, undefined).id }));
+  }
+
+  /** Runs the sub-agents of a prepared fork while the parent waits in `forking`. */
+  async run(parent: AgentRecord, entries: readonly ForkEntry[], context: ForkContext): Promise<ForkResult> {
+    if (parent.status !== 'running' && parent.status !== 'forking') {
+      throw new InvalidStateError(`Agent "${parent.id}" is ${parent.status}; only a running agent can fork`);
+    }
+    const { bus } = this.host;
+    const forkId = `fork-${this.nextFork++}`;
+    const started = performance.now();
+    const members = new Set(entries.map((entry) => entry.firstId));
+    parent.activeForks++;
+    if (parent.activeForks === 1) {
+      this.host.transition(parent, 'forking');
+      parent.releaseSlot?.();
+      parent.releaseSlot = undefined;
+    }
+    bus.emit('orchestrator:fork-started', { forkId, parentId: parent.id, agentIds: [...members] });
+    const stopMembers = (reason: string) => {
+      for (const id of members) {
+        const member = this.host.record(id);
+        if (member && !isTerminalStatus(member.status)) void this.host.terminateAgent(id, reason).catch(() => undefined);
+      }
+    };
+    const onParentAbort = () => stopMembers(`parent "${parent.id}" stopped`);
+    // The fork signal of a tool call follows the parent's run: name the parent when it is the cause.
+    const onForkAbort = () => stopMembers(parent.controller.signal.aborted ? `parent "${parent.id}" stopped` : 'the fork signal was aborted');
+    parent.controller.signal.addEventListener('abort', onParentAbort, { once: true });
+    if (context.signal?.aborted) onForkAbort();
+    else context.signal?.addEventListener('abort', onForkAbort, { once: true });
+    let results: SubAgentResult[];
+    try {
+      results = await Promise.all(entries.map((entry) => this.runSubAgent(parent, entry, context.retry, members)));
+    } finally {
+      parent.controller.signal.removeEventListener('abort', onParentAbort);
+      context.signal?.removeEventListener('abort', onForkAbort);
+      parent.activeForks--;
+    }
+    if (parent.activeForks === 0 && parent.status === 'forking') {
+      parent.releaseSlot = await this.host.takeSlot(parent, 'high', 'forking');
+      this.host.transition(parent, 'running');
+    }
+    if (isTerminalStatus(parent.status)) {
+      throw new AgentTerminatedError(parent.id, parent.terminationReason ?? `it ended in ${parent.status} while forking`);
+    }
+    const succeeded = results.filter((result) => result.status === 'completed').length;
+    const forkResult: ForkResult = { forkId, parentId: parent.id, results, succeeded, failed: results.length - succeeded };
+    bus.emit('orchestrator:fork-completed', { forkId, parentId: parent.id, succeeded, failed: forkResult.failed, durationMs: performance.now() - started });
+    return forkResult;
+  }
+
+  private async runSubAgent(parent: AgentRecord, entry: ForkEntry, retryOverride: AgentRetryPolicy | undefined, members: Set<string>): Promise<SubAgentResult> {
+    const policy = retryOverride ?? entry.strategy.retry ?? { maxRetries: 0 };
+    const agentIds = [entry.firstId];
+    let record = this.host.record(entry.firstId) as AgentRecord;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.host.execute(record);
+        return { task: entry.task, strategyType: entry.strategy.type, status: 'completed', text: result.text, agentId: record.id, agentIds, attempts: attempt };
+      } catch (error) {
+        const status = isTerminalStatus(record.status) ? record.status : 'error';
+        const serialized: SerializedError = record.error ?? serializeError(error);
+        const failed: SubAgentResult = { task: entry.task, strategyType: entry.strategy.type, status, error: serialized, agentId: record.id, agentIds, attempts: attempt };
+        if (status !== 'error' || attempt > policy.maxRetries || isTerminalStatus(parent.status)) return failed;
+        const delayMs = policy.delayMs ?? 0;
+        this.host.bus.emit('orchestrator:agent-retry-scheduled', {
+          agentId: record.id,
+          parentId: parent.id,
+          attempt: attempt + 1,
+          maxRetries: policy.maxRetries,
+          delayMs,
+          error: serialized,
+        });
+        if (!(await delay(parent, delayMs)) || isTerminalStatus(parent.status)) return failed;
+        record = this.host.createRecord(entry.context, entry.strategy, attempt + 1, record.id);
+        members.add(record.id);
+        agentIds.push(record.id);
+      }
+    }
+  }
+}
+
+/** Waits `ms` on a timer the owner holds (cleared if it ends); false when the owner was stopped meanwhile. */
+function delay(owner: AgentRecord, ms: number): Promise<boolean> {
+  const signal = owner.controller.signal;
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      owner.timers.delete(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      owner.timers.delete(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    owner.timers.add(timer);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,51 @@
+import type { ChatModel, EventBus } from '@troupe/core';
+import type { AgentRunnerSinks } from './agent-runner-types';
+import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
+import type { AgentInfo, AgentTaskContext } from './orchestrator-types';
+import type { ToolManager } from './tool-manager';
+
+/** Default of {@link AgentOrchestratorOptions.maxConcurrency}. */
+export const DEFAULT_MAX_CONCURRENCY = 4;
+
+/** Settings of an {@link AgentOrchestrator} (one orchestrator = one session). */
+export interface AgentOrchestratorOptions {
+  /** The model agents use unless their strategy names one. */
+  model?: ChatModel;
+  /** Most agents in `running` at once; others wait (`idle`, queued). Forking agents do not count. Default 4. */
+  maxConcurrency?: number;
+  /** The tools (core `ToolRegistry` underneath). Default: a `ToolManager` with the workspace tools, `task_finish` and `fork_agents`. */
+  tools?: ToolManager;
+  /** Where `orchestrator:*` events go. Default: a new bus (see `orchestrator.bus`). */
+  bus?: EventBus;
+  /** Directory the workspace tools are confined to (an agent's context may override it). */
+  workspaceRoot?: string;
+  /** Strategies sub-agents can be forked with by `type` (the `fork_agents` tool's `strategy`). */
+  strategies?: readonly AgentStrategy[];
+  /** The strategy of sub-agents whose fork names none. Default {@link DEFAULT_SUB_AGENT_STRATEGY}. */
+  subAgentStrategy?: AgentStrategy;
+  /** Sinks for every agent's runner (seed 004's `renderToUI`), built per agent. */
+  sinks?: (agent: AgentInfo) => AgentRunnerSinks | undefined;
+  /** Agent ids are `<idPrefix>-<n>`. Default `agent`. */
+  idPrefix?: string;
+  /** How long a terminated agent's tools get to stop before the runner gives up on them. Default 5 000 ms. */
+  abortGraceMs?: number;
+}
+
+/** Options of {@link AgentOrchestrator.runAgent}. */
+export interface RunAgentOptions {
+  /** Terminates the agent (and its subtree) when aborted. */
+  signal?: AbortSignal;
+  /** Sinks for this agent (called after the orchestrator's `sinks`). */
+  sinks?: AgentRunnerSinks;
+}
+
+/**
+ * The context a fork shares with its sub-agents (the third argument of
+ * `requestFork`), plus the fork's own settings.
+ */
+export interface ForkContext extends Omit<AgentTaskContext, 'task' | 'parentId' | 'messages'> {
+  /** Retry policy for every sub-agent of this fork (default: each sub-agent strategy's `retry`). */
+  retry?: AgentRetryPolicy;
+  /** Terminates the fork's sub-agents when aborted (the parent goes on with their results). */
+  signal?: AbortSignal;
+}

@@ -1,0 +1,162 @@
+import type { ChatMessage, ChatUsage, SerializedError, ToolAgentKind } from '@troupe/core';
+import type { AgentStrategy } from './agent-strategy';
+import type { AgentRunnerStopReason } from './agent-runner-types';
+
+/**
+ * Where an agent is in its life (seed 004's `AgentRuntimeStatus`):
+ * `idle` (created, or queued for a slot) → `running` → `completed` | `error` |
+ * `terminated`, with `forking` while it waits for its sub-agents. See
+ * {@link AGENT_STATUS_TRANSITIONS} for every allowed move.
+ */
+export type AgentRuntimeStatus = 'idle' | 'running' | 'forking' | 'completed' | 'error' | 'terminated';
+
+/** The statuses an agent never leaves. */
+export type AgentTerminalStatus = Extract<AgentRuntimeStatus, 'completed' | 'error' | 'terminated'>;
+
+/**
+ * What an agent starts from (seed 004's `AgentContext`, given to
+ * `createAgent`). At least one of `task` and `messages` is needed.
+ */
+export interface AgentTaskContext {
+  /** The instruction; sent as the last user message and available to the prompt template as `{{task}}`. */
+  task?: string;
+  /** Conversation to start from (e.g. the history of a previous agent); `task` is appended after it. */
+  messages?: readonly ChatMessage[];
+  /** Parent agent; the new agent is a sub-agent (`sub` tools) in the parent's subtree. */
+  parentId?: string;
+  /** Values for the strategy's system prompt template (`{{name}}`). */
+  variables?: Readonly<Record<string, string>>;
+  /** Free-form tags shown in the tree (seed 004's `AgentMetadata` labels). */
+  labels?: readonly string[];
+  /** Directory the workspace tools are confined to, for this agent (default: the orchestrator's). */
+  workspaceRoot?: string;
+  /** Passed to the agent's tools as `context.data` (ids, services). */
+  data?: Readonly<Record<string, unknown>>;
+}
+
+/** One sub-agent of a fork: its task and, optionally, its strategy. */
+export interface SubAgentSpec {
+  /** What the sub-agent must do. */
+  task: string;
+  /** A strategy, or the `type` of one registered with the orchestrator. Default: the orchestrator's sub-agent strategy. */
+  strategy?: AgentStrategy | string;
+  /** Extra context for this sub-agent (its own variables, labels, data). */
+  context?: Omit<AgentTaskContext, 'task' | 'parentId'>;
+}
+
+/** How one sub-agent of a fork ended, after its retries. */
+export interface SubAgentResult {
+  /** The sub-agent's task. */
+  task: string;
+  /** Type of the strategy it ran with. */
+  strategyType: string;
+  /** `completed`, or how its last attempt failed. */
+  status: AgentTerminalStatus;
+  /** Its result text (when completed). */
+  text?: string;
+  /** Why its last attempt failed. */
+  error?: SerializedError;
+  /** Id of its last attempt. */
+  agentId: string;
+  /** Ids of every attempt, first to last (a retry is a new agent in the tree). */
+  agentIds: string[];
+  /** Number of attempts made. */
+  attempts: number;
+}
+
+/** What a fork returns once every sub-agent ended. */
+export interface ForkResult {
+  /** Unique per fork (`fork-1`…). */
+  forkId: string;
+  /** The agent that forked. */
+  parentId: string;
+  /** One entry per requested sub-agent, in request order. */
+  results: SubAgentResult[];
+  /** How many sub-agents completed. */
+  succeeded: number;
+  /** How many ended in `error` or `terminated` after their retries. */
+  failed: number;
+}
+
+/** What `runAgent` resolves with when the agent completed. */
+export interface AgentRunResult {
+  agentId: string;
+  status: 'completed';
+  /** The agent's final text (its `task_finish` result, or its last answer). */
+  text: string;
+  /** Why the run stopped. */
+  stopReason: AgentRunnerStopReason;
+  /** Model calls made. */
+  iterations: number;
+  /** Usage summed over the model calls. */
+  usage: ChatUsage;
+  /** The whole conversation (without the system prompt). */
+  messages: ChatMessage[];
+}
+
+/** One agent as the tree shows it (no children; see {@link AgentTreeNode}). */
+export interface AgentInfo {
+  id: string;
+  parentId: string | undefined;
+  /** Id of the root of its tree. */
+  rootId: string;
+  /** `main` for a root agent, `sub` for a sub-agent (decides its tool scope). */
+  kind: ToolAgentKind;
+  /** Type of its strategy. */
+  strategyType: string;
+  status: AgentRuntimeStatus;
+  /** Its task, when it has one. */
+  task: string | undefined;
+  labels: readonly string[];
+  /** 1 for a first attempt; 2, 3… for retries of a failed sub-agent. */
+  attempt: number;
+  /** The failed agent this one retries. */
+  retryOf: string | undefined;
+  /** True while it waits for a concurrency slot. */
+  queued: boolean;
+  /** True while its runner is paused between steps. */
+  paused: boolean;
+  /** Model calls made so far. */
+  iterations: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Its result text, once completed. */
+  result?: string;
+  /** Why it failed or was terminated. */
+  error?: SerializedError;
+}
+
+/** An agent and its children, recursively. */
+export interface AgentTreeNode extends AgentInfo {
+  children: AgentTreeNode[];
+}
+
+/** A point-in-time copy of every agent of an orchestrator (plain data, safe to keep or serialize). */
+export interface AgentTreeSnapshot {
+  /** Root agents (no parent), in creation order, each with its subtree. */
+  roots: AgentTreeNode[];
+  /** Agents per status. */
+  counts: Record<AgentRuntimeStatus, number>;
+  /** Agents waiting for a slot. */
+  queued: number;
+  /** The concurrency limit. */
+  maxConcurrency: number;
+  /** When the snapshot was taken. */
+  timestamp: number;
+}
+
+/** Payload of `onAgentStatusChanged` and of the `orchestrator:agent-status-changed` bus event. */
+export interface AgentStatusChange {
+  agentId: string;
+  parentId: string | undefined;
+  rootId: string;
+  kind: ToolAgentKind;
+  strategyType: string;
+  from: AgentRuntimeStatus;
+  to: AgentRuntimeStatus;
+  /** Why, for `terminated` (the reason given to `terminateAgent`). */
+  reason?: string;
+  /** The error, for `error` (and for `terminated` when a failure caused it). */
+  error?: SerializedError;
+  timestamp: number;
+}
