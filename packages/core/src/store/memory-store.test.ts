@@ -81,6 +81,24 @@ describe('MemoryStore', () => {
     ]);
   });
 
+  it('a failed nested transaction rolls back only its own writes', async () => {
+    const store = new MemoryStore();
+    await store.transaction(async (tx) => {
+      await tx.put(['n'], 'outer', 1);
+      await expect(
+        tx.transaction(async (inner) => {
+          await inner.put(['n'], 'inner', 2);
+          throw new Error('inner failed');
+        }),
+      ).rejects.toThrow('inner failed');
+      await tx.transaction(async (inner) => {
+        expect((await inner.get(['n'], 'outer'))?.value).toBe(1);
+        await inner.put(['n'], 'inner-ok', 3);
+      });
+    });
+    expect((await store.list(['n'])).map((i) => i.key)).toEqual(['inner-ok', 'outer']);
+  });
+
   it('runs transactions one at a time', async () => {
     const store = new MemoryStore();
     const order: string[] = [];

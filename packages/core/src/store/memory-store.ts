@@ -144,7 +144,14 @@ class TransactionDraft implements Store {
   /** nsKey → key → item, or `undefined` for a delete. */
   private readonly log = new Map<string, { namespace: Namespace; writes: Map<string, StoreItem | undefined> }>();
 
-  constructor(private readonly base: MemoryStore) {}
+  /**
+   * @param base the store the outermost draft commits into
+   * @param parent the enclosing draft, for a nested transaction (a savepoint)
+   */
+  constructor(
+    private readonly base: MemoryStore,
+    private readonly parent?: TransactionDraft,
+  ) {}
 
   async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
     const nsKey = namespaceKey(namespace, key);
@@ -153,7 +160,7 @@ class TransactionDraft implements Store {
       const item = writes.get(key);
       return item ? (copy(item) as StoreItem<V>) : undefined;
     }
-    return this.base.get<V>(namespace, key, options);
+    return (this.parent ?? this.base).get<V>(namespace, key, options);
   }
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
@@ -182,7 +189,7 @@ class TransactionDraft implements Store {
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     const { limit, ...rest } = options;
     const nsKey = namespaceKey(namespace);
-    const base = await this.base.list<V>(namespace, rest);
+    const base = await (this.parent ?? this.base).list<V>(namespace, rest);
     const merged = new Map(base.map((item) => [`${item.namespace.join('\u0000')}\u0000${item.key}`, item as StoreItem]));
     for (const [space, { writes }] of this.log) {
       if (space !== nsKey && !(rest.recursive && space.startsWith(nsKey + SEPARATOR))) continue;
@@ -197,18 +204,27 @@ class TransactionDraft implements Store {
     return (limit === undefined ? sorted : sorted.slice(0, limit)) as StoreItem<V>[];
   }
 
-  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T> {
-    // Nested: part of the enclosing transaction.
-    return work(this);
+  /** Nested: a savepoint — its writes join this transaction only if `work` succeeds. */
+  async transaction<T>(work: (tx: Store) => Promise<T>, options?: StoreCallOptions): Promise<T> {
+    AbortError.throwIfAborted(options?.signal, 'Store.transaction');
+    const nested = new TransactionDraft(this.base, this);
+    const result = await work(nested);
+    nested.commit();
+    return result;
   }
 
+  /** Applies the log to the enclosing draft, or to the base store for the outermost one. */
   commit(): void {
     for (const [nsKey, { namespace, writes }] of this.log) {
-      for (const [key, item] of writes) this.base.applyCommitted(nsKey, namespace, key, item);
+      for (const [key, item] of writes) {
+        if (this.parent) this.parent.entry(nsKey, namespace).set(key, item);
+        else this.base.applyCommitted(nsKey, namespace, key, item);
+      }
     }
   }
 
-  private entry(nsKey: string, namespace: Namespace): Map<string, StoreItem | undefined> {
+  /** @internal */
+  entry(nsKey: string, namespace: Namespace): Map<string, StoreItem | undefined> {
     let entry = this.log.get(nsKey);
     if (!entry) {
       entry = { namespace: [...namespace], writes: new Map() };
