@@ -14,6 +14,7 @@ describe('MemoryStore', () => {
     expect((await store.list(['loop', 'a'], { recursive: true })).map((i) => i.key)).toEqual(['k1', 'k2', 'k3']);
     expect((await store.list(['loop', 'a'], { after: 'k1' })).map((i) => i.key)).toEqual(['k2']);
     expect((await store.list(['loop', 'a'], { limit: 1 })).map((i) => i.key)).toEqual(['k1']);
+    expect(await store.list(['loop', 'a'], { limit: 0 })).toEqual([]);
     await store.put(['loop', 'a'], 'k1', { n: 10 });
     const updated = await store.get(['loop', 'a'], 'k1');
     expect(updated).toMatchObject({ value: { n: 10 }, createdAt: 2 });

@@ -88,8 +88,8 @@ export class MemoryStore implements Store {
       const items = [...(this.data.get(space) as Map<string, StoreItem>).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       for (const item of items) {
         if (after !== undefined && space === nsKey && item.key <= after) continue;
-        out.push(copy(item));
         if (limit !== undefined && out.length >= limit) return out as StoreItem<V>[];
+        out.push(copy(item));
       }
     }
     return out as StoreItem<V>[];
