@@ -14,7 +14,7 @@ import type { LoopIntervalPolicy } from './loop-interval';
 import { silentLoopLogger, type LoopLogger } from './loop-logger';
 import { StoreLoopMemory } from './loop-memory';
 import type { Perception, PerceptionInput } from './loop-perception';
-import { isPromiseLike, planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
+import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
 import { LoopReporter, type LoopErrorHandling } from './loop-reporter';
 import { LoopSleeper } from './loop-sleeper';
 import type { LoopContext, LoopPhase, LoopStage, ToolCapability } from './loop-stage';
@@ -42,12 +42,16 @@ interface IterationInfo {
   perceptionCount: number;
   /** Recorded (normally, or by `stop()`/`pause()` abandoning it). */
   finished: boolean;
+  /** The run session of a loop iteration (undefined for single steps). */
+  session: RunSession | undefined;
 }
 
 /** One stretch of running, from `start()`/`resume()` to the pause or stop. */
 interface RunSession {
   controller: AbortController;
   signal: AbortSignal;
+  /** `signal.aborted`, kept by an abort listener (cheaper to read than the signal's getter). */
+  isAborted: boolean;
   /** Resolves (never rejects) when the session is aborted. */
   aborted: Promise<void>;
   driver: Promise<void> | undefined;
@@ -452,13 +456,13 @@ export class AgentLoop {
   // ---------------------------------------------------------------- the loop
 
   private async drive(session: RunSession): Promise<void> {
-    while (this.stateValue === 'running' && !session.signal.aborted) {
+    while (this.stateValue === 'running' && !session.isAborted) {
       try {
         await this.runIteration(session);
       } catch (error) {
         this.logger.error(`Loop "${this.id}" iteration crashed: ${serializeError(error, this.secrets).message}`, { loopId: this.id });
       }
-      if (this.stateValue !== 'running' || session.signal.aborted) break;
+      if (this.stateValue !== 'running' || session.isAborted) break;
       await this.sleeper.sleep(Math.max(this.interval.delayMs(this.lastPerceptionCount), this.health.backoffMs));
     }
   }
@@ -476,13 +480,15 @@ export class AgentLoop {
       durations: {},
       perceptionCount: 0,
       finished: false,
+      session,
     };
     info.startedAt = info.clock = this.now();
     session.iteration = info;
     const reporter = this.reporter;
     reporter.anchorWallClock(info.startedAt);
     if (reporter.refreshListening().started) {
-      reporter.emit('loop:started', { loopId: this.id, iterationId: info.iterationId, iteration, timestamp: reporter.wallClock(info.startedAt) });
+      const timestamp = reporter.wallClock(info.startedAt);
+      reporter.emitAt('loop:started', { loopId: this.id, iterationId: info.iterationId, iteration, timestamp }, timestamp);
     }
     if (this.lifecycle.hasPending) {
       await this.lifecycle.setup(false);
@@ -497,7 +503,7 @@ export class AgentLoop {
       let perceptions: Perception[];
       try {
         const sensed = this.runPhase('sense', null, info);
-        perceptions = (isPromiseLike(sensed) ? await sensed : sensed) as Perception[];
+        perceptions = (sensed instanceof Promise ? await sensed : sensed) as Perception[];
       } catch (caught) {
         failedPhase = 'sense';
         error = caught;
@@ -507,7 +513,7 @@ export class AgentLoop {
       let action: Action | null;
       try {
         const planned = this.runPhase('plan', perceptions, info);
-        action = (isPromiseLike(planned) ? await planned : planned) as Action | null;
+        action = (planned instanceof Promise ? await planned : planned) as Action | null;
       } catch (caught) {
         failedPhase = 'plan';
         error = caught;
@@ -521,7 +527,7 @@ export class AgentLoop {
       let result: ActResult;
       try {
         const acted = this.runPhase('act', planned, info);
-        result = (isPromiseLike(acted) ? await acted : acted) as ActResult;
+        result = (acted instanceof Promise ? await acted : acted) as ActResult;
       } catch (caught) {
         result = { action: planned, ok: false, results: [], error: serializeError(caught, this.secrets), durationMs: info.durations.act ?? 0 };
       }
@@ -537,7 +543,7 @@ export class AgentLoop {
       }
       try {
         const reflected = this.runPhase('reflect', result, info);
-        if (isPromiseLike(reflected)) await reflected;
+        if (reflected instanceof Promise) await reflected;
       } catch (caught) {
         if (failedPhase === undefined) {
           failedPhase = 'reflect';
@@ -594,7 +600,7 @@ export class AgentLoop {
         phaseDurations: info.durations,
       };
       if (failedPhase !== undefined) payload.failedPhase = failedPhase;
-      this.reporter.emit('loop:completed', payload);
+      this.reporter.emitAt('loop:completed', payload, timing.completedAt);
     }
   }
 
@@ -619,14 +625,12 @@ export class AgentLoop {
     const startedAt = info.clock;
     const reporter = this.reporter;
     if (reporter.listening.phaseStarted) {
-      reporter.emit('loop:phase-started', {
-        loopId: this.id,
-        iterationId: info.iterationId,
-        phase,
-        input: reporter.summarize(input),
-        step: info.step,
-        timestamp: reporter.wallClock(startedAt),
-      });
+      const timestamp = reporter.wallClock(startedAt);
+      reporter.emitAt(
+        'loop:phase-started',
+        { loopId: this.id, iterationId: info.iterationId, phase, input: reporter.summarize(input), step: info.step, timestamp },
+        timestamp,
+      );
     }
     if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
     let pending: unknown;
@@ -636,7 +640,8 @@ export class AgentLoop {
       this.phaseFailed(phase, info, startedAt);
       throw error;
     }
-    if (isPromiseLike(pending)) return this.settlePhase(phase, pending, info, startedAt);
+    // Phase bodies return native promises (never other thenables): `instanceof` spares a megamorphic `then` lookup.
+    if (pending instanceof Promise) return this.settlePhase(phase, pending, info, startedAt);
     return this.phaseDone(phase, pending, info, startedAt);
   }
 
@@ -675,7 +680,7 @@ export class AgentLoop {
   }
 
   private phaseDone(phase: LoopPhase, output: unknown, info: IterationInfo, startedAt: number): unknown {
-    if (info.signal.aborted && !info.step) {
+    if (info.session !== undefined && info.session.isAborted) {
       this.phaseFailed(phase, info, startedAt);
       throw new AbortError(`Loop "${this.id}" iteration was aborted`, { cause: info.signal.reason });
     }
@@ -689,15 +694,13 @@ export class AgentLoop {
     }
     const reporter = this.reporter;
     if (reporter.listening.phaseCompleted) {
-      reporter.emit('loop:phase-completed', {
-        loopId: this.id,
-        iterationId: info.iterationId,
-        phase,
-        output: reporter.summarize(output),
-        durationMs,
-        step: info.step,
-        timestamp: reporter.wallClock(endedAt),
-      });
+      const timestamp = reporter.wallClock(endedAt);
+      const shape = phase === 'act' ? 'act-result' : phase === 'reflect' ? 'reflect-result' : undefined;
+      reporter.emitAt(
+        'loop:phase-completed',
+        { loopId: this.id, iterationId: info.iterationId, phase, output: reporter.summarize(output, shape), durationMs, step: info.step, timestamp },
+        timestamp,
+      );
     }
     return output;
   }
@@ -755,8 +758,15 @@ export class AgentLoop {
     const aborted = new Promise<void>((resolve) => {
       markAborted = resolve;
     });
-    controller.signal.addEventListener('abort', () => markAborted(), { once: true });
-    const session: RunSession = { controller, signal: controller.signal, aborted, driver: undefined, iteration: undefined };
+    const session: RunSession = { controller, signal: controller.signal, isAborted: false, aborted, driver: undefined, iteration: undefined };
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        session.isAborted = true;
+        markAborted();
+      },
+      { once: true },
+    );
     this.session = session;
     this.watchdog.arm();
     session.driver = this.drive(session);
@@ -824,13 +834,14 @@ export class AgentLoop {
       durations: {},
       perceptionCount: 0,
       finished: false,
+      session: undefined,
     };
   }
 
   private async stepPhase(phase: LoopPhase, input: unknown, info: IterationInfo): Promise<unknown> {
     try {
       const output = this.runPhase(phase, input, info);
-      return isPromiseLike(output) ? await output : output;
+      return output instanceof Promise ? await output : output;
     } catch (error) {
       if (!info.signal.aborted) this.reporter.reportError(phase, error, { iterationId: info.iterationId, handling: 'rethrow' });
       throw error;

@@ -65,13 +65,15 @@ export class ToolCapabilityTracker {
   }
 
   private entry(tool: string, counts: Counts): ToolCapability {
-    return {
+    const entry: ToolCapability = {
       tool,
       calls: counts.calls,
       failures: counts.failures,
       successRate: counts.calls === 0 ? 1 : (counts.calls - counts.failures) / counts.calls,
       meanDurationMs: counts.calls === 0 ? 0 : counts.totalMs / counts.calls,
-      ...(counts.lastError === undefined ? {} : { lastError: counts.lastError }),
     };
+    // Set after the literal: V8 is much slower at a trailing conditional spread.
+    if (counts.lastError !== undefined) entry.lastError = counts.lastError;
+    return entry;
   }
 }

@@ -125,3 +125,33 @@ describe('summarizeForEvent', () => {
     expect(summarizeForEvent({ password: 'swordfish-42' }, { secrets: ['swordfish-42'] })).toEqual({ password: '[REDACTED]' });
   });
 });
+
+describe('AgentLoop: Act and Reflect output summaries', () => {
+  it.each([{}, { maxArrayItems: 1 }, { maxKeys: 6, secrets: ['hunter2'] }, { maxDepth: 3, maxStringLength: 4 }, { maxDepth: 2 }])(
+    'match summarizeForEvent of the results, key order included (%o)',
+    async (eventSummary) => {
+      const loop = new AgentLoop({ id: 'shapes', eventSummary, secrets: eventSummary.secrets ?? [] });
+      loop.use(
+        { kind: 'planner', name: 'p', plan: () => null },
+        { kind: 'tool', name: 'ok', execute: (input) => ({ echoed: input, deep: { a: { b: { c: 1 } } } }) },
+        { kind: 'tool', name: 'nothing', execute: () => undefined },
+        { kind: 'tool', name: 'boom', execute: () => Promise.reject(Object.assign(new Error('bad hunter2'), { code: 'E_BOOM' })) },
+      );
+      const outputs: unknown[] = [];
+      loop.bus.on('loop:phase-completed', (event) => void outputs.push(event.payload.output));
+      const options = { ...eventSummary, secrets: eventSummary.secrets ?? [] };
+      for (const toolCalls of [
+        [{ tool: 'ok', input: 'hunter2 says hi' }],
+        [{ tool: 'nothing' }, { tool: 'ok', input: [1, 2, 3], id: 'mine' }, { tool: 'boom' }],
+        [{ tool: 'boom' }, { tool: 'ok' }],
+      ]) {
+        outputs.length = 0;
+        const result = await loop.stepAct({ task: 'shape', toolCalls, execution: { mode: 'sequential' } });
+        const reflected = await loop.stepReflect(result);
+        expect(outputs).toHaveLength(2);
+        expect(JSON.stringify(outputs[0])).toBe(JSON.stringify(summarizeForEvent(result, options)));
+        expect(JSON.stringify(outputs[1])).toBe(JSON.stringify(summarizeForEvent(reflected, options)));
+      }
+    },
+  );
+});

@@ -10,7 +10,9 @@ import { normalizeAction } from './run-loop-action';
 
 // The phase bodies. They return plain values while every stage answers
 // synchronously and switch to promises only when a stage returns one, so a
-// loop of quick stages pays no extra microtask per stage.
+// loop of quick stages pays no extra microtask per stage. Each site tests for a
+// thenable inline (not through a shared helper) so its `then` lookup sees one
+// kind of value and stays fast.
 
 const STAGE_OF_ERROR = new WeakMap<object, string>();
 
@@ -23,11 +25,6 @@ export function tagStage(error: unknown, stage: string): unknown {
 /** The stage that threw `error`, when known. */
 export function stageOfError(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? STAGE_OF_ERROR.get(error) : undefined;
-}
-
-/** True for promises and other thenables. */
-export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** Turns sensor output into perceptions with ids and timestamps. */
@@ -46,7 +43,7 @@ export function sensePhase(registry: LoopStageRegistry, context: LoopContext, no
     } catch (error) {
       throw tagStage(error, sensor.name);
     }
-    if (isPromiseLike(batch)) {
+    if (typeof (batch as { then?: unknown } | null)?.then === 'function') {
       return Promise.resolve(batch).then(
         (resolved) => runProcessors(processors, 0, collect([resolved], sensors, normalize), context),
         (error: unknown) => {
@@ -54,7 +51,7 @@ export function sensePhase(registry: LoopStageRegistry, context: LoopContext, no
         },
       );
     }
-    return runProcessors(processors, 0, collect([batch], sensors, normalize), context);
+    return runProcessors(processors, 0, collect([batch as readonly PerceptionInput[]], sensors, normalize), context);
   }
   return Promise.all(
     sensors.map(async (sensor) => {
@@ -93,7 +90,7 @@ function runProcessors(
     } catch (error) {
       throw tagStage(error, processor.name);
     }
-    if (isPromiseLike(output)) {
+    if (typeof (output as { then?: unknown } | null)?.then === 'function') {
       return Promise.resolve(output).then(
         (resolved) => runProcessors(processors, i + 1, checkProcessed(resolved, processor), context),
         (error: unknown) => {
@@ -121,7 +118,7 @@ export function planPhase(registry: LoopStageRegistry, perceptions: readonly Per
   let planned: ReturnType<typeof planner.plan>;
   try {
     planned = planner.plan(perceptions, context);
-    if (!isPromiseLike(planned)) return normalizeAction(planned, context.iterationId, what);
+    if (typeof (planned as { then?: unknown } | null | undefined)?.then !== 'function') return normalizeAction(planned, context.iterationId, what);
   } catch (error) {
     throw tagStage(error, planner.name);
   }
@@ -163,7 +160,9 @@ export function reflectPhase(result: ActResult, context: LoopContext, dependenci
     } catch (error) {
       throw tagStage(error, reflector.name);
     }
-    if (isPromiseLike(output)) return reflectAsync(output, i, reflectors, outputs, result, context, dependencies, capabilities);
+    if (typeof (output as { then?: unknown } | null | undefined)?.then === 'function') {
+      return reflectAsync(output as PromiseLike<unknown>, i, reflectors, outputs, result, context, dependencies, capabilities);
+    }
     outputs.push(output);
   }
   return storeReflection(outputs, reflectors, result, context, dependencies, capabilities);

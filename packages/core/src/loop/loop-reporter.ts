@@ -1,9 +1,10 @@
 import type { EventBus } from '../events/event-bus';
-import type { SerializedError, TroupeEventPayloads, TroupeEventType } from '../events/event-map';
+import type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads, TroupeEventType } from '../events/event-map';
+import { eventVersion } from '../events/event-schema-registry';
 import { serializeError } from '../util/serialize-error';
 import type { LoopLogger } from './loop-logger';
 import { stageOfError } from './loop-phases';
-import { summarizeReusing, type LoopJsonValue, type ReusableSummary, type SummarizeOptions } from './summarize-for-event';
+import { summarizeReusing, type KnownShape, type LoopJsonValue, type ReusableSummary, type SummarizeOptions } from './summarize-for-event';
 
 /** Phase of a `loop:error` event. */
 export type LoopErrorPhase = TroupeEventPayloads['loop:error']['phase'];
@@ -79,11 +80,12 @@ export class LoopReporter {
   /**
    * JSON summary for an event. A phase's output is the next phase's input,
    * and the Act result holds the action, so the last summary is reused.
+   * `shape` names an object the loop built itself (see {@link KnownShape}).
    */
-  summarize(value: unknown): LoopJsonValue {
+  summarize(value: unknown, shape?: KnownShape): LoopJsonValue {
     const last = this.lastSummary;
     if (value !== null && last !== undefined && value === last.value) return last.summary;
-    const summarized = summarizeReusing(value, this.options.summary, last);
+    const summarized = summarizeReusing(value, this.options.summary, last, shape);
     this.lastSummary = summarized;
     return summarized.summary;
   }
@@ -91,6 +93,17 @@ export class LoopReporter {
   /** Publishes a `loop:*` event with the loop as its source. */
   emit<T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T]): void {
     this.options.bus.emit(type, payload, this.emitOptions);
+  }
+
+  /**
+   * Like {@link emit}, stamping the envelope with `timestamp` (a
+   * {@link wallClock} reading the loop already made for the payload) instead
+   * of reading the clock again: iteration events are many, and a clock read
+   * costs as much as the rest of the envelope.
+   */
+  emitAt<T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): void {
+    const event: TroupeEvent<T> = { type, version: eventVersion(type), timestamp, source: this.emitOptions.source, payload };
+    this.options.bus.publish(event as AnyTroupeEvent);
   }
 
   /** Logs an error and publishes `loop:error`; returns it as plain data (secrets redacted). */

@@ -1,4 +1,7 @@
 import { redactSecrets } from '../util/redact-secrets';
+import type { ActResult, ToolCallResult } from './loop-action';
+import type { ToolCapability } from './loop-stage';
+import type { ReflectResult } from './reflect-loop-result';
 
 /** A JSON value: what loop events carry as phase inputs and outputs. */
 export type LoopJsonValue = string | number | boolean | null | LoopJsonValue[] | { [key: string]: LoopJsonValue };
@@ -71,7 +74,7 @@ export function summarizeForEvent(value: unknown, options: SummarizeOptions = {}
  * appears inside `value` (when it fits within the depth bound), and telling
  * the depth the result reached.
  */
-export function summarizeReusing(value: unknown, options: SummarizeOptions, reuse: ReusableSummary | undefined): ReusableSummary {
+export function summarizeReusing(value: unknown, options: SummarizeOptions, reuse: ReusableSummary | undefined, shape?: KnownShape): ReusableSummary {
   const limits: Limits = {
     maxDepth: options.maxDepth ?? 4,
     maxArrayItems: options.maxArrayItems ?? 10,
@@ -82,8 +85,111 @@ export function summarizeReusing(value: unknown, options: SummarizeOptions, reus
     deepest: 0,
     reuse,
   };
-  const summary = summarize(value, 0, limits);
+  const summary =
+    shape !== undefined && fitsKnownShapes(limits) && !(reuse !== undefined && value === reuse.value)
+      ? shape === 'act-result'
+        ? summarizeActResult(value as ActResult, limits)
+        : summarizeReflectResult(value as ReflectResult, limits)
+      : summarize(value, 0, limits);
   return { value, summary, depth: limits.deepest };
+}
+
+/**
+ * Objects the loop builds itself with a fixed key order: an Act phase's
+ * `ActResult` (from `executeLoopAction`) and a Reflect phase's
+ * `ReflectResult`. Their summaries are built field by field, giving exactly
+ * what the generic walk gives, without its per-key lookups.
+ */
+export type KnownShape = 'act-result' | 'reflect-result';
+
+/** True when no bound cuts into a known shape (deepest own object at depth 2, at most 6 keys). */
+function fitsKnownShapes(limits: Limits): boolean {
+  return limits.maxDepth >= 3 && limits.maxKeys >= 6;
+}
+
+/** Dropped from objects by the generic walk. */
+function isDropped(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/** Enters one of our own objects at `depth`, as `summarize` does before walking its keys. */
+function enterOwn(object: object, depth: number, limits: Limits): void {
+  if (depth > limits.deepest) limits.deepest = depth;
+  limits.path.push(object);
+}
+
+/** `{ action, ok, results, durationMs, error? }`, built by `executeLoopAction`. */
+function summarizeActResult(result: ActResult, limits: Limits): LoopJsonValue {
+  enterOwn(result, 0, limits);
+  const out: { [key: string]: LoopJsonValue } = {};
+  if (!isDropped(result.action)) out.action = summarize(result.action, 1, limits);
+  if (!isDropped(result.ok)) out.ok = summarize(result.ok, 1, limits);
+  if (!isDropped(result.results)) out.results = summarizeOwnArray(result.results, 1, limits, summarizeToolCallResult);
+  if (!isDropped(result.durationMs)) out.durationMs = summarize(result.durationMs, 1, limits);
+  if (!isDropped(result.error)) out.error = summarize(result.error, 1, limits);
+  limits.path.pop();
+  return out;
+}
+
+/** `{ callId, tool, status, output | error, durationMs }`, built by the Act phase. */
+function summarizeToolCallResult(call: ToolCallResult, depth: number, limits: Limits): LoopJsonValue {
+  enterOwn(call, depth, limits);
+  const out: { [key: string]: LoopJsonValue } = {};
+  const inner = depth + 1;
+  if (!isDropped(call.callId)) out.callId = summarize(call.callId, inner, limits);
+  if (!isDropped(call.tool)) out.tool = summarize(call.tool, inner, limits);
+  if (!isDropped(call.status)) out.status = summarize(call.status, inner, limits);
+  if (!isDropped(call.output)) out.output = summarize(call.output, inner, limits);
+  if (!isDropped(call.error)) out.error = summarize(call.error, inner, limits);
+  if (!isDropped(call.durationMs)) out.durationMs = summarize(call.durationMs, inner, limits);
+  limits.path.pop();
+  return out;
+}
+
+/** `{ experiences, capabilities }`, built by the Reflect phase. */
+function summarizeReflectResult(result: ReflectResult, limits: Limits): LoopJsonValue {
+  enterOwn(result, 0, limits);
+  const out: { [key: string]: LoopJsonValue } = {};
+  if (!isDropped(result.experiences)) out.experiences = summarize(result.experiences, 1, limits);
+  if (!isDropped(result.capabilities)) out.capabilities = summarizeOwnArray(result.capabilities, 1, limits, summarizeCapability);
+  limits.path.pop();
+  return out;
+}
+
+/** `{ tool, calls, failures, successRate, meanDurationMs, lastError? }`, built by the capability tracker. */
+function summarizeCapability(capability: ToolCapability, depth: number, limits: Limits): LoopJsonValue {
+  enterOwn(capability, depth, limits);
+  const out: { [key: string]: LoopJsonValue } = {};
+  const inner = depth + 1;
+  if (!isDropped(capability.tool)) out.tool = summarize(capability.tool, inner, limits);
+  if (!isDropped(capability.calls)) out.calls = summarize(capability.calls, inner, limits);
+  if (!isDropped(capability.failures)) out.failures = summarize(capability.failures, inner, limits);
+  if (!isDropped(capability.successRate)) out.successRate = summarize(capability.successRate, inner, limits);
+  if (!isDropped(capability.meanDurationMs)) out.meanDurationMs = summarize(capability.meanDurationMs, inner, limits);
+  if (!isDropped(capability.lastError)) out.lastError = summarize(capability.lastError, inner, limits);
+  limits.path.pop();
+  return out;
+}
+
+/** An array of our own objects at `depth` (below the depth bound), like `summarizeArray`. */
+function summarizeOwnArray<T extends object>(
+  items: readonly T[],
+  depth: number,
+  limits: Limits,
+  item: (value: T, depth: number, limits: Limits) => LoopJsonValue,
+): LoopJsonValue {
+  const reuse = limits.reuse;
+  if (!Array.isArray(items) || (reuse !== undefined && items === reuse.value)) return summarize(items, depth, limits);
+  enterOwn(items, depth, limits);
+  const kept = Math.min(items.length, limits.maxArrayItems);
+  const out: LoopJsonValue[] = new Array(kept);
+  for (let i = 0; i < kept; i++) {
+    const value = items[i] as T;
+    out[i] = reuse !== undefined && value === reuse.value ? summarize(value, depth + 1, limits) : item(value, depth + 1, limits);
+  }
+  if (items.length > kept) out.push(`… ${items.length - kept} more`);
+  limits.path.pop();
+  return out;
 }
 
 function summarizeString(text: string, limits: Limits): string {

@@ -1,0 +1,177 @@
+import type { CliOptionSpec } from './parse-cli-args';
+
+const HELP: CliOptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'Show this help.' };
+const WORKSPACE: CliOptionSpec = { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The project folder the agents work in; state goes in DIR/.troupe/. Default: the current folder.' };
+const NEW_SESSION: CliOptionSpec = { name: 'newsession', type: 'boolean', description: 'Start a fresh session (Looper state, pending tasks and messages) instead of resuming the previous one.' };
+const AUTO_ALLOW: CliOptionSpec = { name: 'auto-allow', type: 'boolean', description: 'Let agent CLIs edit files and run commands without asking (full-auto). Default: file edits only.' };
+const MODEL: CliOptionSpec = { name: 'model', type: 'string', value: 'PROVIDER[:MODEL]', description: 'Model for DevHub and JUDGE: anthropic, openai or gemini, optionally :MODEL. Default: TROUPE_MODEL, else the first provider whose API key is set.' };
+
+/** Options of `troupe looper`. */
+export const LOOPER_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'prompt', short: 'p', type: 'string', value: 'COMMAND', description: 'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}) or plain text (= start that task).' },
+  WORKSPACE,
+  NEW_SESSION,
+  AUTO_ALLOW,
+  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI: claude, codex or gemini. Default: claude.' },
+  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent: claude, codex, gemini, or tests (runs the test command and reports health from the results). Default: the Coder\'s CLI.' },
+  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per run. Default: 5.' },
+  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
+  MODEL,
+  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".' },
+  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.' },
+  // Seed 000 spelling: `--looper` selects this command.
+  { name: 'looper', type: 'boolean', description: 'Accepted for compatibility (`troupe --looper -p …`).' },
+  HELP,
+];
+
+/** Options of `troupe devhub`. */
+export const DEVHUB_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'prompt', short: 'p', type: 'string', value: 'TEXT', description: 'What to ask DevHub. Without -p: an interactive session on the DevHub channel.' },
+  WORKSPACE,
+  NEW_SESSION,
+  AUTO_ALLOW,
+  MODEL,
+  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper DevHub starts: claude, codex or gemini. Default: claude.' },
+  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of that Looper (see troupe looper --help).' },
+  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
+  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
+  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE of that Looper: the rule policy, or the model (default).' },
+  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+  { name: 'devhub', type: 'boolean', description: 'Accepted for compatibility (`troupe --devhub -p …`).' },
+  HELP,
+];
+
+/** Options of `troupe doctor`. */
+export const DOCTOR_OPTIONS: readonly CliOptionSpec[] = [{ name: 'json', type: 'boolean', description: 'Print the report as JSON.' }, HELP];
+
+/** Options of `troupe migrate-registry`. */
+export const MIGRATE_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'dry-run', type: 'boolean', description: 'Show what would change without writing anything.' },
+  HELP,
+];
+
+/** Options of `troupe team`. */
+export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'prompt', short: 'p', type: 'string', value: 'TEXT', description: 'The message that starts the team\'s conversation.' },
+  WORKSPACE,
+  { name: 'config', type: 'string', value: 'FILE', description: 'Team file. Default: WORKSPACE/.troupe/team.json.' },
+  { name: 'from', type: 'string', value: 'MEMBER', description: 'Member (id or name) who says the first message, e.g. you at the terminal.' },
+  { name: 'to', type: 'string', value: 'MEMBER', description: 'Member (id or name) who speaks first.' },
+  AUTO_ALLOW,
+  HELP,
+];
+
+/** Options of `troupe` with no command (the interactive session) and global flags. */
+export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
+  WORKSPACE,
+  NEW_SESSION,
+  AUTO_ALLOW,
+  MODEL,
+  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper: claude, codex or gemini. Default: claude.' },
+  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of the Looper (see troupe looper --help).' },
+  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
+  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
+  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
+  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+  { name: 'version', short: 'v', type: 'boolean', description: 'Print the version.' },
+  HELP,
+];
+
+/** The commands, for `troupe --help` and "did you mean". */
+export const COMMANDS = [
+  { name: 'looper', summary: 'Run the Looper (Coder → Review → JUDGE) on a workspace, or control the one running there.' },
+  { name: 'devhub', summary: 'Ask DevHub (a model that answers and starts Looper runs).' },
+  { name: 'team', summary: 'Run the team in .troupe/team.json.' },
+  { name: 'doctor', summary: 'Show installed agent CLIs and versions, API keys, and what the demo will use.' },
+  { name: 'migrate-registry', summary: 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).' },
+  { name: 'help', summary: 'Show help for a command.' },
+] as const;
+
+function formatOptions(specs: readonly CliOptionSpec[]): string {
+  const rows = specs
+    .filter((spec) => spec.name !== 'looper' && spec.name !== 'devhub')
+    .map((spec) => [`${spec.short ? `-${spec.short}, ` : '    '}--${spec.name}${spec.value ? ` ${spec.value}` : ''}`, spec.description] as const);
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`).join('\n');
+}
+
+/** `--help` text of each command. */
+export function helpText(command: string): string {
+  switch (command) {
+    case 'looper':
+      return [
+        'Usage: troupe looper -p COMMAND [--workspace DIR] [options]',
+        '',
+        'Runs the Looper on a workspace: Coder → Review → JUDGE iterations until JUDGE ends the run.',
+        'When a troupe process already runs this workspace, the command goes to it and returns at once.',
+        'Without -p, resumes a run that was interrupted (killed, crashed).',
+        '',
+        'Options:',
+        formatOptions(LOOPER_OPTIONS),
+        '',
+        'Examples:',
+        `  troupe looper -w ./app -p '{"type":"start","task":"Add a sum function in sum.js with tests"}'`,
+        `  troupe looper -w ./app -p '{"type":"add_pending","task":"Add logging"}'   # from another terminal`,
+        `  troupe looper -w ./app -p '{"type":"status"}'`,
+        `  troupe looper -w ./app -p '{"type":"stop"}'`,
+        '',
+        'Exit codes: 0 done, 1 failed or refused, 2 bad input, 130 interrupted.',
+      ].join('\n');
+    case 'devhub':
+      return [
+        'Usage: troupe devhub -p TEXT [--workspace DIR] [options]',
+        '',
+        'Sends a message to DevHub, which answers or starts Looper runs (send_to_looper). Needs a model:',
+        'set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model.',
+        'Without -p: an interactive session (same as `troupe`).',
+        '',
+        'Options:',
+        formatOptions(DEVHUB_OPTIONS),
+      ].join('\n');
+    case 'team':
+      return [
+        'Usage: troupe team [--workspace DIR] [--config FILE] [-p TEXT] [--from MEMBER] [--to MEMBER]',
+        '',
+        'Runs the team described in .troupe/team.json (@troupe/team): AI members through their agent CLIs, human',
+        'members typing at the prompt ([NEXT: name] picks the next speaker, [DONE] from a human or /end ends it).',
+        '',
+        'Options:',
+        formatOptions(TEAM_OPTIONS),
+      ].join('\n');
+    case 'doctor':
+      return [
+        'Usage: troupe doctor [--json]',
+        '',
+        'Shows which agent CLIs (claude, codex, gemini) are installed and their versions against the tested ones,',
+        'where their credentials are (never the values), which model API keys are set, and what the demo will use.',
+        '',
+        'Options:',
+        formatOptions(DOCTOR_OPTIONS),
+      ].join('\n');
+    case 'migrate-registry':
+      return [
+        'Usage: troupe migrate-registry [PATH] [--dry-run]',
+        '',
+        'Converts an agent registry file from schema 1.1 to 1.2 in place, after writing a backup next to it.',
+        'Default PATH: ~/.troupe/agents/config.json.',
+        '',
+        'Options:',
+        formatOptions(MIGRATE_OPTIONS),
+      ].join('\n');
+    default:
+      return [
+        'Usage: troupe [COMMAND] [options]',
+        '',
+        'Troupe runs coding-agent CLIs (Claude Code, Codex, Gemini) as a team on your workspace.',
+        'Without a command: an interactive session with the Monitor/DevHub and Looper channels.',
+        '',
+        'Commands:',
+        ...COMMANDS.map((entry) => `  ${entry.name.padEnd(18)}${entry.summary}`),
+        '',
+        'Options (interactive session):',
+        formatOptions(ROOT_OPTIONS),
+        '',
+        'Run "troupe COMMAND --help" for a command\'s options.',
+      ].join('\n');
+  }
+}

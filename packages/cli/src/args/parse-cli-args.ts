@@ -1,0 +1,122 @@
+import { CliUsageError } from '../cli-errors';
+
+/** One option a command accepts. */
+export interface CliOptionSpec {
+  /** Long name without dashes (`workspace`). */
+  name: string;
+  /** One-letter alias without the dash (`w`). */
+  short?: string;
+  /** `string` takes a value (`--workspace DIR` or `--workspace=DIR`); `boolean` takes none. */
+  type: 'string' | 'boolean';
+  /** Shown in `--help`: the value's placeholder (`DIR`). */
+  value?: string;
+  /** Shown in `--help`. */
+  description: string;
+}
+
+/** What {@link parseCliArgs} read. */
+export interface ParsedCliArgs {
+  /** Option values by long name. */
+  options: Record<string, string | boolean | undefined>;
+  /** Arguments that are not options, in order. */
+  positionals: string[];
+}
+
+/**
+ * Parses argv against a command's options. Accepts `--name value`,
+ * `--name=value`, `-n value`, boolean flags, and `--` (everything after it is
+ * positional).
+ *
+ * @throws CliUsageError naming the unknown option, or the option missing its value.
+ */
+export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionSpec[], command: string): ParsedCliArgs {
+  const byLong = new Map(specs.map((spec) => [spec.name, spec]));
+  const byShort = new Map(specs.filter((spec) => spec.short).map((spec) => [spec.short as string, spec]));
+  const options: Record<string, string | boolean | undefined> = {};
+  const positionals: string[] = [];
+  const hint = `run "troupe ${command === 'troupe' ? '' : `${command} `}--help" for usage`;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      positionals.push(arg);
+      continue;
+    }
+    const long = arg.startsWith('--');
+    const body = long ? arg.slice(2) : arg.slice(1);
+    const equals = long ? body.indexOf('=') : -1;
+    const name = equals >= 0 ? body.slice(0, equals) : body;
+    const spec = long ? byLong.get(name) : byShort.get(name);
+    if (!spec) {
+      const suggestion = long ? closest(name, [...byLong.keys()]) : undefined;
+      throw new CliUsageError(`unknown option ${arg.split('=')[0]} for "${commandLabel(command)}"${suggestion ? ` (did you mean --${suggestion}?)` : ''}; ${hint}`, { command });
+    }
+    if (spec.type === 'boolean') {
+      if (equals >= 0) throw new CliUsageError(`option --${spec.name} takes no value; ${hint}`, { command });
+      options[spec.name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (equals >= 0) value = body.slice(equals + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || (value.startsWith('-') && value.length > 1 && !/^-\d/.test(value))) {
+        throw new CliUsageError(`option ${arg} needs a value (${spec.value ?? 'VALUE'}); ${hint}`, { command });
+      }
+      i++;
+    }
+    if (options[spec.name] !== undefined) throw new CliUsageError(`option --${spec.name} given twice; ${hint}`, { command });
+    options[spec.name] = value;
+  }
+  return { options, positionals };
+}
+
+function commandLabel(command: string): string {
+  return command === 'troupe' ? 'troupe' : `troupe ${command}`;
+}
+
+/** The known name closest to a typo (edit distance ≤ 2), for "did you mean". */
+export function closest(input: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(input, name);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] as number;
+      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** Reads a positive integer option. */
+export function positiveIntegerOption(value: string | boolean | undefined, name: string, command: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new CliUsageError(`option --${name} expects a positive whole number, got ${JSON.stringify(value)}`, { command });
+  }
+  return number;
+}
+
+/** Reads an option whose value must be one of `choices`. */
+export function choiceOption<T extends string>(value: string | boolean | undefined, name: string, choices: readonly T[], command: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    throw new CliUsageError(`option --${name} expects one of ${choices.join(', ')}, got ${JSON.stringify(value)}`, { command });
+  }
+  return value as T;
+}

@@ -1,0 +1,73 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Message } from '@troupe/core';
+import { MemoryStore } from '@troupe/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireRunner } from '../workspace/workspace-runner-lock';
+import { connectControl } from './control-client';
+import { controlSocketPath, startControlServer, type ControlServer } from './control-server';
+import { reachRunner } from './reach-runner';
+
+const message: Message = { id: 'looper#1', channelId: 'looper', seq: 1, role: 'system', content: '[AUTO] Loop started', timestamp: 1 };
+
+describe('control socket', () => {
+  let dir: string;
+  let server: ControlServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers requests over a Unix socket only its owner can use (0600), pushes events, and reports bad requests', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const socketPath = controlSocketPath(dir);
+    expect(socketPath).toBe(join(dir, `control-${process.pid}.sock`));
+    server = await startControlServer(socketPath, async (request, connection) => {
+      if (request.op === 'looper') {
+        if (request.input === 'boom') throw new Error('the Looper refused');
+        return { echoed: request.input };
+      }
+      if (request.op === 'subscribe') {
+        connection.push({ event: 'message', message });
+        return { subscribed: true };
+      }
+      return { pong: true };
+    });
+    expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+    const client = await connectControl(socketPath);
+    const events: Message[] = [];
+    client.onEvent((event) => events.push(event.message));
+    expect(await client.request({ op: 'looper', input: '{"type":"status"}' })).toEqual({ echoed: '{"type":"status"}' });
+    await expect(client.request({ op: 'looper', input: 'boom' })).rejects.toThrow('the Looper refused');
+    expect(await client.request({ op: 'subscribe' })).toEqual({ subscribed: true });
+    expect(events).toEqual([message]);
+    client.close();
+    await server.close();
+    expect(existsSync(socketPath)).toBe(false);
+    server = undefined;
+  });
+
+  it('uses a private temp folder when the workspace path is too long for a socket, and removes it on close', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const deep = join(dir, 'x'.repeat(90), '.troupe');
+    const socketPath = controlSocketPath(deep);
+    expect(dirname(dirname(socketPath))).toBe(tmpdir());
+    expect(statSync(dirname(socketPath)).mode & 0o777).toBe(0o700);
+    server = await startControlServer(socketPath, async () => ({ ok: true }));
+    await server.close();
+    server = undefined;
+    expect(existsSync(dirname(socketPath))).toBe(false);
+  });
+
+  it('reachRunner: nobody holds the workspace → undefined; a live holder that never answers → one clear error', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const store = new MemoryStore();
+    expect(await reachRunner(store)).toBeUndefined();
+    await acquireRunner(store, { startedAt: 1, socketPath: join(dir, 'nobody.sock'), sessionId: 's', mode: 'looper', token: 't' });
+    await expect(reachRunner(store, { patienceMs: 200 })).rejects.toThrow(
+      new RegExp(`a troupe process \\(pid ${process.pid}\\) holds this workspace but does not answer on .*nobody\\.sock`),
+    );
+  });
+});

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { serializeError } from '@troupe/core';
+import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
+
+/** Unix sockets paths are limited to ~107 bytes; stay well under. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+/** Handles one request; `push` sends events to this connection (for `subscribe`). */
+export type ControlHandler = (request: ControlRequest, connection: ControlConnection) => Promise<unknown>;
+
+/** One client connection. */
+export interface ControlConnection {
+  push(event: ControlMessageEvent): void;
+  /** Called when the client goes away. */
+  onClose(listener: () => void): void;
+}
+
+/** A listening control server. */
+export interface ControlServer {
+  readonly socketPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Where this process's control socket goes: `<workspace>/.troupe/control-<pid>.sock`,
+ * or, when that path is too long for a Unix socket, a private (0700) folder in the
+ * system temp folder.
+ */
+export function controlSocketPath(troupeDir: string): string {
+  // Windows has no Unix sockets in the file system: a named pipe, private to the user by default.
+  if (process.platform === 'win32') return `\\\\.\\pipe\\troupe-${createHash('sha256').update(troupeDir).digest('hex').slice(0, 16)}-${process.pid}`;
+  const preferred = join(troupeDir, `control-${process.pid}.sock`);
+  if (Buffer.byteLength(preferred) <= MAX_SOCKET_PATH_BYTES) return preferred;
+  const hash = createHash('sha256').update(troupeDir).digest('hex').slice(0, 10);
+  const dir = mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${hash}-`));
+  return join(dir, PRIVATE_SOCKET_NAME);
+}
+
+const PRIVATE_DIR_PREFIX = 'troupe-ctl-';
+const PRIVATE_SOCKET_NAME = 'control.sock';
+
+/** True for a socket in a private folder made by {@link controlSocketPath} (removed with its socket). */
+function isPrivateSocket(socketPath: string): boolean {
+  const dir = dirname(socketPath);
+  return basename(socketPath) === PRIVATE_SOCKET_NAME && dirname(dir) === tmpdir() && basename(dir).startsWith(PRIVATE_DIR_PREFIX);
+}
+
+/** Removes a socket file left by a process that died (and its private temp folder). */
+export function removeStaleSocket(socketPath: string): void {
+  if (socketPath === '' || process.platform === 'win32') return;
+  try {
+    if (existsSync(socketPath)) unlinkSync(socketPath);
+    if (isPrivateSocket(socketPath)) rmSync(dirname(socketPath), { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+}
+
+/**
+ * Listens on a Unix socket (mode 0600, never a network port) for control
+ * requests, one JSON object per line, and answers each with a
+ * {@link ControlResponse} line.
+ */
+export async function startControlServer(socketPath: string, handler: ControlHandler): Promise<ControlServer> {
+  // A socket file left by a process with our pid (reused after a crash) would block listen.
+  if (process.platform !== 'win32' && existsSync(socketPath)) unlinkSync(socketPath);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.setEncoding('utf8');
+    const closeListeners: (() => void)[] = [];
+    const connection: ControlConnection = {
+      push: (event) => {
+        if (!socket.destroyed) socket.write(`${JSON.stringify(event)}\n`);
+      },
+      onClose: (listener) => closeListeners.push(listener),
+    };
+    let buffer = '';
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      if (Buffer.byteLength(buffer) > MAX_CONTROL_LINE_BYTES) {
+        socket.end(`${JSON.stringify({ id: -1, ok: false, error: 'request too long' } satisfies ControlResponse)}\n`);
+        return;
+      }
+      let index: number;
+      while ((index = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, index);
+        buffer = buffer.slice(index + 1);
+        if (line.trim() !== '') void answer(line, socket, connection);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      sockets.delete(socket);
+      for (const listener of closeListeners) listener();
+    });
+  });
+
+  async function answer(line: string, socket: Socket, connection: ControlConnection): Promise<void> {
+    let id = -1;
+    let response: ControlResponse;
+    try {
+      const parsed = controlRequestSchema.safeParse(JSON.parse(line));
+      if (!parsed.success) throw new Error(`invalid control request: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`);
+      id = parsed.data.id;
+      response = { id, ok: true, result: await handler(parsed.data, connection) };
+    } catch (error) {
+      response = { id, ok: false, error: serializeError(error).message };
+    }
+    if (!socket.destroyed) socket.write(`${JSON.stringify(response)}\n`);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  if (process.platform !== 'win32') chmodSync(socketPath, 0o600);
+  return {
+    socketPath,
+    async close() {
+      // End (flushing what was pushed), then make sure nothing lingers.
+      for (const socket of sockets) {
+        socket.end();
+        setTimeout(() => socket.destroy(), 200).unref();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      removeStaleSocket(socketPath);
+    },
+  };
+}

@@ -1,0 +1,243 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/** The agent CLIs Troupe drives, with the versions its adapters were recorded against. */
+export const AGENT_CLIS = Object.freeze([
+  {
+    id: 'claude',
+    displayName: 'Claude Code',
+    command: 'claude',
+    testedVersion: '2.1.330',
+    installHint: 'npm install -g @anthropic-ai/claude-code',
+    credentialEnv: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN'],
+    credentialFiles: (env: Env) => [join(home(env), '.claude', '.credentials.json')],
+  },
+  {
+    id: 'codex',
+    displayName: 'Codex CLI',
+    command: 'codex',
+    testedVersion: '0.169.0',
+    installHint: 'npm install -g @openai/codex',
+    credentialEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    credentialFiles: (env: Env) => [join(env.CODEX_HOME || join(home(env), '.codex'), 'auth.json')],
+  },
+  {
+    id: 'gemini',
+    displayName: 'Gemini CLI',
+    command: 'gemini',
+    testedVersion: '0.61.0',
+    installHint: 'npm install -g @google/gemini-cli',
+    credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    credentialFiles: (env: Env) => [join(home(env), '.gemini', 'oauth_creds.json')],
+  },
+] as const);
+
+/** Id of an agent CLI: `claude`, `codex` or `gemini`. */
+export type AgentCliId = (typeof AGENT_CLIS)[number]['id'];
+
+/** The model providers the CLI can use for DevHub and JUDGE, and the env variables holding their keys. */
+export const MODEL_PROVIDERS = Object.freeze([
+  { id: 'anthropic', displayName: 'Anthropic', env: ['ANTHROPIC_API_KEY'] },
+  { id: 'openai', displayName: 'OpenAI', env: ['OPENAI_API_KEY'] },
+  { id: 'gemini', displayName: 'Gemini', env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
+] as const);
+
+/** Id of a model provider: `anthropic`, `openai` or `gemini`. */
+export type ModelProviderId = (typeof MODEL_PROVIDERS)[number]['id'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function home(env: Env): string {
+  return env.HOME || homedir();
+}
+
+/** What `troupe doctor` found about one agent CLI. */
+export interface AgentCliReport {
+  id: AgentCliId;
+  displayName: string;
+  command: string;
+  /** Absolute path found on `PATH`. */
+  path: string | undefined;
+  /** The version it reports (`--version`), when it ran. */
+  version: string | undefined;
+  testedVersion: string;
+  /** `tested` (same), `newer`/`older` than tested, `unknown` (not installed or unreadable). */
+  versionStatus: 'tested' | 'newer' | 'older' | 'unknown';
+  /** Where credentials were found: env variable names and credential files (never their contents). */
+  credentialSources: string[];
+  installHint: string;
+  /** Why `--version` failed, if it did. */
+  problem: string | undefined;
+}
+
+/** An API key for a model provider (DevHub, JUDGE). */
+export interface ModelKeyReport {
+  provider: ModelProviderId;
+  displayName: string;
+  /** The env variable that is set, if any. */
+  env: string | undefined;
+}
+
+/** What the demo (and `troupe looper` defaults) would use. */
+export interface DemoPlan {
+  /** `real` when an installed CLI has credentials; `offline` otherwise. */
+  mode: 'real' | 'offline';
+  /** The Coder CLI in `real` mode. */
+  coder: AgentCliId | undefined;
+  /** The JUDGE model provider, or the rule policy. */
+  judge: ModelProviderId | 'rules';
+  /** One line per choice, saying why. */
+  reasons: string[];
+}
+
+/** Everything `troupe doctor` reports. */
+export interface EnvironmentReport {
+  node: string;
+  clis: AgentCliReport[];
+  modelKeys: ModelKeyReport[];
+  demo: DemoPlan;
+}
+
+/** Options for {@link detectEnvironment}. */
+export interface DetectEnvironmentOptions {
+  /** Environment to inspect. Default `process.env`. */
+  env?: Env;
+  /** Time limit of each `--version` call. Default 10 000 ms. */
+  versionTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The executable `command` resolves to on `PATH`, if any. */
+export function findExecutable(command: string, env: Env = process.env): string | undefined {
+  const candidates = isAbsolute(command) ? [command] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, command));
+  for (const candidate of candidates) {
+    try {
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      }
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Compares dotted versions numerically: negative when `a` is older than `b`. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const pb = b.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+function readVersion(path: string, env: Env, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ version?: string; problem?: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    let settled = false;
+    const finish = (result: { version?: string; problem?: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const child = spawn(path, ['--version'], { env: { ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish({ problem: `"${path} --version" did not answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', (error) => finish({ problem: `cannot run "${path} --version": ${error.message}` }));
+    child.on('close', (code) => {
+      const match = /(\d+\.\d+\.\d+)/.exec(output);
+      if (match?.[1]) finish({ version: match[1] });
+      else finish({ problem: `"${path} --version" exited with code ${String(code)} without a version number` });
+    });
+  });
+}
+
+/**
+ * What is installed and configured: each agent CLI (path, version against
+ * the tested one, where its credentials are), each model provider's API key,
+ * and what the demo would use. Never reads credential values or files; only
+ * checks that they exist.
+ *
+ * @example
+ * ```ts
+ * const report = await detectEnvironment();
+ * if (report.demo.mode === 'offline') console.log('No agent CLI with credentials: the demo runs offline.');
+ * ```
+ */
+export async function detectEnvironment(options: DetectEnvironmentOptions = {}): Promise<EnvironmentReport> {
+  const env = options.env ?? process.env;
+  const timeoutMs = options.versionTimeoutMs ?? 10_000;
+  const clis = await Promise.all(
+    AGENT_CLIS.map(async (cli): Promise<AgentCliReport> => {
+      const path = findExecutable(cli.command, env);
+      const credentialSources = [
+        ...cli.credentialEnv.filter((name) => Boolean(env[name])),
+        ...cli.credentialFiles(env).filter((file) => existsSync(file)),
+      ];
+      const base = { id: cli.id, displayName: cli.displayName, command: cli.command, testedVersion: cli.testedVersion, installHint: cli.installHint, credentialSources };
+      if (!path) return { ...base, path: undefined, version: undefined, versionStatus: 'unknown', problem: undefined };
+      const { version, problem } = await readVersion(path, env, timeoutMs, options.signal);
+      const comparison = version === undefined ? undefined : compareVersions(version, cli.testedVersion);
+      const versionStatus = comparison === undefined ? 'unknown' : comparison === 0 ? 'tested' : comparison > 0 ? 'newer' : 'older';
+      return { ...base, path, version, versionStatus, problem };
+    }),
+  );
+  const modelKeys = MODEL_PROVIDERS.map((provider) => ({
+    provider: provider.id,
+    displayName: provider.displayName,
+    env: provider.env.find((name) => Boolean(env[name])),
+  }));
+  return { node: process.version, clis, modelKeys, demo: planDemo(clis, modelKeys) };
+}
+
+function planDemo(clis: readonly AgentCliReport[], modelKeys: readonly ModelKeyReport[]): DemoPlan {
+  const reasons: string[] = [];
+  const usable = clis.find((cli) => cli.path && cli.version && cli.credentialSources.length > 0);
+  if (usable) reasons.push(`Coder: ${usable.displayName} ${usable.version} (credentials: ${usable.credentialSources.join(', ')}).`);
+  else {
+    const installed = clis.filter((cli) => cli.path);
+    reasons.push(
+      installed.length === 0
+        ? 'Coder: offline fake (no agent CLI installed: claude, codex or gemini).'
+        : `Coder: offline fake (${installed.map((cli) => cli.command).join(', ')} installed but ${installed.some((cli) => !cli.version) ? 'not runnable or ' : ''}without credentials).`,
+    );
+  }
+  const key = modelKeys.find((entry) => entry.env);
+  reasons.push(key ? `JUDGE: ${key.displayName} model (${key.env} is set).` : 'JUDGE: rule policy (no ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY set).');
+  reasons.push('Review: runs `node --test` in the workspace.');
+  return { mode: usable ? 'real' : 'offline', coder: usable?.id, judge: key?.provider ?? 'rules', reasons };
+}
+
+/** `troupe doctor`'s text. */
+export function formatEnvironmentReport(report: EnvironmentReport): string {
+  const lines = [`Node ${report.node}`, '', 'Agent CLIs:'];
+  for (const cli of report.clis) {
+    if (!cli.path) {
+      lines.push(`  ✗ ${cli.command.padEnd(7)} not installed (tested: ${cli.testedVersion}) — install: ${cli.installHint}`);
+      continue;
+    }
+    const version =
+      cli.version === undefined
+        ? `version unknown (${cli.problem ?? 'no output'})`
+        : cli.versionStatus === 'tested'
+          ? `${cli.version} (tested)`
+          : `${cli.version} (${cli.versionStatus} than tested ${cli.testedVersion}${cli.versionStatus === 'newer' ? '; usually fine' : '; upgrade recommended'})`;
+    const credentials = cli.credentialSources.length > 0 ? `credentials: ${cli.credentialSources.join(', ')}` : 'no credentials found';
+    lines.push(`  ${cli.version && cli.credentialSources.length > 0 ? '✓' : '!'} ${cli.command.padEnd(7)} ${cli.path} — ${version}; ${credentials}`);
+  }
+  lines.push('', 'Model API keys (DevHub, JUDGE):');
+  for (const key of report.modelKeys) lines.push(`  ${key.env ? '✓' : '✗'} ${key.displayName.padEnd(9)} ${key.env ? `${key.env} is set` : 'not set'}`);
+  lines.push('', `The demo would run ${report.demo.mode === 'real' ? 'with real agents' : 'OFFLINE (fake Coder CLI)'}:`);
+  for (const reason of report.demo.reasons) lines.push(`  - ${reason}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,53 @@
+import { createAnthropicModel } from '@troupe/adapter-claude';
+import { createOpenAIModel } from '@troupe/adapter-codex';
+import { createGeminiModel } from '@troupe/adapter-gemini';
+import type { ChatModel } from '@troupe/core';
+import { CliUsageError } from '../cli-errors';
+import { MODEL_PROVIDERS, type ModelProviderId } from '../doctor/detect-environment';
+
+/** A model choice: provider and optional model id (`anthropic`, `openai:gpt-5.5`). */
+export interface ModelChoice {
+  provider: ModelProviderId;
+  model: string | undefined;
+}
+
+const PROVIDER_IDS = MODEL_PROVIDERS.map((provider) => provider.id);
+
+/**
+ * Reads `--model` (or `TROUPE_MODEL`): `provider` or `provider:model`.
+ * Without either, the first provider whose API key is set; undefined when
+ * none is (JUDGE then uses its rule policy; DevHub cannot run).
+ *
+ * @throws CliUsageError for an unknown provider.
+ */
+export function chooseModel(spec: string | undefined, env: Readonly<Record<string, string | undefined>>, command: string): ModelChoice | undefined {
+  const value = spec ?? env.TROUPE_MODEL;
+  if (value !== undefined && value !== '') {
+    const [provider, ...rest] = value.split(':');
+    if (!(PROVIDER_IDS as readonly string[]).includes(provider as string)) {
+      throw new CliUsageError(`--model expects ${PROVIDER_IDS.join(', ')} optionally followed by :MODEL (e.g. anthropic:claude-sonnet-5-5), got ${JSON.stringify(value)}`, { command });
+    }
+    const model = rest.join(':');
+    return { provider: provider as ModelProviderId, model: model === '' ? undefined : model };
+  }
+  const withKey = MODEL_PROVIDERS.find((provider) => provider.env.some((name) => Boolean(env[name])));
+  return withKey ? { provider: withKey.id, model: undefined } : undefined;
+}
+
+/** Builds the chat model for a choice, through the provider's official SDK. */
+export function createChatModel(choice: ModelChoice): ChatModel {
+  const settings = choice.model !== undefined ? { model: choice.model } : {};
+  switch (choice.provider) {
+    case 'anthropic':
+      return createAnthropicModel(settings);
+    case 'openai':
+      return createOpenAIModel(settings);
+    case 'gemini':
+      return createGeminiModel(settings);
+  }
+}
+
+/** `anthropic (default model)` / `openai:gpt-5.5`, for messages. */
+export function describeModel(choice: ModelChoice): string {
+  return choice.model ? `${choice.provider}:${choice.model}` : `${choice.provider} (default model)`;
+}

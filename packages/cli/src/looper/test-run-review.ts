@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { defineAgent, InvalidArgumentError, type RunnableAgent } from '@troupe/core';
+import type { ReviewFinding, ReviewReport } from '@troupe/looper';
+
+/** Options for {@link createTestRunReview}. */
+export interface TestRunReviewOptions {
+  /** The test command as argv (no shell). Default `['node', '--test']`; `node` means this Node. */
+  command?: readonly string[];
+  /** Longest test run, in ms. Default 5 minutes. */
+  timeoutMs?: number;
+  /** Most output lines kept in the review text. Default 60. */
+  maxOutputLines?: number;
+}
+
+/** Counts read from a `node --test` summary (spec or TAP reporter). */
+export interface TestRunCounts {
+  tests: number;
+  pass: number;
+  fail: number;
+}
+
+/** Reads the `tests`/`pass`/`fail` summary of `node --test` (`ℹ tests 3` or `# tests 3`). */
+export function parseTestSummary(output: string): TestRunCounts | undefined {
+  const counts: Partial<TestRunCounts> = {};
+  for (const match of output.matchAll(/^\s*(?:ℹ|#)\s*(tests|pass|fail)\s+(\d+)\s*$/gm)) {
+    counts[match[1] as keyof TestRunCounts] = Number(match[2]);
+  }
+  return counts.tests === undefined ? undefined : { tests: counts.tests, pass: counts.pass ?? 0, fail: counts.fail ?? 0 };
+}
+
+/** Names of failing tests (`not ok 1 - name` in TAP, `✖ name` in the spec reporter). */
+export function failingTestNames(output: string): string[] {
+  const names = new Set<string>();
+  for (const match of output.matchAll(/^\s*not ok \d+ - (.+?)\s*$/gm)) names.add(match[1] as string);
+  for (const match of output.matchAll(/^\s*✖ (.+?)(?: \([\d.]+m?s\))?\s*$/gm)) {
+    const name = match[1] as string;
+    if (!/^failing tests:?$/i.test(name)) names.add(name);
+  }
+  return [...names];
+}
+
+/** Health from a test run: `normal` when tests ran and all passed, else `critical`. */
+export function reviewFromTestRun(exitCode: number | null, output: string, commandLine: string): ReviewReport {
+  const counts = parseTestSummary(output);
+  if (counts && counts.tests > 0 && counts.fail === 0 && exitCode === 0) {
+    return { health: 'normal', summary: `All ${counts.tests} test${counts.tests === 1 ? '' : 's'} pass (${commandLine}).`, findings: [] };
+  }
+  if (counts && counts.tests === 0) {
+    return {
+      health: 'critical',
+      summary: `No tests ran (${commandLine}).`,
+      findings: [{ severity: 'critical', message: 'No test files were found: add tests for the task (e.g. a *.test.js file using node:test).' }],
+    };
+  }
+  const failing = failingTestNames(output);
+  const findings: ReviewFinding[] = failing.length > 0
+    ? failing.slice(0, 10).map((name) => ({ severity: 'critical', message: `Failing test: ${name}` }))
+    : [{ severity: 'critical', message: `${commandLine} exited with code ${String(exitCode)}${counts ? ` (${counts.fail} failing)` : ''}.` }];
+  return {
+    health: 'critical',
+    summary: counts ? `${counts.fail} of ${counts.tests} tests fail (${commandLine}).` : `${commandLine} failed with exit code ${String(exitCode)}.`,
+    findings,
+  };
+}
+
+/**
+ * A Review member that runs the workspace's tests (by default `node --test`)
+ * and reports health from the results: `normal` when tests ran and pass,
+ * `critical` with the failing tests otherwise. Its output is the summary and
+ * the tail of the test output; the structured report goes in `data`.
+ *
+ * @example
+ * ```ts
+ * const looper = new Looper({ coder: { configId: 'claude' }, review: createTestRunReview(), workspacePath: '/repo' });
+ * ```
+ */
+export function createTestRunReview(options: TestRunReviewOptions = {}): RunnableAgent {
+  const command = options.command ?? ['node', '--test'];
+  if (!Array.isArray(command) || command.length === 0 || command.some((part) => typeof part !== 'string' || part === '')) {
+    throw new InvalidArgumentError('command', 'expected a non-empty argv array such as ["node", "--test"]');
+  }
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const maxOutputLines = options.maxOutputLines ?? 60;
+  const commandLine = command.join(' ');
+  return defineAgent({
+    id: 'review-tests',
+    description: `Runs ${commandLine} in the workspace and reports health from the results.`,
+    run: async (_input, { context, signal, sinks }) => {
+      const cwd = context.workspacePath ?? process.cwd();
+      sinks.status?.(`running ${commandLine}`);
+      const [program, ...args] = command as [string, ...string[]];
+      const { exitCode, output } = await runCommand(program === 'node' ? process.execPath : program, args, cwd, timeoutMs, signal);
+      const report = reviewFromTestRun(exitCode, output, commandLine);
+      const tail = output.trimEnd().split('\n').slice(-maxOutputLines).join('\n');
+      const text = [`Health: ${report.health}. ${report.summary}`, ...report.findings.map((f) => `- [${f.severity}] ${f.message}`), '', `$ ${commandLine}`, tail].join('\n');
+      return { text, data: report };
+    },
+  });
+}
+
+function runCommand(program: string, args: string[], cwd: string, timeoutMs: number, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+    delete env.NODE_TEST_CONTEXT;
+    delete env.NODE_OPTIONS;
+    const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', (error) => {
+      if (signal.aborted) return reject(error);
+      resolve({ exitCode: null, output: `${output}\n${error.message}` });
+    });
+    child.on('close', (code, killSignal) => resolve({ exitCode: code, output: killSignal ? `${output}\n(killed by ${killSignal}${killSignal === 'SIGKILL' ? `, timeout ${timeoutMs} ms` : ''})` : output }));
+  });
+}

@@ -1,0 +1,181 @@
+import { AgentRegistry, EventBus, Executor, serializeError, type AgentManager, type ChatModel, type Message } from '@troupe/core';
+import { createDevHubAgent, type DevHubAgent, type Looper, type LooperReply } from '@troupe/looper';
+import { startControlServer, type ControlServer } from '../control/control-server';
+import type { ControlConnection } from '../control/control-server';
+import type { ControlRequest, PingResult } from '../control/control-protocol';
+import { SessionMessageLog } from '../workspace/session-message-log';
+import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { releaseRunner } from '../workspace/workspace-runner-lock';
+import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
+import { LOOPER_ID } from './looper-checkpoint-commands';
+import type { LooperReplySummary } from './looper-reply';
+
+/** Options for {@link WorkspaceRunner.start}. */
+export interface WorkspaceRunnerOptions {
+  workspace: TroupeWorkspace;
+  setup: CliLooperSetup;
+  /** The runner record's token (the caller acquired the workspace with it). */
+  token: string;
+  socketPath: string;
+  mode: 'looper' | 'interactive';
+  /** DevHub's model; without one, DevHub does not run in this process. */
+  devhubModel?: ChatModel | undefined;
+}
+
+/** DevHub's channel (the seed's Monitor tab). */
+export const DEVHUB_CHANNEL = 'devhub';
+
+/**
+ * The process that holds a workspace: it runs the session's Looper (state
+ * and messages in the workspace database, resumed from the last checkpoint),
+ * and answers other `troupe` processes on the control socket.
+ */
+export class WorkspaceRunner {
+  readonly bus: EventBus;
+  readonly looper: Looper;
+  readonly log: SessionMessageLog;
+  /** Runs the Looper and DevHub on their channels (records inputs and replies there). */
+  readonly executor: Executor;
+  /** DevHub, when a model is configured. */
+  readonly devhub: DevHubAgent | undefined;
+  private readonly agentManager: AgentManager;
+  private server: ControlServer | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: WorkspaceRunnerOptions,
+    parts: { bus: EventBus; log: SessionMessageLog; looper: Looper; agentManager: AgentManager },
+  ) {
+    this.bus = parts.bus;
+    this.log = parts.log;
+    this.looper = parts.looper;
+    this.agentManager = parts.agentManager;
+    const agents = new AgentRegistry();
+    agents.register(this.looper);
+    this.executor = new Executor({ agents, messages: this.log.messages, eventBus: this.bus });
+    this.devhub = options.devhubModel
+      ? createDevHubAgent({
+          model: options.devhubModel,
+          executor: this.executor,
+          eventBus: this.bus,
+          channelId: DEVHUB_CHANNEL,
+          looperAgentId: this.looper.id,
+          looperChannelId: this.looper.channelId,
+          workspacePath: options.workspace.root,
+        })
+      : undefined;
+    if (this.devhub) agents.register(this.devhub);
+  }
+
+  /** Restores the session's messages, builds the Looper and listens on the control socket. Does not resume yet. */
+  static async start(options: WorkspaceRunnerOptions): Promise<WorkspaceRunner> {
+    const bus = new EventBus();
+    const log = await SessionMessageLog.open(options.workspace.store, (channelId) => options.workspace.messagesNamespace(channelId), bus);
+    const { looper, agentManager } = createCliLooper({ workspace: options.workspace, log, bus, setup: options.setup });
+    const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager });
+    runner.server = await startControlServer(options.socketPath, (request, connection) => runner.answer(request, connection));
+    return runner;
+  }
+
+  /** The workspace this runner holds. */
+  get workspace(): TroupeWorkspace {
+    return this.options.workspace;
+  }
+
+  /**
+   * Continues a run the previous process left RUNNING (killed or crashed),
+   * from its last checkpoint. Returns true when one was resumed.
+   */
+  async resume(): Promise<boolean> {
+    const resumed = await this.looper.resume();
+    await this.log.flush();
+    return resumed;
+  }
+
+  /**
+   * Handles one Looper command (from `-p`, the prompt, or another process):
+   * records it and the Looper's reply in the `looper` channel and waits
+   * until both, and the state change, are on disk.
+   */
+  async looperCommand(input: string, origin: 'local' | 'remote'): Promise<LooperReplySummary> {
+    const result = await this.executor.execute(LOOPER_ID, this.looper.id, input, { sourceChannelId: origin === 'local' ? 'user' : 'remote', workspacePath: this.workspace.root });
+    await this.looper.flush();
+    await this.log.flush();
+    if (result.status !== 'completed') return { ok: false, command: 'invalid', text: result.text, state: this.looper.getStatus().state };
+    const reply = result.output.data as LooperReply;
+    return { ok: reply.ok, command: reply.command, text: reply.text, state: reply.state };
+  }
+
+  /**
+   * Sends a message to DevHub and resolves with its answer (the tool loop,
+   * including any Looper command it sends). The exchange is recorded in the
+   * `devhub` channel.
+   *
+   * @throws CliError-like Error when no model is configured.
+   */
+  async devhubMessage(input: string, origin: 'local' | 'remote'): Promise<{ ok: boolean; text: string }> {
+    if (!this.devhub) throw new Error('DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or pass --model) for the troupe process running this workspace');
+    const result = await this.executor.execute(DEVHUB_CHANNEL, this.devhub.id, input, { sourceChannelId: origin === 'local' ? 'user' : 'remote', workspacePath: this.workspace.root });
+    await this.looper.flush();
+    await this.log.flush();
+    return { ok: result.status === 'completed', text: result.text };
+  }
+
+  /** Resolves when the Looper is IDLE with every checkpoint written (a command may start another run meanwhile). */
+  async whenIdle(): Promise<void> {
+    for (;;) {
+      await this.looper.whenIdle();
+      await this.looper.flush();
+      await this.log.flush();
+      if (this.looper.getStatus().state === 'IDLE') return;
+    }
+  }
+
+  /**
+   * Stops serving and gives the workspace up. `interrupt` cancels a run in
+   * progress without finishing it (its checkpoint stays RUNNING, so the next
+   * `troupe looper` resumes it).
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.server?.close();
+    this.devhub?.dispose();
+    await this.looper.dispose();
+    await this.agentManager.cleanup();
+    await this.log.flush().catch(() => {});
+    this.log.close();
+    await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
+  }
+
+  private async answer(request: ControlRequest, connection: ControlConnection): Promise<unknown> {
+    switch (request.op) {
+      case 'ping':
+        return {
+          pid: process.pid,
+          sessionId: this.workspace.session.id,
+          mode: this.options.mode,
+          looperState: this.looper.getStatus().state,
+          devhub: this.devhub !== undefined,
+        } satisfies PingResult;
+      case 'looper':
+        return this.looperCommand(request.input, 'remote');
+      case 'devhub':
+        return this.devhubMessage(request.input, 'remote');
+      case 'subscribe': {
+        const after = request.after ?? {};
+        for (const channelId of this.log.messages.channelIds()) {
+          for (const message of this.log.messages.list(channelId, { after: after[channelId] ?? 0 })) connection.push({ event: 'message', message });
+        }
+        const unsubscribe = this.bus.on('message:added', (event) => connection.push({ event: 'message', message: event.payload.message as Message }));
+        connection.onClose(unsubscribe);
+        return { subscribed: true };
+      }
+    }
+  }
+}
+
+/** One line for an error thrown while running (never a stack). */
+export function describeRunError(error: unknown): string {
+  return serializeError(error).message;
+}

@@ -1,0 +1,47 @@
+// `troupe team`: runs .troupe/team.json through @troupe/team's runTeam (the fake `claude` as the AI member;
+// the human member answers at the prompt).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { runTroupe, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
+
+const cleanups: (() => void)[] = [];
+const running: TroupeProcess[] = [];
+afterEach(() => {
+  for (const run of running.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+it('runs the team in .troupe/team.json: the AI member answers, the human member types at the prompt, /end ends it', async () => {
+  const created = tempWorkspace();
+  cleanups.push(created.cleanup);
+  mkdirSync(join(created.dir, '.troupe'));
+  writeFileSync(
+    join(created.dir, '.troupe', 'team.json'),
+    JSON.stringify({
+      name: 'api-design',
+      members: [
+        { id: 'you', name: 'You', role: 'product owner', type: 'human', order: 0 },
+        { id: 'max', name: 'Max', role: 'tech lead', type: 'ai', agentConfigId: 'claude', systemInstruction: 'You are Max, a tech lead.', order: 1 },
+      ],
+      settings: { maxTurns: 4 },
+    }),
+  );
+  const team = startTroupe(['team', '--workspace', created.dir, '--from', 'you', '-p', 'Design the /users endpoint'], testEnv({ FAKE_CLAUDE_TEXT: 'Use GET /users with cursor pagination.' }));
+  running.push(team);
+  await team.waitFor(/Max: Use GET \/users with cursor pagination\./);
+  await team.waitFor(/You> /);
+  team.child.stdin?.write('/end\n');
+  expect(await team.exited()).toBe(0);
+  expect(team.stdout()).toMatch(/You: Design the \/users endpoint/);
+  expect(team.stdout()).toMatch(/Conversation ended \(human-end\) after \d+ turn\(s\)/);
+}, 60_000);
+
+it('a missing or invalid team file fails on one line', async () => {
+  const created = tempWorkspace();
+  cleanups.push(created.cleanup);
+  const missing = await runTroupe(['team', '--workspace', created.dir, '-p', 'hi']);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+  expect(missing.stderr).toContain('team.json');
+}, 30_000);

@@ -1,0 +1,4 @@
+declare const __TROUPE_VERSION__: string | undefined;
+
+/** Version of the `troupe` command line (injected at build; `0.0.0-source` when run from source). */
+export const VERSION: string = typeof __TROUPE_VERSION__ === 'string' ? __TROUPE_VERSION__ : '0.0.0-source';

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TroupeError } from '@troupe/core';
+import { openSqliteStore, SqliteStoreError, type SqliteStore } from '@troupe/store-sqlite';
+import { CliError, CliUsageError } from '../cli-errors';
+
+/** Name of the folder Troupe keeps its state in, inside the workspace. */
+export const TROUPE_DIR = '.troupe';
+/** The SQLite file in {@link TROUPE_DIR}. */
+export const DATABASE_FILE = 'troupe.db';
+
+const WORKSPACE_NAMESPACE = ['troupe', 'workspace'] as const;
+
+/** The session record: which session the workspace is on. */
+export interface SessionRecord {
+  id: string;
+  createdAt: number;
+}
+
+/** An opened workspace: its `.troupe/` folder, store and current session. */
+export interface TroupeWorkspace {
+  /** Absolute path of the workspace. */
+  root: string;
+  /** `<root>/.troupe`. */
+  dir: string;
+  store: SqliteStore;
+  session: SessionRecord;
+  /** Where the Looper's state and checkpoints go for this session. */
+  looperNamespace(): string[];
+  /** Where a channel's messages go for this session. */
+  messagesNamespace(channelId?: string): string[];
+  /** Starts a new session (the previous one stays in the database, unused). */
+  startNewSession(): Promise<SessionRecord>;
+  close(): Promise<void>;
+}
+
+/** Options for {@link openWorkspace}. */
+export interface OpenWorkspaceOptions {
+  /** Resolves a relative workspace path. */
+  cwd: string;
+  /** `TROUPE_DB_BUSY_TIMEOUT_MS` sets how long a write waits for another process's lock (default 5000 ms). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+function busyTimeout(env: Readonly<Record<string, string | undefined>>): number {
+  const value = env.TROUPE_DB_BUSY_TIMEOUT_MS;
+  if (value === undefined || value === '') return 5000;
+  if (!/^\d+$/.test(value)) throw new CliUsageError(`TROUPE_DB_BUSY_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Checks the workspace path: it must exist and be a directory. Returns its absolute path. */
+export function resolveWorkspacePath(path: string, cwd: string): string {
+  const root = resolve(cwd, path);
+  if (!existsSync(root)) throw new CliUsageError(`workspace ${root} does not exist; create it first or pass an existing folder to --workspace`);
+  if (!statSync(root).isDirectory()) throw new CliUsageError(`workspace ${root} is not a folder`);
+  return root;
+}
+
+/** Creates `<root>/.troupe` (mode 0700) when missing and checks it can be written. */
+export function ensureTroupeDir(root: string): string {
+  const dir = join(root, TROUPE_DIR);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) {
+    throw new CliError(`cannot use ${dir}: it exists and is not a folder; remove or rename it`);
+  }
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new CliError(`cannot write to ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the folder's permissions`, { cause: error });
+  }
+  const ignore = join(dir, '.gitignore');
+  if (!existsSync(ignore)) {
+    try {
+      writeFileSync(ignore, '# Troupe session state (SQLite database, control socket); not for version control.\n*\n', { mode: 0o600 });
+    } catch {
+      // best effort
+    }
+  }
+  return dir;
+}
+
+/** A new session id: sortable by time, unique. */
+export function newSessionId(now = Date.now()): string {
+  return `s-${now.toString(36)}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Turns store failures into one-line CLI errors. */
+export function describeStoreFailure(error: unknown, what: string): unknown {
+  if (SqliteStoreError.isSqliteStoreError(error)) {
+    const prefix = error.reason === 'locked' ? 'the session database is locked' : 'the session database cannot be used';
+    return new CliError(`${what}: ${prefix}: ${error.message}`, { cause: error });
+  }
+  return TroupeError.isInstance(error) ? error : new CliError(`${what}: ${(error as Error).message ?? String(error)}`, { cause: error });
+}
+
+/**
+ * Opens a workspace's durable state: creates `.troupe/` and its SQLite
+ * store, and reads (or creates) the current session.
+ *
+ * @throws CliUsageError when the workspace does not exist.
+ * @throws CliError when `.troupe/` cannot be written or the database is locked, too new or damaged.
+ */
+export async function openWorkspace(path: string, options: OpenWorkspaceOptions): Promise<TroupeWorkspace> {
+  const root = resolveWorkspacePath(path, options.cwd);
+  const dir = ensureTroupeDir(root);
+  let store: SqliteStore;
+  try {
+    store = openSqliteStore(join(dir, DATABASE_FILE), { busyTimeoutMs: busyTimeout(options.env) });
+  } catch (error) {
+    throw describeStoreFailure(error, `cannot open the session of ${root}`);
+  }
+  let session: SessionRecord;
+  try {
+    session = await store.transaction(async (tx) => {
+      const existing = await tx.get<SessionRecord>(WORKSPACE_NAMESPACE, 'session');
+      if (existing) return existing.value;
+      const created = { id: newSessionId(), createdAt: Date.now() };
+      await tx.put(WORKSPACE_NAMESPACE, 'session', created);
+      return created;
+    });
+  } catch (error) {
+    store.closeSync();
+    throw describeStoreFailure(error, `cannot open the session of ${root}`);
+  }
+  const workspace: TroupeWorkspace = {
+    root,
+    dir,
+    store,
+    session,
+    looperNamespace: () => ['sessions', workspace.session.id, 'looper'],
+    messagesNamespace: (channelId) => ['sessions', workspace.session.id, 'messages', ...(channelId ? [channelId] : [])],
+    async startNewSession() {
+      const created = { id: newSessionId(), createdAt: Date.now() };
+      await store.put(WORKSPACE_NAMESPACE, 'session', created);
+      workspace.session = created;
+      return created;
+    },
+    close: () => store.close(),
+  };
+  return workspace;
+}
+
+/** @internal Namespace of workspace-wide records (session, runner lock). */
+export function workspaceNamespace(): string[] {
+  return [...WORKSPACE_NAMESPACE];
+}
