@@ -1,3 +1,3 @@
 import { troupeProject } from '../../vitest.shared';
 
-export default troupeProject('cli');
+export default troupeProject('cli', { globalSetup: ['./vitest.global-setup.ts'] });

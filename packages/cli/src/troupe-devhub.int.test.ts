@@ -105,7 +105,7 @@ it.skipIf(!tmux)('Test 7: interactive session in a terminal — switch channels,
     await tm('send-keys', '-t', 'troupe', 'Enter');
   };
 
-  await tm('new-session', '-d', '-s', 'troupe', '-x', '200', '-y', '50', '-c', cliPackageDir, process.execPath, '--import', 'tsx', '--conditions=@troupe/source', troupeBin, '--workspace', dir, '--newsession', '--reviewer', 'tests');
+  await tm('new-session', '-d', '-s', 'troupe', '-x', '200', '-y', '50', '-c', cliPackageDir, process.execPath, troupeBin, '--workspace', dir, '--newsession', '--reviewer', 'tests');
   await waitForScreen(/devhub> $/m);
   expect(await screen()).toContain('DevHub: anthropic (default model)');
 

@@ -1,5 +1,5 @@
 // Seed 000 §8 CLI tests 1, 2, 4, 5 and 6, and bad input, against the `troupe` binary run as a real
-// process (from source: `node --import tsx --conditions=@troupe/source src/bin.ts`), with a fake
+// process (the built bin/troupe.js → dist/bin.js, see testing/ensure-built.ts), with a fake
 // `claude` first on PATH (src/__fixtures__/bin/claude, speaking Claude Code's recorded protocol).
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,16 +6,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storeConformanceCases, withConformanceStore } from '@troupe/core/testing';
 import { openSqliteStore, SQLITE_STORE_SCHEMA_VERSION, SqliteStore, SqliteStoreError } from '@troupe/store-sqlite';
 import { sqliteStoreMigrations } from './sqlite-store-migrations';
-import { describeStoreConformance } from './testing/store-conformance';
 
 const fixtures = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-describeStoreConformance('SqliteStore (:memory:)', {
-  create: ({ now }) => openSqliteStore(':memory:', now ? { now } : {}),
-  dispose: (store) => (store as SqliteStore).close(),
+describe('SqliteStore (:memory:) (Store conformance)', () => {
+  const withStore = withConformanceStore(
+    ({ now }) => openSqliteStore(':memory:', { now }),
+    (store) => (store as SqliteStore).close(),
+  );
+  for (const c of storeConformanceCases()) it(c.name, withStore(c));
 });
 
 let dir: string;
@@ -26,12 +29,15 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describeStoreConformance('SqliteStore (file, WAL)', {
-  create: ({ now }) => openSqliteStore(join(mkdtempSync(join(tmpdir(), 'troupe-store-conf-')), 'store.db'), now ? { now } : {}),
-  dispose: async (store) => {
-    await (store as SqliteStore).close();
-    rmSync(join((store as SqliteStore).path, '..'), { recursive: true, force: true });
-  },
+describe('SqliteStore (file, WAL) (Store conformance)', () => {
+  const withStore = withConformanceStore(
+    ({ now }) => openSqliteStore(join(mkdtempSync(join(tmpdir(), 'troupe-store-conf-')), 'store.db'), { now }),
+    async (store) => {
+      await (store as SqliteStore).close();
+      rmSync(join((store as SqliteStore).path, '..'), { recursive: true, force: true });
+    },
+  );
+  for (const c of storeConformanceCases()) it(c.name, withStore(c));
 });
 
 function lines(child: ChildProcess): AsyncIterator<string> {

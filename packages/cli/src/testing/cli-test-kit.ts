@@ -1,4 +1,4 @@
-// Test helpers: run the `troupe` binary from source as a real process, and in-process with captured output.
+// Test helpers: run the built `troupe` binary as a real process, and the CLI in-process with captured output.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +9,13 @@ import { runCli } from '../cli-main';
 import type { CliIo } from '../cli-io';
 import { findExecutable } from '../doctor/detect-environment';
 
-/** `packages/cli` (the spawned binary's cwd, so `tsx` and the workspace packages resolve). */
+/** `packages/cli` (the spawned binary's cwd). */
 export const cliPackageDir = fileURLToPath(new URL('../..', import.meta.url));
-/** The `troupe` entry point, run from source (`node --import tsx --conditions=@troupe/source`). */
-export const troupeBin = fileURLToPath(new URL('../bin.ts', import.meta.url));
+/**
+ * The `troupe` executable as published (`bin/troupe.js` → `dist/bin.js`); the cli project's
+ * global setup builds it, and the workspace packages it loads, when stale.
+ */
+export const troupeBin = fileURLToPath(new URL('../../bin/troupe.js', import.meta.url));
 /** Folder of the fake agent CLIs (`claude`), put first on `PATH`. */
 export const fakeBinDir = fileURLToPath(new URL('../__fixtures__/bin', import.meta.url));
 
@@ -52,7 +55,7 @@ export interface TroupeProcess {
 
 /** Starts `troupe ARGS` as a real process. */
 export function startTroupe(args: readonly string[], env: NodeJS.ProcessEnv = testEnv()): TroupeProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@troupe/source', troupeBin, ...args], {
+  const child = spawn(process.execPath, [troupeBin, ...args], {
     cwd: cliPackageDir,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

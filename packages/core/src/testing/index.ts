@@ -15,4 +15,10 @@ export {
   type ConformanceReplay,
   type ConformanceReport,
 } from './adapter-conformance';
+export {
+  storeConformanceCases,
+  withConformanceStore,
+  type CreateConformanceStore,
+  type StoreConformanceCase,
+} from './store-conformance';
 export * from './model-testing';
