@@ -26,8 +26,7 @@ export type SqliteStoreErrorReason =
  * A failure of the SQLite store, with the database path and a
  * {@link SqliteStoreErrorReason}. The message says what to do.
  *
- * `code` is `INVALID_STATE` until core's `TroupeErrorCode` has a store code;
- * switch on `reason` instead.
+ * `code` is `STORE_ERROR`; switch on `reason` for what went wrong.
  *
  * @example
  * ```ts
@@ -46,7 +45,7 @@ export class SqliteStoreError extends TroupeError {
   readonly sqliteCode: string | undefined;
 
   constructor(reason: SqliteStoreErrorReason, path: string, message: string, options: TroupeErrorOptions & { sqliteCode?: string } = {}) {
-    super('INVALID_STATE', message, options);
+    super('STORE_ERROR', message, options);
     this.name = 'SqliteStoreError';
     this.reason = reason;
     this.path = path;

@@ -146,7 +146,7 @@ describe('SqliteStore on disk', () => {
     try {
       openSqliteStore(path);
     } catch (error) {
-      expect(error).toMatchObject({ reason: 'schema-too-new', code: 'INVALID_STATE' });
+      expect(error).toMatchObject({ reason: 'schema-too-new', code: 'STORE_ERROR' });
     }
   });
 

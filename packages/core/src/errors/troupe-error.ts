@@ -19,7 +19,8 @@ export type TroupeErrorCode =
   | 'AGENT_ERROR'
   | 'MODEL_ERROR'
   | 'MODEL_OUTPUT_INVALID'
-  | 'TOOL_ERROR';
+  | 'TOOL_ERROR'
+  | 'STORE_ERROR';
 
 const MARKER = Symbol.for('troupe.error');
 
