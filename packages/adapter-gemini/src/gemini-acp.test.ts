@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, runTurns } from './__fixtures__/fake-cli';
@@ -156,11 +158,14 @@ describe('the ACP driver (with a fake ACP agent)', () => {
   });
 
   it('what the agent received: initialize, session/new in the cwd, the prompt from stdin, the permission answer', async () => {
-    const [result] = await runTurns(withFakeAgent({ permissionMode: 'full-auto' }), ['Create hello.txt'], { workDir: process.cwd() });
-    const received = (result?.outcome.stderrTail ?? '')
+    const record = join(mkdtempSync(join(tmpdir(), 'troupe-acp-')), 'received.jsonl');
+    const [result] = await runTurns(withFakeAgent({ permissionMode: 'full-auto' }, ['--record', record]), ['Create hello.txt'], { workDir: process.cwd() });
+    expect(result?.outcome.status).toBe('completed');
+    const received = readFileSync(record, 'utf8')
+      .trim()
       .split('\n')
-      .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+    rmSync(dirname(record), { recursive: true, force: true });
     expect(received).toEqual([
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } } },
       { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: process.cwd(), mcpServers: [] } },

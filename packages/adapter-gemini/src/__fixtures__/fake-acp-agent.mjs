@@ -5,7 +5,10 @@
 // then reports the driver's answer as the assistant text. It prints every
 // request it received to stderr (one JSON line each), and exits when stdin closes.
 //   --exit-on-initialize N   exit with code N instead of answering initialize
-import { readFileSync } from 'node:fs';
+//   --record FILE            also append each request to FILE, synchronously, before
+//                            answering it (stderr and stdout are separate pipes, so a
+//                            reader may see the answer before the stderr line)
+import { appendFileSync, readFileSync } from 'node:fs';
 
 const recorded = readFileSync(new URL('./acp-tool-permission.stdout.jsonl', import.meta.url), 'utf8')
   .trim()
@@ -13,6 +16,8 @@ const recorded = readFileSync(new URL('./acp-tool-permission.stdout.jsonl', impo
   .map((line) => JSON.parse(line));
 const exitAt = process.argv.indexOf('--exit-on-initialize');
 const exitCode = exitAt === -1 ? undefined : Number(process.argv[exitAt + 1]);
+const recordAt = process.argv.indexOf('--record');
+const recordFile = recordAt === -1 ? undefined : process.argv[recordAt + 1];
 const sessionId = recorded[1].result.sessionId;
 const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 let promptId;
@@ -32,6 +37,7 @@ process.stdin.on('end', () => process.exit(0));
 
 function onMessage(message) {
   process.stderr.write(`${JSON.stringify(message)}\n`);
+  if (recordFile !== undefined) appendFileSync(recordFile, `${JSON.stringify(message)}\n`);
   if (message.method === 'initialize') {
     if (exitCode !== undefined) process.exit(exitCode);
     write(recorded[0]);
