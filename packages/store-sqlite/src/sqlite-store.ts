@@ -4,14 +4,16 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   AbortError,
+  checkStoreLimit,
   InvalidArgumentError,
+  storeValueToJson,
   type Namespace,
   type Store,
   type StoreCallOptions,
   type StoreItem,
   type StoreListOptions,
 } from '@troupe/core';
-import { decodeNamespace, encodeNamespace, encodeValue, namespaceUpperBound } from './sqlite-store-codec';
+import { decodeNamespace, encodeNamespace, namespaceUpperBound } from './sqlite-store-codec';
 import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';
 import { migrateSqliteStore, sqliteStoreMigrations, type SqliteStoreMigration } from './sqlite-store-migrations';
 import { VERSION } from './version';
@@ -165,7 +167,7 @@ export class SqliteStore implements Store {
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     return this.run(options, 'Store.put', () => {
       const ns = encodeNamespace(namespace, key);
-      const text = encodeValue(value);
+      const text = storeValueToJson(value);
       const now = this.now();
       this.statements.put.run(ns, key, text, now, now);
     });
@@ -179,9 +181,7 @@ export class SqliteStore implements Store {
     return this.run(options, 'Store.list', () => {
       const ns = encodeNamespace(namespace);
       const { limit, after, recursive } = options;
-      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-        throw new InvalidArgumentError('limit', `expected a non-negative integer, got ${String(limit)}`);
-      }
+      checkStoreLimit(limit);
       if (after !== undefined && typeof after !== 'string') throw new InvalidArgumentError('after', `expected a key string, got ${typeof after}`);
       const sqlLimit = limit ?? -1;
       const rows = recursive

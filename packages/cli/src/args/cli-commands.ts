@@ -6,6 +6,16 @@ const NEW_SESSION: CliOptionSpec = { name: 'newsession', type: 'boolean', descri
 const AUTO_ALLOW: CliOptionSpec = { name: 'auto-allow', type: 'boolean', description: 'Let agent CLIs edit files and run commands without asking (full-auto). Default: file edits only.' };
 const MODEL: CliOptionSpec = { name: 'model', type: 'string', value: 'PROVIDER[:MODEL]', description: 'Model for DevHub and JUDGE: anthropic, openai or gemini, optionally :MODEL. Default: TROUPE_MODEL, else the first provider whose API key is set.' };
 
+/** Options of the Looper that DevHub starts (`troupe devhub`, and the interactive session). */
+const DEVHUB_LOOPER_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper: claude, codex or gemini. Default: claude.' },
+  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of the Looper (see troupe looper --help).' },
+  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
+  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
+  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
+  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+];
+
 /** Options of `troupe looper`. */
 export const LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'prompt', short: 'p', type: 'string', value: 'COMMAND', description: 'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}) or plain text (= start that task).' },
@@ -31,12 +41,7 @@ export const DEVHUB_OPTIONS: readonly CliOptionSpec[] = [
   NEW_SESSION,
   AUTO_ALLOW,
   MODEL,
-  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper DevHub starts: claude, codex or gemini. Default: claude.' },
-  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of that Looper (see troupe looper --help).' },
-  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
-  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
-  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE of that Looper: the rule policy, or the model (default).' },
-  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+  ...DEVHUB_LOOPER_OPTIONS,
   { name: 'devhub', type: 'boolean', description: 'Accepted for compatibility (`troupe --devhub -p …`).' },
   HELP,
 ];
@@ -67,12 +72,7 @@ export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
   NEW_SESSION,
   AUTO_ALLOW,
   MODEL,
-  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper: claude, codex or gemini. Default: claude.' },
-  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of the Looper (see troupe looper --help).' },
-  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
-  { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
-  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
-  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+  ...DEVHUB_LOOPER_OPTIONS,
   { name: 'version', short: 'v', type: 'boolean', description: 'Print the version.' },
   HELP,
 ];

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProcess } from '@troupe/core';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -136,30 +136,19 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-function readVersion(path: string, env: Env, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ version?: string; problem?: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    let settled = false;
-    const finish = (result: { version?: string; problem?: string }) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const child = spawn(path, ['--version'], { env: { ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], ...(signal ? { signal } : {}) });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish({ problem: `"${path} --version" did not answer within ${timeoutMs} ms` });
-    }, timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', (error) => finish({ problem: `cannot run "${path} --version": ${error.message}` }));
-    child.on('close', (code) => {
-      const match = /(\d+\.\d+\.\d+)/.exec(output);
-      if (match?.[1]) finish({ version: match[1] });
-      else finish({ problem: `"${path} --version" exited with code ${String(code)} without a version number` });
-    });
-  });
+/** Runs `PATH --version` through core's process runner (its process group is killed on timeout or abort). */
+async function readVersion(path: string, env: Env, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ version?: string; problem?: string }> {
+  const outcome = await runProcess(
+    { command: path, args: ['--version'], env: { ...env }, inheritEnv: false },
+    { timeoutMs, ...(signal ? { signal } : {}) },
+  ).outcome;
+  if (outcome.status === 'timed-out') return { problem: `"${path} --version" did not answer within ${timeoutMs} ms` };
+  if (outcome.status === 'canceled' || (outcome.status === 'failed' && outcome.exitCode === null && outcome.signal === null)) {
+    return { problem: `cannot run "${path} --version": ${outcome.error.message}` };
+  }
+  const match = /(\d+\.\d+\.\d+)/.exec(`${outcome.output}${outcome.stderrTail}`);
+  if (match?.[1]) return { version: match[1] };
+  return { problem: `"${path} --version" exited with code ${String(outcome.exitCode)} without a version number` };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isGroupAlive } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestRunReview, failingTestNames, parseTestSummary, reviewFromTestRun } from './test-run-review';
 
@@ -66,6 +67,19 @@ describe('createTestRunReview', () => {
     expect(output.text).toMatch(/^Health: critical\. 1 of \d tests fail \(node --test\)\.\n- \[critical\] Failing test: fails\n\n\$ node --test\n/);
     writeFileSync(join(dir, 'a.test.js'), "require('node:test')('passes', () => {});\n");
     expect((await review.start('again', { workspacePath: dir }, {}).completion).data).toMatchObject({ health: 'normal' });
+  });
+
+  it('a test run past its time limit is critical, and its whole process group is killed', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-review-'));
+    // The "test runner" starts a child (as node --test does per file) and both hang.
+    const hang = "const { spawn } = require('node:child_process'); spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('group ' + process.pid); setInterval(() => {}, 1000);";
+    const review = createTestRunReview({ command: ['node', '-e', hang], timeoutMs: 500 });
+    const output = await review.start('Review', { workspacePath: dir }, {}).completion;
+    expect(output.data).toMatchObject({ health: 'critical' });
+    expect(output.text).toContain('did not complete within 500 ms; its process group was killed.');
+    const group = Number(/group (\d+)/.exec(output.text)?.[1]);
+    expect(group).toBeGreaterThan(0);
+    await expect.poll(() => isGroupAlive(group), { timeout: 5000 }).toBe(false);
   });
 
   it('rejects an empty command', () => {

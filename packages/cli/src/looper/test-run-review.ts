@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { defineAgent, InvalidArgumentError, type RunnableAgent } from '@troupe/core';
+import { defineAgent, InvalidArgumentError, runProcess, type RunnableAgent } from '@troupe/core';
 import type { ReviewFinding, ReviewReport } from '@troupe/looper';
 
 /** Options for {@link createTestRunReview}. */
@@ -98,19 +97,26 @@ export function createTestRunReview(options: TestRunReviewOptions = {}): Runnabl
   });
 }
 
-function runCommand(program: string, args: string[], cwd: string, timeoutMs: number, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
-    delete env.NODE_TEST_CONTEXT;
-    delete env.NODE_OPTIONS;
-    const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal, timeout: timeoutMs, killSignal: 'SIGKILL' });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', (error) => {
-      if (signal.aborted) return reject(error);
-      resolve({ exitCode: null, output: `${output}\n${error.message}` });
-    });
-    child.on('close', (code, killSignal) => resolve({ exitCode: code, output: killSignal ? `${output}\n(killed by ${killSignal}${killSignal === 'SIGKILL' ? `, timeout ${timeoutMs} ms` : ''})` : output }));
-  });
+/**
+ * Runs the test command through core's process runner: no shell, its own process group, and on
+ * timeout or abort the whole group is killed (`node --test` runs each test file in a child process).
+ */
+async function runCommand(program: string, args: string[], cwd: string, timeoutMs: number, signal: AbortSignal): Promise<{ exitCode: number | null; output: string }> {
+  let stderr = '';
+  const outcome = await runProcess(
+    { command: program, args, cwd, env: { NO_COLOR: '1', FORCE_COLOR: '0', NODE_TEST_CONTEXT: undefined, NODE_OPTIONS: undefined } },
+    { timeoutMs, signal, onStderr: (text) => (stderr += text) },
+  ).outcome;
+  const output = outcome.output + stderr;
+  switch (outcome.status) {
+    case 'completed':
+      return { exitCode: outcome.exitCode ?? 0, output };
+    case 'canceled':
+      throw outcome.error;
+    case 'timed-out':
+      return { exitCode: null, output: `${output}\n(${outcome.error.message})` };
+    case 'failed':
+      // A non-zero exit keeps its code; a command that could not start says why.
+      return { exitCode: outcome.exitCode, output: outcome.exitCode === null ? `${output}\n${outcome.error.message}` : output };
+  }
 }

@@ -1,35 +1,10 @@
 import { AbortError } from '../errors/abort-error';
-import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store';
-
-const SEPARATOR = '\u0000';
-
-/** Checks a namespace and key; returns the namespace's map key. */
-export function namespaceKey(namespace: Namespace, key?: string): string {
-  if (!Array.isArray(namespace) || namespace.length === 0) {
-    throw new InvalidArgumentError('namespace', 'expected a non-empty array of strings, e.g. ["looper", "state"]');
-  }
-  for (const segment of namespace) {
-    if (typeof segment !== 'string' || segment === '' || segment.includes(SEPARATOR)) {
-      throw new InvalidArgumentError('namespace', `each segment must be a non-empty string without NUL, got ${JSON.stringify(segment)}`);
-    }
-  }
-  if (key !== undefined && (typeof key !== 'string' || key === '')) {
-    throw new InvalidArgumentError('key', `expected a non-empty string, got ${JSON.stringify(key)}`);
-  }
-  return namespace.join(SEPARATOR);
-}
+import { checkStoreLimit, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store-input';
 
 /** Deep-copies a JSON value, rejecting what JSON cannot hold. */
-export function cloneJson(value: unknown, what = 'value'): unknown {
-  if (value === undefined) throw new InvalidArgumentError(what, 'undefined cannot be stored; use delete()');
-  let text: string;
-  try {
-    text = JSON.stringify(value);
-  } catch (error) {
-    throw new InvalidArgumentError(what, `must be JSON-serializable (${(error as Error).message})`, { cause: error });
-  }
-  return JSON.parse(text);
+function cloneJson(value: unknown): unknown {
+  return JSON.parse(storeValueToJson(value));
 }
 
 /**
@@ -48,13 +23,13 @@ export class MemoryStore implements Store {
 
   async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
     AbortError.throwIfAborted(options?.signal, 'Store.get');
-    const item = this.data.get(namespaceKey(namespace, key))?.get(key);
+    const item = this.data.get(checkStoreNamespace(namespace, key))?.get(key);
     return item ? (copy(item) as StoreItem<V>) : undefined;
   }
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const nsKey = namespaceKey(namespace, key);
+    const nsKey = checkStoreNamespace(namespace, key);
     const stored = cloneJson(value);
     let items = this.data.get(nsKey);
     if (!items) {
@@ -68,7 +43,7 @@ export class MemoryStore implements Store {
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
     AbortError.throwIfAborted(options?.signal, 'Store.delete');
-    const nsKey = namespaceKey(namespace, key);
+    const nsKey = checkStoreNamespace(namespace, key);
     const items = this.data.get(nsKey);
     const existed = items?.delete(key) ?? false;
     if (items && items.size === 0) this.data.delete(nsKey);
@@ -77,13 +52,11 @@ export class MemoryStore implements Store {
 
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     AbortError.throwIfAborted(options.signal, 'Store.list');
-    const nsKey = namespaceKey(namespace);
+    const nsKey = checkStoreNamespace(namespace);
     const { limit, after, recursive } = options;
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-      throw new InvalidArgumentError('limit', `expected a non-negative integer, got ${String(limit)}`);
-    }
+    checkStoreLimit(limit);
     const out: StoreItem[] = [];
-    const spaces = [...this.data.keys()].filter((k) => k === nsKey || (recursive && k.startsWith(nsKey + SEPARATOR))).sort();
+    const spaces = [...this.data.keys()].filter((k) => k === nsKey || (recursive && k.startsWith(nsKey + NAMESPACE_SEPARATOR))).sort();
     for (const space of spaces) {
       const items = [...(this.data.get(space) as Map<string, StoreItem>).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       for (const item of items) {
@@ -154,7 +127,7 @@ class TransactionDraft implements Store {
   ) {}
 
   async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
-    const nsKey = namespaceKey(namespace, key);
+    const nsKey = checkStoreNamespace(namespace, key);
     const writes = this.log.get(nsKey)?.writes;
     if (writes?.has(key)) {
       const item = writes.get(key);
@@ -165,7 +138,7 @@ class TransactionDraft implements Store {
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const nsKey = namespaceKey(namespace, key);
+    const nsKey = checkStoreNamespace(namespace, key);
     const stored = cloneJson(value);
     const existing = await this.get(namespace, key);
     const now = this.base.clock();
@@ -180,7 +153,7 @@ class TransactionDraft implements Store {
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
     AbortError.throwIfAborted(options?.signal, 'Store.delete');
-    const nsKey = namespaceKey(namespace, key);
+    const nsKey = checkStoreNamespace(namespace, key);
     const existed = (await this.get(namespace, key)) !== undefined;
     this.entry(nsKey, namespace).set(key, undefined);
     return existed;
@@ -188,11 +161,11 @@ class TransactionDraft implements Store {
 
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     const { limit, ...rest } = options;
-    const nsKey = namespaceKey(namespace);
+    const nsKey = checkStoreNamespace(namespace);
     const base = await (this.parent ?? this.base).list<V>(namespace, rest);
     const merged = new Map(base.map((item) => [`${item.namespace.join('\u0000')}\u0000${item.key}`, item as StoreItem]));
     for (const [space, { writes }] of this.log) {
-      if (space !== nsKey && !(rest.recursive && space.startsWith(nsKey + SEPARATOR))) continue;
+      if (space !== nsKey && !(rest.recursive && space.startsWith(nsKey + NAMESPACE_SEPARATOR))) continue;
       for (const [key, item] of writes) {
         if (rest.after !== undefined && space === nsKey && key <= rest.after) continue;
         const id = `${space}\u0000${key}`;

@@ -254,6 +254,7 @@ export function storeConformanceCases(): StoreConformanceCase[] {
         cyclic.self = cyclic;
         await assert.rejects(store.put(['a'], 'k', cyclic), { message: /JSON-serializable/ });
         await assert.rejects(store.put(['a'], 'k', 10n), { message: /JSON-serializable/ });
+        await assert.rejects(store.put(['a'], 'k', () => 1), { name: 'InvalidArgumentError', message: /JSON-serializable/ });
         await assert.rejects(store.list(['a'], { limit: -1 }), { message: /limit/ });
         await assert.rejects(store.list(['a'], { limit: 1.5 }), { message: /limit/ });
         assert.deepEqual(await store.list(['a']), []);
