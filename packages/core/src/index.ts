@@ -48,7 +48,14 @@ export { LineSplitter, parseJsonLine } from './process/line-splitter';
 export type { ProcessConfig } from './process/process-config';
 export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
 export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
-export { isGroupAlive, terminateProcessGroup, trackedProcessGroupCount, trackedProcessGroups } from './process/kill-process-group';
+export {
+  isGroupAlive,
+  terminateProcessGroup,
+  trackedProcessGroupCount,
+  trackedProcessGroups,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from './process/kill-process-group';
 
 // Adapters
 export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
@@ -63,6 +70,24 @@ export {
   type AgentTurnContext,
   type MemberAgentConfig,
 } from './adapter/v1/member-agent-config';
+export {
+  isMcpHttpServer,
+  MCP_SERVER_NAME_PATTERN,
+  mcpServerConfigSchema,
+  mcpServerSecrets,
+  mcpServersSchema,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpStdioServerConfig,
+} from './adapter/v1/mcp-server-config';
+export { loadMcpConfigFile, parseMcpConfig, type ParseMcpConfigOptions } from './adapter/mcp-config-file';
+export {
+  TROUPE_TOOL_SERVER_NAME,
+  type AgentToolHost,
+  type AgentToolServeOptions,
+  type AgentToolServer,
+} from './adapter/agent-tool-host';
 export {
   AdapterRegistry,
   defaultAdapterRegistry,

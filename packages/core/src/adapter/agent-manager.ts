@@ -1,4 +1,6 @@
 import { AgentError } from '../errors/agent-error';
+import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
+import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
 import type { ProcessRun } from '../process/agent-process';
@@ -7,6 +9,7 @@ import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
 import { serializeError } from '../util/serialize-error';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
+import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
@@ -28,6 +31,11 @@ export interface AgentManagerOptions {
   eventBus?: EventBus;
   /** Total timeout per turn when none is given. Default 600 000 ms (10 min). */
   defaultTimeoutMs?: number;
+  /**
+   * Serves the `tools` of members' configs to their CLIs over MCP, e.g.
+   * `createMcpToolHost()` from `@troupe/mcp`. Needed only by members with `tools`.
+   */
+  toolHost?: AgentToolHost;
 }
 
 /** A started agent member (seed's `AgentInstance`). */
@@ -92,6 +100,8 @@ export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
  */
 export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
+  /** The running server of each member's Troupe `tools`, by role. */
+  private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -119,7 +129,12 @@ export class AgentManager {
     }
     const adapter = await this.createAdapter(configId);
     const instance: AgentInstance = { roleId, configId, adapter, member, processId: undefined, sessionId: undefined, turns: 0 };
-    instance.processId = await this.spawn(instance);
+    try {
+      instance.processId = await this.spawn(instance);
+    } catch (error) {
+      await this.closeToolServer(roleId);
+      throw error;
+    }
     this.agents.set(roleId, instance);
     this.options.eventBus?.emit('agent:started', { roleId, adapterType: adapter.adapterId, processId: instance.processId });
     return instance.processId;
@@ -186,6 +201,8 @@ export class AgentManager {
       }
       resolveRun(run);
       const outcome = await run.outcome;
+      // The CLI is done with this turn: nothing may still run on its behalf.
+      void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
       for (const listener of listeners) listener(undefined);
       instance.turns++;
       const usage = [...parts].reverse().find((p) => p.type === 'usage');
@@ -234,12 +251,13 @@ export class AgentManager {
     return result.text;
   }
 
-  /** Stops a member's process and forgets the member. Unknown roles are ignored. */
+  /** Stops a member's process (and the server of its Troupe `tools`) and forgets the member. Unknown roles are ignored. */
   async stopAgent(roleId: string): Promise<void> {
     const instance = this.agents.get(roleId);
     if (!instance) return;
     this.agents.delete(roleId);
     if (instance.processId) await this.processManager.stopProcess(instance.processId);
+    await this.closeToolServer(roleId);
     this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
@@ -251,6 +269,7 @@ export class AgentManager {
   /** Stops every member and kills every process. */
   async cleanup(): Promise<void> {
     await Promise.all([...this.agents.keys()].map((roleId) => this.stopAgent(roleId)));
+    await Promise.all([...this.toolServers.keys()].map((roleId) => this.closeToolServer(roleId)));
     await this.processManager.cleanup();
   }
 
@@ -273,10 +292,63 @@ export class AgentManager {
   }
 
   private async spawn(instance: AgentInstance): Promise<string> {
-    const { adapter, member } = instance;
+    const { adapter } = instance;
+    const member = await this.adapterMember(instance);
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
     return this.processManager.startProcess(config);
+  }
+
+  /**
+   * The member config the adapter sees: its `tools` replaced by the MCP
+   * server that serves them (started once per member), merged into
+   * `mcpServers`. Refuses MCP settings an adapter cannot pass on.
+   */
+  private async adapterMember(instance: AgentInstance): Promise<MemberAgentConfig> {
+    const { adapter, member, roleId } = instance;
+    const { tools, toolData, ...rest } = member;
+    const hasTools = tools !== undefined && tools.length > 0;
+    const hasServers = member.mcpServers !== undefined && Object.keys(member.mcpServers).length > 0;
+    if ((hasTools || hasServers) && adapter.capabilities.mcpServers !== true) {
+      throw new CapabilityUnsupportedError(
+        adapter.adapterId,
+        'mcpServers',
+        `The ${adapter.adapterId} adapter cannot give MCP servers${hasTools ? ' (the member\'s Troupe tools)' : ''} to its CLI; ` +
+          'use an adapter with capabilities.mcpServers (claude, codex, gemini, gemini-acp, acp)',
+      );
+    }
+    if (!hasTools) return rest;
+    if (member.mcpServers?.[TROUPE_TOOL_SERVER_NAME] !== undefined) {
+      throw new ConfigError(`member config of role "${roleId}"`, [
+        { path: ['mcpServers', TROUPE_TOOL_SERVER_NAME], message: `"${TROUPE_TOOL_SERVER_NAME}" is the server of the member's tools; rename this server` },
+      ]);
+    }
+    let server = this.toolServers.get(roleId);
+    if (!server) {
+      const host = this.options.toolHost;
+      if (!host) {
+        throw new ConfigError(`member config of role "${roleId}"`, [
+          {
+            path: ['tools'],
+            message: 'serving Troupe tools to an agent CLI needs a tool host: new AgentManager({ toolHost: createMcpToolHost() }) with createMcpToolHost from @troupe/mcp',
+          },
+        ]);
+      }
+      server = host.serve(tools, { roleId, ...(member.workDir !== undefined ? { workspaceRoot: member.workDir } : {}), ...(toolData ? { data: toolData } : {}) });
+      this.toolServers.set(roleId, server);
+      server.catch(() => {
+        if (this.toolServers.get(roleId) === server) this.toolServers.delete(roleId);
+      });
+    }
+    const { config } = await server;
+    return { ...rest, mcpServers: { ...rest.mcpServers, [TROUPE_TOOL_SERVER_NAME]: config } };
+  }
+
+  private async closeToolServer(roleId: string): Promise<void> {
+    const server = this.toolServers.get(roleId);
+    if (!server) return;
+    this.toolServers.delete(roleId);
+    await server.then((running) => running.close()).catch(() => {});
   }
 }
 
