@@ -18,6 +18,7 @@ export {
   type ResolvedClaudeCodeSettings,
 } from './claude-code-settings';
 export { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
+export { claudeCodeMcpArgs, type ClaudeCodeMcpArgs } from './claude-code-mcp-config';
 
 // Anthropic Messages API chat model (official @anthropic-ai/sdk).
 export { AnthropicChatModel, ANTHROPIC_PROVIDER, createAnthropicModel } from './anthropic-model';

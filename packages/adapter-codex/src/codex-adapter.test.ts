@@ -22,7 +22,7 @@ describe('createCodexAdapter', () => {
     const adapter = createCodexAdapter();
     expect(adapter.specificationVersion).toBe('v1');
     expect(adapter.adapterId).toBe('codex');
-    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: false });
+    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true });
     expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] });
   });
 

@@ -61,7 +61,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
   return {
     specificationVersion: 'v1',
     adapterId: CODEX_ADAPTER_ID,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false },
+    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true },
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
       // Codex refuses a CODEX_HOME that does not exist; create the isolated folders it is given.

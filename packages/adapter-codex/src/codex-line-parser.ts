@@ -33,6 +33,8 @@ export interface CodexLineParser {
  * - `item.started` / `item.completed` `command_execution` → `tool-call` / `tool-result`
  *   (`aggregated_output`; an error when the exit code is not 0 or the status is `failed`)
  * - `item.started` / `item.completed` `file_change` → `tool-call` / `tool-result` with the changes
+ * - `item.started` / `item.completed` `mcp_tool_call` → `tool-call` / `tool-result` named `mcp__<server>__<tool>`
+ *   (the result's text, or the error's message)
  * - `item.completed` `error` → `error` (a warning: the turn goes on)
  * - `error` → `error`; `retrying` for `Reconnecting...` notices; `status` from `unexpected status NNN`
  * - `turn.completed` → `usage` + `turn-end` (text: the turn's last agent message)
@@ -92,6 +94,25 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           toolName: CODEX_FILE_CHANGE_TOOL,
           output: changes,
           isError: item.status === 'failed',
+        };
+        return openTools.delete(item.id) ? [result] : [call, result];
+      }
+      case 'mcp_tool_call': {
+        const toolName = `mcp__${item.server}__${item.tool}`;
+        const call: AgentStreamPart = { type: 'tool-call', toolCallId: item.id, toolName, input: item.arguments ?? {} };
+        if (phase !== 'item.completed') {
+          if (openTools.has(item.id)) return [];
+          openTools.add(item.id);
+          return [call];
+        }
+        const failed = item.status === 'failed' || (item.error !== null && item.error !== undefined);
+        const text = (item.result?.content ?? []).map((block) => ((block as { text?: unknown })?.text ?? '')).join('');
+        const result: AgentStreamPart = {
+          type: 'tool-result',
+          toolCallId: item.id,
+          toolName,
+          output: redact(failed ? item.error?.message ?? text : text),
+          isError: failed,
         };
         return openTools.delete(item.id) ? [result] : [call, result];
       }

@@ -32,6 +32,7 @@ export {
   type CodexLineParserOptions,
 } from './codex-line-parser';
 export { toTomlString } from './codex-toml';
+export { codexMcpConfig, type CodexMcpConfig } from './codex-mcp-config';
 
 // OpenAI chat model (official openai SDK): Responses API and Chat Completions.
 export { createOpenAIModel, OpenAIChatModel } from './openai-model';

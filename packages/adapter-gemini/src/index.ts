@@ -16,6 +16,7 @@ export {
   type ResolvedGeminiCliSettings,
 } from './gemini-cli-settings';
 export { geminiCliSettingsPatch, prepareGeminiCliHome, type GeminiCliHomeOptions } from './gemini-cli-home';
+export { geminiCliMcpServers } from './gemini-cli-mcp-settings';
 export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
