@@ -21,10 +21,9 @@ export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stre
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
 
-// Gemini CLI as an Agent Client Protocol server (`gemini --acp`), through a driver script.
-export { createGeminiAcpAdapter, geminiAcpCapabilities, geminiAcpDriverPath, type GeminiAcpAdapter } from './gemini-acp-adapter';
+// Gemini CLI as an Agent Client Protocol agent (`gemini --acp`), through @troupe/adapter-acp.
+export { createGeminiAcpAdapter, geminiAcpCapabilities, type GeminiAcpAdapter, type GeminiAcpOptions } from './gemini-acp-adapter';
 export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
-export { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';
 
 // ---------------------------------------------------------------------------
 // Gemini ChatModel: the Gemini API through @google/genai (not the CLI).
