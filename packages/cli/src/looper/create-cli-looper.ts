@@ -1,7 +1,7 @@
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, type ChatModel, type EventBus, type RunnableAgent } from '@troupe/core';
+import { AdapterRegistry, AgentManager, type ChatModel, type EventBus, type McpServers, type RunnableAgent } from '@troupe/core';
 import { createLooperStateStore, Looper, type LooperMember, type LooperStateStore } from '@troupe/looper';
 import type { AgentCliId } from '../doctor/detect-environment';
 import type { SessionMessageLog } from '../workspace/session-message-log';
@@ -24,6 +24,8 @@ export interface CliLooperSetup {
   testCommand: readonly string[];
   /** One timeout per step, in ms. */
   stepTimeoutMs: number | undefined;
+  /** MCP servers the Coder's and the Review's CLIs get (`--mcp FILE`). */
+  mcpServers?: McpServers | undefined;
 }
 
 /** The adapter registry the CLI drives agent CLIs through. */
@@ -65,7 +67,7 @@ export function createSessionLooperStateStore(workspace: TroupeWorkspace, log: S
 
 function member(choice: CliMemberChoice, step: 'coder' | 'review', setup: CliLooperSetup): LooperMember | RunnableAgent {
   if (choice === 'tests') return createTestRunReview({ command: setup.testCommand });
-  return { configId: choice, roleId: `looper-${step}` };
+  return { configId: choice, roleId: `looper-${step}`, ...(setup.mcpServers ? { member: { mcpServers: setup.mcpServers } } : {}) };
 }
 
 /**

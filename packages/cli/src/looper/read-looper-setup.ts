@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, parseMcpConfig, TroupeError, type McpServers } from '@troupe/core';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError } from '../cli-errors';
 import { CliError } from '../cli-errors';
@@ -17,7 +20,7 @@ export interface ReadLooperSetupResult {
 
 /**
  * Reads `--coder`, `--reviewer`, `--max-iterations`, `--judge`, `--model`,
- * `--test-command`, `--step-timeout` and `--auto-allow`.
+ * `--test-command`, `--step-timeout`, `--auto-allow` and `--mcp`.
  *
  * @throws CliUsageError naming the bad option.
  */
@@ -39,6 +42,7 @@ export function readLooperSetup(
   const testCommand = testCommandText.trim().split(/\s+/).filter(Boolean);
   if (testCommand.length === 0) throw new CliUsageError('--test-command must not be empty', { command });
   const judgeModel = judge !== 'rules' && model ? createChatModel(model) : undefined;
+  const mcpServers = typeof options.mcp === 'string' ? readMcpOption(options.mcp, env, command) : undefined;
   const setup: CliLooperSetup = {
     coder,
     reviewer,
@@ -47,10 +51,41 @@ export function readLooperSetup(
     judgeModel,
     testCommand,
     stepTimeoutMs: stepTimeoutSeconds !== undefined ? stepTimeoutSeconds * 1000 : undefined,
+    mcpServers,
   };
   const reviewText = reviewer === 'tests' ? `tests (${testCommand.join(' ')})` : reviewer;
   const judgeText = judgeModel && model ? `model ${describeModel(model)}` : 'rule policy';
-  return { setup, model, summary: `Coder: ${coder} · Review: ${reviewText} · JUDGE: ${judgeText}${setup.autoAllow ? ' · auto-allow' : ''}` };
+  const mcpText = mcpServers ? ` · MCP: ${Object.keys(mcpServers).join(', ') || 'none'}` : '';
+  return { setup, model, summary: `Coder: ${coder} · Review: ${reviewText} · JUDGE: ${judgeText}${setup.autoAllow ? ' · auto-allow' : ''}${mcpText}` };
+}
+
+/**
+ * `--mcp FILE`: the MCP servers every agent CLI of the run gets, from a
+ * `.mcp.json`-style file, `${VAR}` expanded from the environment.
+ *
+ * @throws CliUsageError naming the file and each bad field (exit 2, like other bad input).
+ */
+function readMcpOption(file: string, env: Readonly<Record<string, string | undefined>>, command: string): McpServers {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliUsageError(`--mcp ${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? String(error)})`}`, { command });
+  }
+  try {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(path, [{ path: [], message: `not valid JSON (${(error as Error).message})` }]);
+    }
+    return parseMcpConfig(json, { source: path, env });
+  } catch (error) {
+    if (TroupeError.hasCode(error, 'CONFIG_INVALID')) throw new CliUsageError(`--mcp: ${(error as Error).message}`, { command });
+    throw error;
+  }
 }
 
 /**
