@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AbortError, ConfigError, defineTool, isGroupAlive, runToolLoop, ToolError, ToolRegistry, type AnyTool } from '@troupe/core';
+import { AbortError, AgentLoop, ConfigError, defineTool, isGroupAlive, runToolLoop, toLoopTool, ToolError, ToolRegistry, type AnyTool } from '@troupe/core';
+import { ToolManager } from '@troupe/orchestrator';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -82,6 +83,26 @@ describe('connectMcpServer over stdio (@modelcontextprotocol/server-filesystem)'
     expect(ok).toEqual({ success: true, content: 'the answer is 42\n' });
     unregister();
     expect(registry.list()).toEqual([]);
+  });
+
+  it('its tools run in an AgentLoop’s Act phase (toLoopTool) and in an orchestrator’s tool scopes', async () => {
+    const files = await filesystem();
+    const loop = new AgentLoop({ id: 'mcp-act' });
+    loop.use(...files.tools.map((tool) => toLoopTool(tool)));
+    const act = await loop.stepAct({ task: 'read notes', toolCalls: [{ tool: 'read_text_file', input: { path: join(scratch, 'notes.txt') } }] });
+    expect(act.results.map((result) => [result.tool, result.status, result.output])).toEqual([['read_text_file', 'succeeded', 'the answer is 42\n']]);
+    const denied = await loop.stepAct({ task: 'read outside', toolCalls: [{ tool: 'read_text_file', input: { path: '/etc/hostname' } }] });
+    expect(denied.ok).toBe(false);
+    expect(denied.results[0]?.status).toBe('failed');
+    expect(denied.results[0]?.error?.message).toMatch(/denied|outside|not allowed/i);
+    await loop.dispose();
+
+    const tools = new ToolManager({ workspaceTools: false });
+    files.registerInto(tools.registry, 'sub');
+    expect(tools.getToolsForAgent('sub').map((tool) => tool.name)).toContain('read_text_file');
+    expect(tools.getToolsForAgent('main').map((tool) => tool.name)).not.toContain('read_text_file');
+    const result = await tools.executeTool('read_text_file', { path: join(scratch, 'notes.txt') }, { toolCallId: 'c', toolName: 'read_text_file', abortSignal: new AbortController().signal, agentKind: 'sub' });
+    expect(result).toEqual({ success: true, content: 'the answer is 42\n' });
   });
 
   it('close() stops the server process group; so does the caller’s AbortSignal', async () => {
