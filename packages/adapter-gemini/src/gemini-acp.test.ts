@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, runTurns } from './__fixtures__/fake-cli';
 import { acpDriverPath } from '@troupe/adapter-acp';
-import { createGeminiAcpAdapter, type GeminiCliSettings } from './index';
+import { createGeminiAcpAdapter } from './acp';
+import type { GeminiCliSettings } from './index';
 
 const fakeAgent = fixturePath('fake-acp-agent.mjs');
 

@@ -21,9 +21,7 @@ export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stre
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
 
-// Gemini CLI as an Agent Client Protocol agent (`gemini --acp`), through @troupe/adapter-acp.
-export { createGeminiAcpAdapter, geminiAcpCapabilities, type GeminiAcpAdapter, type GeminiAcpOptions } from './gemini-acp-adapter';
-export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
+// Gemini CLI in ACP mode (`gemini --acp`) is the `@troupe/adapter-gemini/acp` subpath (it needs @troupe/adapter-acp).
 
 // ---------------------------------------------------------------------------
 // Gemini ChatModel: the Gemini API through @google/genai (not the CLI).
