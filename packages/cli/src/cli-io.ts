@@ -1,3 +1,5 @@
+import { CLI_CATALOGUES, localeFromEnv, type CliCatalogue, type CliLocale } from './i18n/cli-catalogue';
+
 /** What a `troupe` command reads and writes; `process` by default, swapped in tests and embedders. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -7,11 +9,24 @@ export interface CliIo {
   cwd: string;
   /** Handle Ctrl-C (SIGINT) and SIGTERM: true for the real command. Default false. */
   handleSignals?: boolean;
+  /** The language of every message (`--lang`). Default: from `LC_ALL`, `LC_MESSAGES` or `LANG`, else English. */
+  locale?: CliLocale;
 }
 
-/** The process's own IO. */
+/** The message catalogue of the command's language. */
+export function catalogueOf(io: CliIo): CliCatalogue {
+  return CLI_CATALOGUES[io.locale ?? localeFromEnv(io.env)];
+}
+
+/**
+ * The process's own IO. Run from a package script (`pnpm troupe -- …`,
+ * `pnpm start -- …`), relative paths are read from the folder the script was
+ * started in (`INIT_CWD`), not the package's.
+ */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), handleSignals: true };
+  const viaScript = process.env.npm_lifecycle_event === 'troupe' || process.env.npm_lifecycle_event === 'start';
+  const cwd = viaScript && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd, handleSignals: true };
 }
 
 /** Live terminal output: stdout is a TTY and neither `NO_COLOR` nor `TERM=dumb` is set. */

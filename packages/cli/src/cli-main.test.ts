@@ -32,7 +32,7 @@ describe('troupe --help', () => {
   it.each([
     [['--help'], /Usage: troupe \[COMMAND\][\s\S]*looper[\s\S]*doctor[\s\S]*migrate-registry/],
     [['help'], /Usage: troupe \[COMMAND\]/],
-    [['looper', '--help'], /Usage: troupe looper -p COMMAND[\s\S]*--newsession[\s\S]*--max-iterations N[\s\S]*Exit codes: 0 done, 1 failed or refused, 2 bad input/],
+    [['looper', '--help'], /Usage: troupe looper -p COMMAND[\s\S]*--newsession[\s\S]*--max-iterations N[\s\S]*--registry FILE[\s\S]*Exit codes:\n  0 {4}done[\s\S]*\n  2 {4}bad input or configuration[\s\S]*\n  3 {4}stopped[\s\S]*\n  4 {4}ended with work open[\s\S]*\n  5 {4}an agent failed/],
     [['help', 'looper'], /Usage: troupe looper/],
     [['devhub', '-h'], /Usage: troupe devhub -p TEXT[\s\S]*ANTHROPIC_API_KEY/],
     [['doctor', '--help'], /Usage: troupe doctor \[--json\]/],
@@ -169,7 +169,7 @@ describe('troupe migrate-registry', () => {
     expect(again.stdout).toBe(`${path} already uses schema 1.2; nothing to do.\n`);
   });
 
-  it('--dry-run writes nothing; a missing file is bad input; an invalid file fails on one line', async () => {
+  it('--dry-run writes nothing; a missing file is bad input; an invalid file is bad input, one problem per line', async () => {
     const dir = workspace();
     const path = join(dir, 'config.json');
     writeFileSync(path, JSON.stringify({ schemaVersion: '1.1', agents: { codex: { command: 'codex', args: ['exec'] } } }));
@@ -179,8 +179,16 @@ describe('troupe migrate-registry', () => {
     await expectUsageError(['migrate-registry', join(dir, 'missing.json')], 'does not exist');
     writeFileSync(path, '{"schemaVersion": "9.0", "agents": {}}');
     const bad = await runCliCaptured(['migrate-registry', path]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toContain('newer than this @troupe/core reads');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`troupe: invalid configuration in ${path}:\n  - schemaVersion: schema 9.0 is newer than this @troupe/core reads (1.2); upgrade @troupe/core\n`);
+    expect(bad.stderr).not.toContain(':;');
+    writeFileSync(path, '{"schemaVersion": "1.2", "agents": {"x": {"name": "x", "command": "", "baseArgs": [], "capabilities": {"supportsSystemPrompt": true, "completionDetection": "jsonl"}}}}');
+    const lines = (await runCliCaptured(['migrate-registry', path])).stderr.trim().split('\n');
+    expect(lines[0]).toBe(`troupe: invalid configuration in ${path}:`);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^  - agents\.x\.command: /),
+      expect.stringMatching(/^  - agents\.x\.capabilities\.completionTypes: required when completionDetection is "jsonl"/),
+      expect.stringMatching(/^  - agents\.x\.capabilities\.systemPromptFlag: required when supportsSystemPrompt is true/),
+    ]);
   });
 });

@@ -100,9 +100,10 @@ describe('seed 000 §8 CLI tests', () => {
 
     const stop = await runTroupe(['--workspace', dir, '--looper', '-p', '{"type":"stop"}'], env);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(stop.stdout).toMatch(/^Stop requested: the loop ends after the current step \(iteration 2, coder\)\./);
+    expect(stop.stdout).toMatch(/^Stop requested: the loop ends after the current iteration \(iteration 2, now at coder; Review and JUDGE still run and the state is saved\)\./);
     release(2);
-    await runner.waitFor(/\[AUTO\] Loop finished \(stopped\) after 2 iterations: Stopped on request after the Coder step of iteration 2\./);
+    // The iteration finishes: the Coder's change is reviewed and judged before the run ends (here JUDGE ends it itself).
+    await runner.waitFor(/\[AUTO\] Review done: health normal[^\n]*\n[\s\S]*\[AUTO\] JUDGE: terminate[\s\S]*\[AUTO\] Loop finished \(terminated\) after 2 iterations/);
     expect(await runner.exited()).toBe(0);
 
     const coderPrompts = coderLog(log).filter((entry) => !entry.review).map((entry) => entry.prompt);
@@ -112,7 +113,7 @@ describe('seed 000 §8 CLI tests', () => {
     // Nothing is pending any more, and nobody holds the workspace.
     const after = await runTroupe(['--workspace', dir, '--looper', '-p', '{"type":"status"}'], env);
     expect(after.stdout).toContain('Pending (0): none');
-    expect(after.stdout).toContain('Last run: stopped after 2 iteration(s)');
+    expect(after.stdout).toContain('Last run: terminated after 2 iteration(s)');
   }, 90_000);
 
   it('a second start while a loop runs is refused (exit 1), naming the running task', async () => {

@@ -37,11 +37,18 @@ it('runs the team in .troupe/team.json: the AI member answers, the human member 
   expect(team.stdout()).toMatch(/Conversation ended \(human-end\) after \d+ turn\(s\)/);
 }, 60_000);
 
-it('a missing or invalid team file fails on one line', async () => {
+it('a missing or invalid team file is bad configuration: exit 2, one problem per line', async () => {
   const created = tempWorkspace();
   cleanups.push(created.cleanup);
   const missing = await runTroupe(['team', '--workspace', created.dir, '-p', 'hi']);
-  expect(missing.code).toBe(1);
-  expect(missing.stderr.trim().split('\n')).toHaveLength(1);
-  expect(missing.stderr).toContain('team.json');
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toBe(`troupe: invalid configuration in ${join(created.dir, '.troupe', 'team.json')}:\n  - (root): file not found; create .troupe/team.json or pass the configuration as an object\n`);
+  mkdirSync(join(created.dir, '.troupe'));
+  writeFileSync(join(created.dir, '.troupe', 'team.json'), JSON.stringify({ name: 't', members: [{ id: 'a', name: 'A', role: 'x', type: 'ai' }, { id: 'b', type: 'robot' }] }));
+  const invalid = await runTroupe(['team', '--workspace', created.dir, '-p', 'hi']);
+  expect(invalid.code).toBe(2);
+  const lines = invalid.stderr.trim().split('\n');
+  expect(lines[0]).toMatch(/^troupe: invalid configuration in .*team\.json:$/);
+  expect(lines.length).toBeGreaterThan(2);
+  expect(lines.slice(1).every((line) => line.startsWith('  - members['))).toBe(true);
 }, 30_000);

@@ -37,7 +37,7 @@ const answerFromProgress = (request: { system?: string }) => {
 describe('DevHub across processes (a resumed session)', () => {
   it('starts from the saved [AUTO] progress and conversation, as if it had heard them', async () => {
     const model = createScriptedChatModel({ responses: [answerFromProgress] });
-    const saved = (content: string, timestamp: number): Message => ({ id: `m${timestamp}`, channelId: 'looper', role: 'system', speaker: 'looper', content, timestamp });
+    const saved = (content: string, timestamp: number): Message => ({ id: `m${timestamp}`, channelId: 'looper', seq: timestamp, role: 'system', speaker: 'looper', content, timestamp });
     const created = createLooperSystem({
       looper: { coder: gatedAgent('coder').agent, review: scriptedReviewer(normal).agent },
       devhub: {
