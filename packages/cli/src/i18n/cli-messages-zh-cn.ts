@@ -133,6 +133,15 @@ export const simplifiedChineseCliMessages: CliMessages = {
     genericNote: '没有专用适配器: 通过通用适配器运行（纯文本输出，使用声明的完成检测方式）',
     apiKeySet: (name) => `${name}（已设置）`,
   },
+  testsReview: {
+    allPass: (count, command) => `全部 ${count} 个测试通过（${command}）。`,
+    noTests: (command) => `没有运行任何测试（${command}）。`,
+    noTestFiles: '没有找到测试文件: 请为任务添加测试（例如一个使用 node:test 的 *.test.js 文件）。',
+    failingTest: (name) => `失败的测试: ${name}`,
+    exited: (command, code, failing) => `${command} 以退出码 ${code} 结束${failing !== undefined ? `（${failing} 个失败）` : ''}。`,
+    someFail: (fail, tests, command) => `${tests} 个测试中有 ${fail} 个失败（${command}）。`,
+    failedWithCode: (command, code) => `${command} 失败，退出码 ${code}。`,
+  },
   exitCodes: {
     0: '完成: JUDGE 结束了运行且最后一次评审通过（或命令已得到答复）',
     1: '失败或被拒绝（消息会说明原因）',

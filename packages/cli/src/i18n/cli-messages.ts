@@ -143,6 +143,16 @@ export const englishCliMessages = {
     genericNote: 'no dedicated adapter: run through the generic adapter (plain output, its declared completion detection)',
     apiKeySet: (name: string) => `${name} (set)`,
   },
+  /** The `tests` reviewer's report. */
+  testsReview: {
+    allPass: (count: number, command: string) => `All ${count} test${count === 1 ? '' : 's'} pass (${command}).`,
+    noTests: (command: string) => `No tests ran (${command}).`,
+    noTestFiles: 'No test files were found: add tests for the task (e.g. a *.test.js file using node:test).',
+    failingTest: (name: string) => `Failing test: ${name}`,
+    exited: (command: string, code: string, failing: number | undefined) => `${command} exited with code ${code}${failing !== undefined ? ` (${failing} failing)` : ''}.`,
+    someFail: (fail: number, tests: number, command: string) => `${fail} of ${tests} tests fail (${command}).`,
+    failedWithCode: (command: string, code: string) => `${command} failed with exit code ${code}.`,
+  },
   /** What each exit code means (help, README, the last line of a run that did not pass). */
   exitCodes: {
     0: 'done: JUDGE ended the run and the last review passed (or the command was answered)',

@@ -6,7 +6,7 @@ import { createLooperStateStore, englishLooperTexts, Looper, type LooperMember, 
 import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
-import { createTestRunReview } from './test-run-review';
+import { createTestRunReview, type TestRunReviewTexts } from './test-run-review';
 
 /** Which agent does a Looper step: an agent (a registry entry or a built-in adapter), or (Review only) the workspace's tests. */
 export type CliMemberChoice = AgentChoice | 'tests';
@@ -19,6 +19,8 @@ export interface CliLooperSetup {
   registry: CliRegistry | undefined;
   /** The language of the Looper's messages. Default English. */
   texts?: LooperTexts;
+  /** The language of the `tests` reviewer's report. Default English. */
+  testsReviewTexts?: TestRunReviewTexts;
   /** Let the agent CLIs edit files and run commands without asking (`full-auto`); otherwise file edits only (`auto-edit`). */
   autoAllow: boolean;
   maxIterations: number | undefined;
@@ -95,7 +97,7 @@ export function createSessionLooperStateStore(workspace: TroupeWorkspace, log: S
 }
 
 function member(choice: CliMemberChoice, step: 'coder' | 'review', setup: CliLooperSetup): LooperMember | RunnableAgent {
-  if (choice === 'tests') return createTestRunReview({ command: setup.testCommand });
+  if (choice === 'tests') return createTestRunReview({ command: setup.testCommand, ...(setup.testsReviewTexts ? { texts: setup.testsReviewTexts } : {}) });
   return { configId: choice.name, roleId: `looper-${step}` };
 }
 

@@ -1,3 +1,4 @@
+import { ConfigError } from '@troupe/core';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliError, CliUsageError } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -43,6 +44,7 @@ export function readLooperOptions(options: Options, io: CliIo, command: string):
       testCommand,
       stepTimeoutMs: stepTimeoutSeconds !== undefined ? stepTimeoutSeconds * 1000 : undefined,
       texts: catalogue.looper,
+      testsReviewTexts: m.testsReview,
     },
     model,
   };
@@ -83,7 +85,16 @@ export async function resolveLooperSetup(
     options.reviewer === 'tests' ? 'tests' : typeof options.reviewer === 'string' ? resolveAgentChoice(options.reviewer, '--reviewer', registry, m, command, ['tests']) : coder;
   const setup: CliLooperSetup = { ...read.base, coder, reviewer, registry };
   const adapters = createCliAdapterRegistry(setup.autoAllow, registry);
-  for (const choice of [coder, reviewer]) if (choice !== 'tests' && choice.definition) adapters.create(choice.definition);
+  for (const choice of [coder, reviewer]) {
+    if (choice === 'tests' || !choice.definition) continue;
+    try {
+      adapters.create(choice.definition);
+    } catch (error) {
+      // Name the registry file and the entry's key, as for any other invalid field of the file.
+      if (error instanceof ConfigError && registry) throw new ConfigError(registry.path, error.issues.map((issue) => ({ ...issue, path: ['agents', choice.name, ...issue.path] })), { cause: error });
+      throw error;
+    }
+  }
   const reviewText = reviewer === 'tests' ? m.looper.reviewTests(setup.testCommand.join(' ')) : describeAgentChoice(reviewer);
   const judgeText = setup.judgeModel && read.model ? m.looper.judgeModel(describeModel(read.model, m)) : m.looper.judgeRules;
   return { setup, summary: m.looper.summary(describeAgentChoice(coder), reviewText, judgeText, setup.autoAllow) };
