@@ -116,6 +116,21 @@ describe('seed 000 §8 CLI tests', () => {
     expect(after.stdout).toContain('Last run: terminated after 2 iteration(s)');
   }, 90_000);
 
+  it('{"type":"stop","now":true} from a second process cancels the step in progress: the runner ends at once with exit 3', async () => {
+    const dir = workspace();
+    const gate = workspace();
+    const env = testEnv({ FAKE_CLAUDE_GATE_DIR: gate, FAKE_CLAUDE_LOG: join(gate, 'coder.jsonl'), FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }) });
+    const runner = start(['looper', '-w', dir, '--reviewer', 'tests', '-p', 'A long task'], env);
+    await runner.waitFor(/Iteration 1\/5 started/);
+    const stop = await runTroupe(['looper', '-w', dir, '-p', '{"type":"stop","now":true}'], env);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toBe('Stopping now: the coder step of iteration 1 is canceled and the loop ends.\n');
+    // The Coder never finished (its gate was never opened), and nothing was reviewed.
+    expect(await runner.exited()).toBe(3);
+    expect(runner.stdout()).toContain('[AUTO] Loop finished (stopped) after 1 iteration: Stopped at once on request during the coder step of iteration 1.');
+    expect(runner.stdout()).not.toContain('[AUTO] Review');
+  }, 60_000);
+
   it('a second start while a loop runs is refused (exit 1), naming the running task', async () => {
     const dir = workspace();
     const gate = workspace();
