@@ -33,7 +33,7 @@ function start(args: string[], env?: NodeJS.ProcessEnv): TroupeProcess {
   return run;
 }
 
-function coderLog(path: string): { prompt: string; review: boolean; cwd: string }[] {
+function coderLog(path: string): { prompt: string; review: boolean; cwd: string; argv: string[] }[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
 }
 
@@ -185,6 +185,22 @@ describe('seed 000 §8 CLI tests', () => {
     expect(await runner.exited()).toBe(0);
     await attached.waitFor(/The troupe process running this workspace has exited\./);
     expect(await attached.exited()).toBe(0);
+  }, 60_000);
+
+  it('a registry in schema 1.1 (seed 001\'s example, no "agents" wrapper) is read with a warning on stderr; its entry runs the Coder', async () => {
+    const dir = workspace();
+    const scratch = workspace();
+    const registry = join(scratch, 'config.json');
+    writeFileSync(registry, JSON.stringify({ claude: { command: 'claude', args: ['--append-system-prompt', 'Always end with [DONE]. Keep responses concise.'] } }));
+    const log = join(scratch, 'coder.jsonl');
+    const run = await runTroupe(['looper', '-w', dir, '--registry', registry, '--reviewer', 'tests', '-p', 'Add a README'], testEnv({
+      FAKE_CLAUDE_LOG: log,
+      FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }),
+    }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^troupe: warning: .*config\.json uses registry schema 1\.1 \("args"\); read as a fallback\. Run migrateRegistry\(\) \(or `troupe migrate-registry`\) to convert it to 1\.2\.\n/);
+    // The role text was taken out of the technical arguments.
+    expect(coderLog(log)[0]?.argv ?? []).not.toContain('Always end with [DONE]. Keep responses concise.');
   }, 60_000);
 
   it('without -p, there is nothing to resume in a fresh workspace', async () => {
