@@ -19,13 +19,14 @@ export function catalogueOf(io: CliIo): CliCatalogue {
 }
 
 /**
- * The process's own IO. Run from a package script (`pnpm troupe -- …`,
- * `pnpm start -- …`), relative paths are read from the folder the script was
- * started in (`INIT_CWD`), not the package's.
+ * The process's own IO. Run through this repository's package scripts
+ * (`pnpm troupe -- …`, `pnpm start -- …`, which run the CLI from source at the
+ * repository root), relative paths are read from the folder pnpm was started
+ * in (`INIT_CWD`), as a user typing them expects.
  */
 export function processIo(): CliIo {
-  const viaScript = process.env.npm_lifecycle_event === 'troupe' || process.env.npm_lifecycle_event === 'start';
-  const cwd = viaScript && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+  const viaRepoScript = (process.env.npm_lifecycle_script ?? '').includes('packages/cli/src/bin.ts');
+  const cwd = viaRepoScript && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd, handleSignals: true };
 }
 

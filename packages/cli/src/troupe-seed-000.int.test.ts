@@ -222,11 +222,17 @@ describe('the language: --lang, LC_ALL, LANG', () => {
 
 describe('exit codes of a run', () => {
   it('4: the iteration limit with a failing test still open; 5: the Coder failed', async () => {
-    const open = await runTroupe(['looper', '-w', folder(), '--reviewer', 'tests', '--max-iterations', '1', '-p', 'Add logging'], testEnv({
+    const W = folder();
+    const open = await runTroupe(['looper', '-w', W, '--reviewer', 'tests', '--max-iterations', '1', '-p', 'Add logging'], testEnv({
       FAKE_CLAUDE_FILES: JSON.stringify({ 'logging.test.js': FAILING }),
     }));
     expect(open.code, open.stderr).toBe(4);
     expect(open.stdout).toContain('Exit code 4: ended with work open');
+    // A later command that runs no loop is not judged by that earlier run.
+    server.enqueue('anthropic', { text: 'The last run hit its iteration limit with a failing test.' });
+    const asked = await runTroupe(['devhub', '-w', W, '-p', 'How did it go?'], testEnv({ ANTHROPIC_API_KEY: 'sk-ant-seed-test', ANTHROPIC_BASE_URL: server.url }));
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain('The last run hit its iteration limit with a failing test.');
 
     // A Coder whose CLI exits 3 at once (a registry entry run by the generic adapter).
     const scratch = folder();

@@ -99,10 +99,14 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
       throw new CliError(m.looper.cannotResume(describeRunError(error)), { cause: error });
     }
     if (resumed) progress.begin(runner.looper.getStatus());
+    // A run that ended before this process (the session's last run) does not decide its exit code.
+    const endedBefore = runner.looper.getStatus().lastRun;
     const code = await options.work(runner, { resumed, progress });
     if (code !== undefined) return code;
     await runner.whenIdle();
-    const exitCode = exitCodeOfRun(runner.looper.getStatus());
+    const status = runner.looper.getStatus();
+    const ranHere = resumed || (status.lastRun !== null && (endedBefore === null || status.lastRun.runId !== endedBefore.runId || status.lastRun.endedAt !== endedBefore.endedAt));
+    const exitCode = ranHere ? exitCodeOfRun(status) : EXIT_CODES.ok;
     if (exitCode !== EXIT_CODES.ok) progress.line(m.looper.exitLine(exitCode, m.exitCodes[exitCode] ?? ''));
     return exitCode;
   } finally {
