@@ -71,7 +71,7 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     startRefused: (task, iteration, maxIterations) =>
       `已拒绝: Looper 正在运行（RUNNING）"${truncateText(task, 200)}"（第 ${iteration}/${maxIterations} 轮）。请用 add_pending 把这个任务加入队列，或先停止。`,
     started: (task, maxIterations) => `启动循环任务: ${truncateText(task, 500)}（最多 ${maxIterations} 轮）。进度会推送到本频道。`,
-    nothingToStop: '没有可停止的循环: Looper 处于空闲状态（IDLE）。',
+    nothingToStop: '收到停止信号，但没有正在运行的循环: Looper 处于空闲状态（IDLE）。',
     stopAfterIteration: (iteration, step) =>
       `收到停止信号: 当前轮次完成后循环终止（第 ${iteration} 轮，当前步骤 ${step}；Review 和 JUDGE 仍会运行，状态会保存）。如需立即停止，请发送 {"type":"stop","now":true}。`,
     stopNow: (iteration, step) => `收到停止信号（立即停止）: 已取消第 ${iteration} 轮的 ${step} 步骤，循环结束。`,
