@@ -38,6 +38,7 @@ import {
 } from './looper-state';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
 import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
+import { raceAbort, timeoutMessage } from './looper-abort';
 import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 
 const DEFAULT_TIMEOUTS: Required<LooperStepTimeouts> = { coder: 15 * 60_000, review: 10 * 60_000, judge: 2 * 60_000 };
@@ -522,26 +523,4 @@ export class Looper implements RunnableAgent {
   private emit<T extends keyof TroupeEventPayloads & `looper:${string}`>(type: T, payload: Omit<TroupeEventPayloads[T], 'looperId' | 'channelId'>): void {
     this.bus?.emit(type, { looperId: this.id, channelId: this.channelId, ...payload } as TroupeEventPayloads[T], { source: this.id });
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function timeoutMessage(error: unknown, timeoutMs: number): string | undefined {
-  return error instanceof DOMException && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : undefined;
 }
