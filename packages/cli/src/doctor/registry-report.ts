@@ -41,9 +41,22 @@ export type RegistryReport =
  * Finds the agent registry `troupe` would use (`--registry FILE`, then
  * `<workspace>/.troupe/agents.json`, then `~/.troupe/agents/config.json`),
  * validates it and reports each entry: its adapter, whether its command is
- * installed, which settings it carries, and any it cannot honour.
+ * installed, which settings it carries, and any it cannot honour. Reads
+ * files only; `signal` stops it before it starts.
+ *
+ * @example
+ * ```ts
+ * import { formatRegistryReport, inspectRegistry } from 'troupe';
+ * const report = await inspectRegistry({ workspaceRoot: process.cwd(), env: process.env, cwd: process.cwd() });
+ * console.log(formatRegistryReport(report));
+ * ```
  */
-export async function inspectRegistry(lookup: RegistryLookup, messages: CliMessages = englishCliMessages): Promise<RegistryReport> {
+export async function inspectRegistry(
+  lookup: RegistryLookup,
+  messages: CliMessages = englishCliMessages,
+  options: { signal?: AbortSignal } = {},
+): Promise<RegistryReport> {
+  options.signal?.throwIfAborted();
   const warnings: string[] = [];
   let registry;
   try {
