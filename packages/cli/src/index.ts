@@ -18,6 +18,7 @@ export {
   type ModelProviderId,
 } from './doctor/detect-environment';
 export { formatRegistryReport, inspectRegistry, type RegistryEntryReport, type RegistryReport } from './doctor/registry-report';
+export { registryCandidates, type RegistryLookup } from './registry/cli-registry';
 export {
   createTestRunReview,
   parseTestSummary,
