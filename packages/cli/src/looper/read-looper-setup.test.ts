@@ -3,9 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../cli-errors';
-import { readLooperSetup } from './read-looper-setup';
+import type { CliIo } from '../cli-io';
+import { readLooperOptions } from './read-looper-setup';
 
 let dir: string;
+const io = (env: Record<string, string> = {}): CliIo => ({
+  stdout: { write: () => true },
+  stderr: { write: () => true },
+  stdin: process.stdin,
+  env: { LANG: 'en_US.UTF-8', ...env },
+  cwd: dir,
+});
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'troupe-cli-mcp-'));
 });
@@ -23,23 +31,23 @@ describe('troupe looper --mcp FILE', () => {
         },
       }),
     );
-    const { setup, summary } = readLooperSetup({ mcp: file }, { DOCS_TOKEN: 'tok-123456' }, 'looper');
-    expect(setup.mcpServers).toEqual({
+    const { base } = readLooperOptions({ mcp: '.mcp.json' }, io({ DOCS_TOKEN: 'tok-123456' }), 'looper');
+    expect(base.mcpServers).toEqual({
       files: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] },
       docs: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer tok-123456' } },
     });
-    expect(summary).toContain('MCP: files, docs');
-    expect(readLooperSetup({}, {}, 'looper').setup.mcpServers).toBeUndefined();
+    expect(readLooperOptions({}, io(), 'looper').base.mcpServers).toBeUndefined();
+    expect(file).toContain(dir);
   });
 
   it('a missing file, bad JSON or a bad entry is bad input naming the problem', () => {
-    expect(() => readLooperSetup({ mcp: join(dir, 'none.json') }, {}, 'looper')).toThrow(CliUsageError);
-    expect(() => readLooperSetup({ mcp: join(dir, 'none.json') }, {}, 'looper')).toThrow(/--mcp .*none\.json: file not found/);
+    expect(() => readLooperOptions({ mcp: join(dir, 'none.json') }, io(), 'looper')).toThrow(CliUsageError);
+    expect(() => readLooperOptions({ mcp: join(dir, 'none.json') }, io(), 'looper')).toThrow(/--mcp .*none\.json: file not found/);
     writeFileSync(join(dir, 'bad.json'), '{ nope');
-    expect(() => readLooperSetup({ mcp: join(dir, 'bad.json') }, {}, 'looper')).toThrow(/not valid JSON/);
+    expect(() => readLooperOptions({ mcp: join(dir, 'bad.json') }, io(), 'looper')).toThrow(/not valid JSON/);
     writeFileSync(join(dir, 'sse.json'), JSON.stringify({ mcpServers: { old: { type: 'sse', url: 'http://x' } } }));
-    expect(() => readLooperSetup({ mcp: join(dir, 'sse.json') }, {}, 'looper')).toThrow(/mcpServers\.old\.type: SSE servers are not supported/);
+    expect(() => readLooperOptions({ mcp: join(dir, 'sse.json') }, io(), 'looper')).toThrow(/mcpServers\.old\.type: SSE servers are not supported/);
     writeFileSync(join(dir, 'var.json'), JSON.stringify({ mcpServers: { a: { command: '${MISSING_BIN}' } } }));
-    expect(() => readLooperSetup({ mcp: join(dir, 'var.json') }, {}, 'looper')).toThrow(/\$\{MISSING_BIN\}/);
+    expect(() => readLooperOptions({ mcp: join(dir, 'var.json') }, io(), 'looper')).toThrow(/\$\{MISSING_BIN\}/);
   });
 });
