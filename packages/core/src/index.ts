@@ -105,6 +105,7 @@ export { knownAgentDefaults } from './registry/known-agent-defaults';
 // Utilities
 export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
+export { nextProcessCount, processSingleton } from './util/process-singleton';
 
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
