@@ -25,6 +25,7 @@ export {
   type ModelErrorKind,
   type ModelOutputIssue,
 } from './model-error';
+export { assertChatModel, describeChatModelProblem } from './assert-chat-model';
 export { collectChatStream, createChatStream, type CollectChatStreamOptions } from './chat-stream';
 export { addChatUsage, emptyChatUsage } from './chat-usage';
 export { parseJsonText, type ParseJsonTextResult } from './parse-json-text';
