@@ -30,6 +30,7 @@ export { collectChatStream, createChatStream, type CollectChatStreamOptions } fr
 export { addChatUsage, emptyChatUsage } from './chat-usage';
 export { parseJsonText, type ParseJsonTextResult } from './parse-json-text';
 export { runToolLoop } from './run-tool-loop';
+export { DEFAULT_MODEL_RETRY_MAX_DELAY_MS, modelRetryBackoffMs, retryModelCall, type RetryModelCallOptions } from './retry-model-call';
 export type {
   CanUseToolContext,
   RunToolLoopOptions,
