@@ -191,7 +191,7 @@ export class GeminiChatModel implements ChatModelV1 {
  *
  * @example
  * ```ts
- * import { createGeminiModel } from '@troupe/adapter-gemini';
+ * import { createGeminiModel } from '@troupe/adapter-gemini/model';
  * import { defineTool, runToolLoop } from '@troupe/core';
  * import { z } from 'zod';
  *
