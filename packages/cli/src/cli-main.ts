@@ -1,5 +1,5 @@
 import { serializeError, TroupeError } from '@troupe/core';
-import { COMMANDS, helpText, ROOT_OPTIONS } from './args/cli-commands';
+import { COMMANDS, HELP_OPTIONS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
 import { processIo, type CliIo } from './cli-io';
@@ -70,9 +70,12 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     return runInteractiveCommand(argv, io);
   }
   if (first === 'help') {
-    const topic = argv[1];
-    if (topic !== undefined && !(topic in RUNNERS)) return unknownCommand(topic);
-    io.stdout.write(`${helpText(topic ?? 'troupe')}\n`);
+    // `troupe help [COMMAND] [--help]`: `--help` (anywhere) is the help of `help` itself.
+    const { options, positionals } = parseCliArgs(argv.slice(1), HELP_OPTIONS, 'help');
+    const [topic, extra] = positionals;
+    if (extra !== undefined) throw new CliUsageError(`"troupe help" takes one COMMAND, got ${positionals.map((arg) => JSON.stringify(arg)).join(' ')}; run "troupe help --help" for usage`, { command: 'help' });
+    if (topic !== undefined && topic !== 'help' && !(topic in RUNNERS)) return unknownCommand(topic);
+    io.stdout.write(`${helpText(options.help ? 'help' : (topic ?? 'troupe'))}\n`);
     return EXIT_CODES.ok;
   }
   const runner = RUNNERS[first];
