@@ -414,7 +414,7 @@ describe('fromAISdk (specification v3)', () => {
     expect(() => fromAISdk(undefined as never)).toThrow(InvalidArgumentError);
     expect(() => fromAISdk(createScriptedChatModel() as never)).toThrow('already a Troupe ChatModel');
     expect(() => fromAISdk({ specificationVersion: 'v1', provider: 'openai.chat', modelId: 'gpt-4', defaultObjectGenerationMode: 'json', doGenerate() {}, doStream() {} } as never)).toThrow(
-      'unsupported AI SDK specificationVersion "v1"; fromAISdk speaks "v2" and "v3"',
+      'unsupported AI SDK specificationVersion "v1"; fromAISdk speaks "v2", "v3", "v4" (the providers of AI SDK 5, 6 and 7)',
     );
     expect(() => fromAISdk(new MockLanguageModelV3(), { maxRetries: -1 })).toThrow(ConfigError);
     expect(() => fromAISdk(new MockLanguageModelV3(), { bogus: true } as never)).toThrow(/bogus/);

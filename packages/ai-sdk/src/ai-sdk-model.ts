@@ -21,8 +21,8 @@ import type { AISdkLanguageModel, AISdkStreamPart } from './ai-sdk-types';
 /** Default retries after a retryable failure: the AI SDK's own default (its providers do not retry; `generateText` does). */
 export const AI_SDK_DEFAULT_MAX_RETRIES = 2;
 
-/** The AI SDK specifications {@link fromAISdk} speaks. */
-export const AI_SDK_SPECIFICATION_VERSIONS: readonly string[] = Object.freeze(['v2', 'v3']);
+/** The AI SDK specifications {@link fromAISdk} speaks (AI SDK 5, 6 and 7). */
+export const AI_SDK_SPECIFICATION_VERSIONS: readonly string[] = Object.freeze(['v2', 'v3', 'v4']);
 
 /** Options of {@link fromAISdk}. */
 export interface FromAISdkOptions {
@@ -87,14 +87,14 @@ export class AISdkChatModel implements ChatModelV1 {
     if (languageModel === null || typeof languageModel !== 'object') {
       throw new InvalidArgumentError('model', 'expected an AI SDK LanguageModel, e.g. openai("gpt-5.5") from @ai-sdk/openai');
     }
-    const candidate = languageModel as Partial<AISdkLanguageModel> & { specificationVersion?: unknown };
+    const candidate = languageModel as Partial<Record<'doGenerate' | 'doStream', unknown>> & { specificationVersion?: unknown };
     if ((candidate.specificationVersion as unknown) === 'v1' && 'capabilities' in candidate) {
       throw new InvalidArgumentError('model', 'this is already a Troupe ChatModel (specificationVersion "v1"); use it as it is, without fromAISdk');
     }
     if (!AI_SDK_SPECIFICATION_VERSIONS.includes(candidate.specificationVersion as string)) {
       throw new InvalidArgumentError(
         'model',
-        `unsupported AI SDK specificationVersion ${describeVersion(candidate)}; fromAISdk speaks ${AI_SDK_SPECIFICATION_VERSIONS.map((v) => `"${v}"`).join(' and ')} (the providers of AI SDK 5 and 6)`,
+        `unsupported AI SDK specificationVersion ${describeVersion(candidate)}; fromAISdk speaks ${AI_SDK_SPECIFICATION_VERSIONS.map((v) => `"${v}"`).join(', ')} (the providers of AI SDK 5, 6 and 7)`,
       );
     }
     if (typeof candidate.doGenerate !== 'function' || typeof candidate.doStream !== 'function') {
@@ -163,7 +163,7 @@ export class AISdkChatModel implements ChatModelV1 {
 
 /**
  * Turns an AI SDK language model — any provider of the Vercel AI SDK,
- * specification v2 (AI SDK 5) or v3 (AI SDK 6) — into a Troupe `ChatModel`,
+ * specification v2 (AI SDK 5), v3 (AI SDK 6) or v4 (AI SDK 7) — into a Troupe `ChatModel`,
  * for `runToolLoop`, `generateObject`, JUDGE, DevHub, the orchestrator and
  * the pipeline. Text and streaming, tool calls (JSON Schema tools, tool
  * choice), structured output (`responseFormat` JSON with a schema), usage
@@ -172,7 +172,7 @@ export class AISdkChatModel implements ChatModelV1 {
  * retryable, the provider's message and error type), cancellation an
  * `AbortError`.
  *
- * @throws InvalidArgumentError when `model` is not an AI SDK v2/v3 language model.
+ * @throws InvalidArgumentError when `model` is not an AI SDK v2/v3/v4 language model.
  * @throws ConfigError naming each bad option.
  *
  * @example

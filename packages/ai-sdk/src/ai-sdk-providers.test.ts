@@ -1,13 +1,14 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAI as createOpenAIV2 } from '@ai-sdk/openai-v2';
+import { createOpenAI as createOpenAIV4 } from '@ai-sdk/openai-v4';
 import { AbortError, defineTool, generateObject, ModelError, runToolLoop } from '@troupe/core';
 import { createFakeLlmServer, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, FAKE_TOOL_FILE_CONTENT, FAKE_TOOL_FILE_NAME, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromAISdk, type AISdkLanguageModel } from './index';
 
-// Real AI SDK providers (@ai-sdk/openai 3 and 2, @ai-sdk/anthropic 3) over HTTP against the in-repo fake API
+// Real AI SDK providers (@ai-sdk/openai 2, 3 and 4, @ai-sdk/anthropic 3) over HTTP against the in-repo fake API
 // server, which speaks the OpenAI Responses, Chat Completions and Anthropic Messages wire protocols.
 
 const API_KEY = 'sk-test-ai-sdk-key-never-shown-0123456789';
@@ -25,7 +26,7 @@ afterEach(() => {
 interface ProviderCase {
   label: string;
   protocol: 'openai-responses' | 'openai-chat' | 'anthropic';
-  specificationVersion: 'v2' | 'v3';
+  specificationVersion: 'v2' | 'v3' | 'v4';
   provider: string;
   model(): AISdkLanguageModel;
 }
@@ -58,6 +59,13 @@ const cases: ProviderCase[] = [
     specificationVersion: 'v2',
     provider: 'openai.responses',
     model: () => createOpenAIV2({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('gpt-5'),
+  },
+  {
+    label: '@ai-sdk/openai 4 (Responses API, specification v4)',
+    protocol: 'openai-responses',
+    specificationVersion: 'v4',
+    provider: 'openai.responses',
+    model: () => createOpenAIV4({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('gpt-5.5') as AISdkLanguageModel,
   },
 ];
 
