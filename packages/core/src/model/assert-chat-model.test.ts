@@ -26,6 +26,13 @@ describe('assertChatModel', () => {
     expect(describeChatModelProblem({ ...aiSdkShaped, specificationVersion: 'v2' })).toContain('specificationVersion "v2": this is an AI SDK LanguageModel');
   });
 
+  it('recognizes an AI SDK 4 model (also "v1") and says what to do', () => {
+    const aiSdk4 = { specificationVersion: 'v1', provider: 'openai.chat', modelId: 'gpt-4o', defaultObjectGenerationMode: 'json', doGenerate: async () => ({}), doStream: async () => ({}) };
+    expect(describeChatModelProblem(aiSdk4)).toBe(
+      'this is an AI SDK 4 LanguageModelV1 (provider "openai.chat", model "gpt-4o"), not a Troupe ChatModel; use a provider of AI SDK 5 or later and wrap it with fromAISdk(model) from @troupe/ai-sdk',
+    );
+  });
+
   it('names what is missing for anything else', () => {
     expect(describeChatModelProblem(undefined)).toBe('expected a ChatModel (an object with doGenerate and doStream), got undefined');
     expect(describeChatModelProblem({ doStream: () => undefined })).toBe('expected a ChatModel (an object with doGenerate and doStream)');

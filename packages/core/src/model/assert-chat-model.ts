@@ -22,12 +22,18 @@ export function describeChatModelProblem(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') {
     return `expected a ChatModel (an object with doGenerate and doStream), got ${value === null ? 'null' : typeof value}`;
   }
-  const model = value as Partial<Record<keyof ChatModelV1 | 'supportedUrls', unknown>>;
+  const model = value as Partial<Record<keyof ChatModelV1 | 'supportedUrls' | 'defaultObjectGenerationMode', unknown>>;
   const version = model.specificationVersion;
   if (version !== 'v1' && 'supportedUrls' in model) {
     return (
       `unsupported ChatModel specificationVersion ${quoted(version)}: this is an AI SDK LanguageModel ` +
       `(provider ${quoted(model.provider)}, model ${quoted(model.modelId)}), not a Troupe ChatModel; ${FROM_AI_SDK}`
+    );
+  }
+  if (version === 'v1' && 'defaultObjectGenerationMode' in model) {
+    return (
+      `this is an AI SDK 4 LanguageModelV1 (provider ${quoted(model.provider)}, model ${quoted(model.modelId)}), not a Troupe ChatModel; ` +
+      `use a provider of AI SDK 5 or later and ${FROM_AI_SDK}`
     );
   }
   if (typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') {
