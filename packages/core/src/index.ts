@@ -58,7 +58,7 @@ export {
 } from './process/kill-process-group';
 
 // Adapters
-export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
+export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineContext, AgentTurnStart } from './adapter/v1/agent-adapter-v1';
 export {
   agentStreamPartSchema,
   agentUsageSchema,
@@ -137,6 +137,7 @@ export {
 // Utilities
 export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
+export { nextProcessCount, processSingleton } from './util/process-singleton';
 
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
