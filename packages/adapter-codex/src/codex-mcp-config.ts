@@ -11,6 +11,9 @@ export interface CodexMcpConfig {
   secrets: string[];
 }
 
+/** How long Codex waits for each MCP server to start and list its tools, in seconds. */
+export const CODEX_MCP_STARTUP_TIMEOUT_SEC = 60;
+
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
 
 /**
@@ -71,6 +74,8 @@ export function codexMcpConfig(servers: McpServers | undefined): CodexMcpConfig 
         set('env_vars', `[${passed.map(([variable]) => toTomlString(variable)).join(',')}]`);
       }
     }
+    // A slow server (npx, a loaded machine) still makes it into the turn's tool list.
+    set('startup_timeout_sec', String(CODEX_MCP_STARTUP_TIMEOUT_SEC));
     if (server.trust !== false) set('default_tools_approval_mode', '"approve"');
   }
   return { args, env, secrets };
