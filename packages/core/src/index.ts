@@ -49,6 +49,8 @@ export type { ProcessConfig } from './process/process-config';
 export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
 export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
 export { isGroupAlive, terminateProcessGroup, trackedProcessGroupCount, trackedProcessGroups } from './process/kill-process-group';
+export { liveProcesses, stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from './process/live-processes';
+export { RUN_TOKEN_ENV, sweepRunTokens } from './process/process-sweep';
 
 // Adapters
 export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
@@ -103,7 +105,16 @@ export type { RemovedSystemPrompt } from './registry/convert-legacy-registry';
 export { knownAgentDefaults } from './registry/known-agent-defaults';
 
 // Utilities
-export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
+export {
+  createSecretRedactor,
+  hostSecretRedactor,
+  isSecretEnvName,
+  REDACTED,
+  redactSecrets,
+  secretValuesFromEnv,
+  type SecretRedactor,
+  type SecretRedactorOptions,
+} from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
 
 // Store
