@@ -1,3 +1,4 @@
+import { AbortError } from '../errors/abort-error';
 import { AgentError } from '../errors/agent-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
@@ -28,6 +29,14 @@ export interface AgentManagerOptions {
   eventBus?: EventBus;
   /** Total timeout per turn when none is given. Default 600 000 ms (10 min). */
   defaultTimeoutMs?: number;
+  /**
+   * More secrets to hide from every line, stream part, result, event and
+   * error of every member's process: literal values or patterns. Added to
+   * what core always hides — the values of secret-named variables in the
+   * host's and the member's environment, the adapter's API key, and
+   * well-known key shapes (see `ProcessConfig.secrets`).
+   */
+  secrets?: readonly (string | RegExp)[];
 }
 
 /** A started agent member (seed's `AgentInstance`). */
@@ -92,6 +101,8 @@ export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
  */
 export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
+  /** Turns in flight by role, so stopping a member cancels them. */
+  private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -142,6 +153,9 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     const startRun = async (): Promise<ProcessRun> => {
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
@@ -151,7 +165,7 @@ export class AgentManager {
       return this.processManager.send(processId, adapter.prepareMessage(message, options.member ?? instance.member), {
         completionStrategy: adapter.getCompletionStrategy(),
         timeout: options.timeout ?? this.defaultTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         onLine: ({ line, json }) => {
           let produced: AgentStreamPart[];
           try {
@@ -214,6 +228,15 @@ export class AgentManager {
         agentError,
       };
     })();
+    const inFlight = { controller, result };
+    let roleTurns = this.turnsInFlight.get(roleId);
+    if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));
+    roleTurns.add(inFlight);
+    const settled = () => {
+      roleTurns.delete(inFlight);
+      if (roleTurns.size === 0 && this.turnsInFlight.get(roleId) === roleTurns) this.turnsInFlight.delete(roleId);
+    };
+    result.then(settled, settled);
     return {
       result,
       run: runPromise,
@@ -234,13 +257,23 @@ export class AgentManager {
     return result.text;
   }
 
-  /** Stops a member's process and forgets the member. Unknown roles are ignored. */
+  /**
+   * Stops a member and forgets it: a turn in flight is canceled (its result
+   * settles with status `canceled`, its process group is killed) and its
+   * warm process is stopped. Resolves once they are gone. Unknown roles are
+   * ignored.
+   */
   async stopAgent(roleId: string): Promise<void> {
     const instance = this.agents.get(roleId);
-    if (!instance) return;
+    const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
+    if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
-    if (instance.processId) await this.processManager.stopProcess(instance.processId);
-    this.options.eventBus?.emit('agent:stopped', { roleId });
+    for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
+    await Promise.all([
+      ...turns.map((turn) => turn.result.catch(() => {})),
+      ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
+    ]);
+    if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
   /** True while a member is started (between `ensureAgentStarted` and `stopAgent`). */
@@ -248,9 +281,10 @@ export class AgentManager {
     return this.agents.has(roleId);
   }
 
-  /** Stops every member and kills every process. */
+  /** Stops every member (turns in flight settle as `canceled`) and kills every process. */
   async cleanup(): Promise<void> {
-    await Promise.all([...this.agents.keys()].map((roleId) => this.stopAgent(roleId)));
+    const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
+    await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
     await this.processManager.cleanup();
   }
 
@@ -276,7 +310,8 @@ export class AgentManager {
     const { adapter, member } = instance;
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
-    return this.processManager.startProcess(config);
+    const secrets = this.options.secrets;
+    return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
   }
 }
 
