@@ -53,9 +53,7 @@ export interface CodexAdapter extends AgentAdapterV1 {
  */
 export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
   const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
-  const secrets = new Set<string>(resolved.apiKey !== undefined ? [resolved.apiKey] : []);
-  const parserOptions = { secrets: () => secrets };
-  const parser = createCodexLineParser(parserOptions);
+  const parser = createCodexLineParser();
   const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
 
   return {
@@ -91,7 +89,6 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         await removeInstructions();
         throw error;
       }
-      for (const secret of line.secrets) secrets.add(secret);
       return {
         command: line.command,
         args: line.args,
@@ -99,7 +96,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         env: line.env,
         messageDelivery: resolved.promptDelivery === 'stdin' ? 'stdin' : 'argument',
         installHint: resolved.installHint,
-        secrets: line.secrets,
+        secrets: line.secrets, // redacted by core from every line, part, result and error
         ...(instructionsDir !== undefined ? { cleanup: removeInstructions } : {}),
       };
     },
@@ -120,7 +117,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
       return message;
     },
 
-    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput, parserOptions),
+    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput),
 
     getCompletionStrategy: () => completion,
 
