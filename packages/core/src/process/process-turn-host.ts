@@ -22,8 +22,8 @@ export interface TurnHandlers {
 }
 
 /**
- * @internal The side of a spawned process that one turn
- * (`ProcessTurn`) drives. Kept apart from `AgentProcess` so the turn does not
+ * The side of a spawned process that one turn (`ProcessTurn`) drives: an
+ * implementation detail of `AgentProcess`, kept apart so the turn does not
  * depend on the class that creates it.
  */
 export interface ProcessTurnHost {
