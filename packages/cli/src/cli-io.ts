@@ -1,3 +1,5 @@
+import { hostSecretRedactor, secretValuesFromEnv } from '@troupe/core';
+
 /** What a `troupe` command reads and writes; `process` by default, swapped in tests and embedders. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -7,6 +9,22 @@ export interface CliIo {
   cwd: string;
   /** Handle Ctrl-C (SIGINT) and SIGTERM: true for the real command. Default false. */
   handleSignals?: boolean;
+}
+
+/**
+ * The same IO with secrets hidden from everything written to stdout and
+ * stderr: the values of secret-named variables of `io.env` and of this
+ * process's environment, and well-known key shapes.
+ */
+export function redactingIo(io: CliIo): CliIo {
+  const redactor = hostSecretRedactor().extend(secretValuesFromEnv(io.env));
+  // The stream itself stays the prototype (isTTY, columns, events for readline); only write changes.
+  const wrap = <W extends { write(text: string): unknown }>(stream: W): W =>
+    Object.assign(Object.create(stream) as W, {
+      write: (text: unknown, ...rest: unknown[]) =>
+        (stream.write as (...args: unknown[]) => unknown).call(stream, typeof text === 'string' ? redactor.redact(text) : text, ...rest),
+    });
+  return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
 }
 
 /** The process's own IO. */

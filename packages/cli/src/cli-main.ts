@@ -2,7 +2,7 @@ import { serializeError, TroupeError } from '@troupe/core';
 import { COMMANDS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
-import { processIo, type CliIo } from './cli-io';
+import { processIo, redactingIo, type CliIo } from './cli-io';
 import { runDevHubCommand } from './commands/devhub-command';
 import { runDoctorCommand } from './commands/doctor-command';
 import { runInteractiveCommand } from './commands/interactive-command';
@@ -37,7 +37,8 @@ function oneLine(text: string): string {
  * process.exitCode = await runCli(['looper', '--workspace', './app', '-p', '{"type":"status"}']);
  * ```
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  const io = redactingIo(rawIo); // no secret reaches the console, whatever prints it
   try {
     return await dispatch(argv, io);
   } catch (error) {
