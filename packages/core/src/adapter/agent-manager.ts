@@ -302,7 +302,7 @@ export class AgentManager {
     const source = this.options.definitions;
     let definition: AgentDefinition | undefined;
     if (typeof source === 'function') definition = await source(configId);
-    else if (source) definition = source[configId];
+    else if (source) definition = Object.hasOwn(source, configId) ? source[configId] : undefined;
     return definition ? this.adapters.create(definition) : this.adapters.create(configId);
   }
 
