@@ -24,8 +24,12 @@ describe('redactSecrets', () => {
 describe('createSecretRedactor', () => {
   it('knows which variable names hold secrets, and skips short values and well-known non-secrets', () => {
     for (const name of ['ANTHROPIC_API_KEY', 'GH_TOKEN', 'DB_PASSWORD', 'CLIENT_SECRET', 'AUTH_HEADER', 'SESSION_COOKIE']) expect(isSecretEnvName(name), name).toBe(true);
-    for (const name of ['HOME', 'PATH', 'SSH_AUTH_SOCK', 'XDG_SESSION_TYPE', 'DBUS_SESSION_BUS_ADDRESS']) expect(isSecretEnvName(name), name).toBe(false);
-    expect(secretValuesFromEnv({ XDG_SESSION_CLASS: 'user', SOME_TOKEN: 'short', API_KEY: 'long-enough-value' })).toEqual(['long-enough-value']);
+    for (const name of ['HOME', 'PATH', 'LANG']) expect(isSecretEnvName(name), name).toBe(false);
+    // SSH_AUTH_SOCK grants access (never passed on) but its value is a path, not secret text (not redacted).
+    expect(isSecretEnvName('SSH_AUTH_SOCK')).toBe(true);
+    expect(
+      secretValuesFromEnv({ XDG_SESSION_CLASS: 'user', XDG_SESSION_TYPE: 'wayland-session', SSH_AUTH_SOCK: '/tmp/ssh-abc/agent.1', SOME_TOKEN: 'short', API_KEY: 'long-enough-value' }),
+    ).toEqual(['long-enough-value']);
   });
 
   it('hides every well-known key shape and bearer token, and leaves prose alone', () => {

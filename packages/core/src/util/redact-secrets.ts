@@ -1,7 +1,7 @@
 /** Names of environment variables whose values are secrets (`*_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`…). */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
-/** Secret-looking names that hold no secret (a socket path, a desktop session's type). */
-const NOT_SECRET_NAME = /^(SSH_AUTH_SOCK|DBUS_SESSION_BUS_ADDRESS|SESSION_MANAGER|XDG_SESSION_[A-Z_]+|KEYBOARD_[A-Z_]+)$/i;
+/** Secret-looking names whose values are not secret text (a socket path, a desktop session's type): not redacted. */
+const NOT_SECRET_VALUE = /^(SSH_AUTH_SOCK|DBUS_SESSION_BUS_ADDRESS|SESSION_MANAGER|XDG_SESSION_[A-Z_]+|KEYBOARD_[A-Z_]+)$/i;
 /** Shortest value of a secret-named variable that is redacted (shorter ones, like `1` or `user`, are too common to hide). */
 const MIN_ENV_SECRET_LENGTH = 8;
 /** Shortest explicitly given secret that is redacted. */
@@ -30,23 +30,25 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * True for an environment variable name that looks like it holds a secret
- * (`ANTHROPIC_API_KEY`, `GH_TOKEN`, `DB_PASSWORD`, `*SECRET*`, `*AUTH*`,
- * `*COOKIE*`, `*SESSION*`…), except a few well-known non-secrets
- * (`SSH_AUTH_SOCK`, `XDG_SESSION_TYPE`…).
+ * or grants access (`ANTHROPIC_API_KEY`, `GH_TOKEN`, `DB_PASSWORD`,
+ * `*SECRET*`, `*AUTH*` such as `SSH_AUTH_SOCK`, `*COOKIE*`, `*SESSION*`…):
+ * such variables are not passed to commands a model runs.
  */
 export function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name);
+  return SECRET_NAME.test(name);
 }
 
 /**
  * Values of environment variables whose names look secret (see
- * {@link isSecretEnvName}) and that are at least 8 characters long.
+ * {@link isSecretEnvName}) and that are at least 8 characters long, except
+ * where the value is not secret text (`SSH_AUTH_SOCK`'s path,
+ * `XDG_SESSION_TYPE`…).
  */
 export function secretValuesFromEnv(env: Readonly<Record<string, string | undefined>> | undefined): string[] {
   if (!env) return [];
   const values: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= MIN_ENV_SECRET_LENGTH && isSecretEnvName(name)) values.push(value);
+    if (value && value.length >= MIN_ENV_SECRET_LENGTH && isSecretEnvName(name) && !NOT_SECRET_VALUE.test(name)) values.push(value);
   }
   return values;
 }
