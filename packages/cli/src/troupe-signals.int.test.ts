@@ -2,10 +2,12 @@
 // JUDGE, idle): the runner ends within seconds, its agent processes are gone, the checkpoint lets
 // the next run resume; after kill -9, the next run first stops what the dead runner left.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { LooperSnapshot } from '@troupe/looper';
 import { openSqliteStore } from '@troupe/store-sqlite';
+import { isProcessRunning } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTroupe, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
 
@@ -28,16 +30,6 @@ function start(args: string[], env: NodeJS.ProcessEnv): TroupeProcess {
   return run;
 }
 
-/** Alive and not a zombie. */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -113,11 +105,11 @@ describe('SIGTERM and SIGINT end a `troupe looper` runner within seconds, resuma
     const runner = start(['looper', '-w', dir, '--reviewer', 'tests', '-p', 'Refactor the parser'], env);
     await runner.waitFor(/Iteration 1\/5 started/);
     const [coder] = await until('the Coder to start', () => coderPids(log).length > 0 && coderPids(log));
-    expect(pidAlive(coder as number)).toBe(true);
+    expect(isProcessRunning(coder as number)).toBe(true);
     runner.child.kill('SIGTERM');
     expect(await exitOf(runner, 'SIGTERM during the Coder turn')).toBe(143);
     expect(runner.stdout()).toContain('Interrupted (SIGTERM): stopping the agents; the run is saved');
-    expect(pidAlive(coder as number)).toBe(false);
+    expect(isProcessRunning(coder as number)).toBe(false);
     expect(await checkpoint(dir)).toMatchObject({ state: 'RUNNING', iteration: 1, step: 'coder' });
 
     writeFileSync(join(gate, 'release-2'), '');
@@ -132,10 +124,10 @@ describe('SIGTERM and SIGINT end a `troupe looper` runner within seconds, resuma
     const env = testEnv({ FAKE_CLAUDE_FILES: JSON.stringify({ 'slow.test.js': HANGING_TEST }) });
     const runner = start(['looper', '-w', dir, '--reviewer', 'tests', '-p', 'Add a slow suite'], env);
     const testPid = await until('the tests to start', () => existsSync(join(dir, 'review.pid')) && Number(readFileSync(join(dir, 'review.pid'), 'utf8')));
-    expect(pidAlive(testPid)).toBe(true);
+    expect(isProcessRunning(testPid)).toBe(true);
     runner.child.kill('SIGINT');
     expect(await exitOf(runner, 'SIGINT during Review')).toBe(130);
-    expect(pidAlive(testPid)).toBe(false);
+    expect(isProcessRunning(testPid)).toBe(false);
     expect(await checkpoint(dir)).toMatchObject({ state: 'RUNNING', iteration: 1, step: 'review' });
     const resumed = start(['looper', '-w', dir, '--reviewer', 'tests'], env);
     expect(await exitOf(resumed, 'the resumed run', 60_000)).toBe(0);
@@ -192,14 +184,14 @@ describe('kill -9 of the runner', () => {
     await untilRecorded(dir);
     first.child.kill('SIGKILL');
     expect(await first.exited()).toBe('SIGKILL');
-    expect(pidAlive(orphan as number)).toBe(true); // what a dead runner leaves behind
+    expect(isProcessRunning(orphan as number)).toBe(true); // what a dead runner leaves behind
 
     writeFileSync(join(gate, 'release-2'), '');
     const second = start(['looper', '-w', dir, '--reviewer', 'tests'], env);
     expect(await exitOf(second, 'the restarted run', 60_000)).toBe(0);
     expect(second.stderr()).toMatch(/troupe: note: stopped \d+ agent process\(es\) left running by a troupe process that died \(pid \d+\)/);
     expect(second.stdout()).toContain('[AUTO] Resumed from checkpoint: iteration 1/5, step coder.');
-    expect(pidAlive(orphan as number)).toBe(false);
+    expect(isProcessRunning(orphan as number)).toBe(false);
     // The orphan never got past its gate (release-1 was never written): one Coder turn finished, the resumed one.
     expect(coderPids(log)).toHaveLength(2);
   }, 120_000);
@@ -212,11 +204,11 @@ describe('kill -9 of the runner', () => {
     await untilRecorded(dir);
     first.child.kill('SIGKILL');
     await first.exited();
-    expect(pidAlive(testPid)).toBe(true);
+    expect(isProcessRunning(testPid)).toBe(true);
     // Even a status request, which runs no loop, stops them (it holds the workspace while it answers).
     const status = await runTroupe(['looper', '-w', dir, '-p', '{"type":"status"}'], env);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stderr).toMatch(/stopped \d+ agent process\(es\) left running/);
-    expect(pidAlive(testPid)).toBe(false);
+    expect(isProcessRunning(testPid)).toBe(false);
   }, 90_000);
 });

@@ -2,18 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { liveProcesses, runProcess, stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from '@troupe/core';
-import { fakeAgentProcessConfig } from '@troupe/core/testing';
+import { fakeAgentProcessConfig, isProcessRunning } from '@troupe/core/testing';
 
-/** Alive and not a zombie. */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 function startTimeOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -58,11 +48,11 @@ describe.runIf(process.platform === 'linux')('live agent processes', () => {
   it('stopLeftoverProcesses stops what a dead runner recorded: the leader and a descendant that left its group', async () => {
     const token = `t999999-${'a1b2c3d4'.repeat(2)}`;
     const { leader, escaped } = await orphanedAgent(token);
-    expect(pidAlive(leader) && pidAlive(escaped)).toBe(true);
+    expect(isProcessRunning(leader) && isProcessRunning(escaped)).toBe(true);
     const stopped = await stopLeftoverProcesses([{ processId: 'proc-1', pid: leader, startTime: startTimeOf(leader), token, command: 'node' }], { graceMs: 200 });
     expect(stopped).toBeGreaterThanOrEqual(2);
-    expect(pidAlive(leader)).toBe(false);
-    expect(pidAlive(escaped)).toBe(false);
+    expect(isProcessRunning(leader)).toBe(false);
+    expect(isProcessRunning(escaped)).toBe(false);
   });
 
   it('never kills a reused pid: a record whose start time does not match is skipped', async () => {
@@ -72,7 +62,7 @@ describe.runIf(process.platform === 'linux')('live agent processes', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const stopped = await stopLeftoverProcesses([{ processId: 'proc-9', pid, startTime: startTimeOf(pid) - 1, token: 't1-0000000000000000', command: 'node' }]);
       expect(stopped).toBe(0);
-      expect(pidAlive(pid)).toBe(true);
+      expect(isProcessRunning(pid)).toBe(true);
     } finally {
       other.kill('SIGKILL');
     }
