@@ -7,7 +7,7 @@ import { addLiveProcess, removeLiveProcess } from './live-processes';
 import type { ProcessConfig } from './process-config';
 import type { ExitInfo } from './process-outcome';
 import { ProcessStderr } from './process-stderr';
-import { newRunToken, sweepRunTokens, trackRunToken, untrackRunToken, withRunToken } from './process-sweep';
+import { descendantPidFloor, newRunToken, sweepRunTokens, trackRunToken, untrackRunToken, withRunToken } from './process-sweep';
 import { ProcessTurn } from './process-turn';
 import type { AttachedTurn, ProcessTurnHost, TurnHandlers } from './process-turn-host';
 import { DEFAULT_KILL_GRACE_MS, validateRunOptions, type ProcessRun, type RunOptions } from './run-options';
@@ -247,7 +247,7 @@ export class AgentProcess implements ProcessTurnHost {
       if (pid !== undefined) {
         if (isGroupAlive(pid)) await terminateProcessGroup(pid, this.killGraceMs);
         else untrackProcessGroup(pid);
-        await sweepRunTokens([this.token], this.killGraceMs);
+        await sweepRunTokens([this.token], this.killGraceMs, { above: descendantPidFloor(pid, this.startedAt) });
         untrackRunToken(this.token);
         removeLiveProcess(this.processId);
       }

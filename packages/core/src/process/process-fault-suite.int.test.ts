@@ -95,15 +95,15 @@ const CASES: FaultCase[] = [
   },
 ];
 
-/** Live (non-zombie) pids whose environment holds the suite's mark. */
-function markedProcesses(): number[] {
-  const found: number[] = [];
+/** Live (non-zombie) processes whose environment holds the suite's mark: `pid command line`. */
+function markedProcesses(): string[] {
+  const found: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       if (!readFileSync(`/proc/${entry}/environ`, 'latin1').includes(MARK)) continue;
       const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (!/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) found.push(Number(entry));
+      if (!/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'latin1').replaceAll('\0', ' ').trim()}`);
     } catch {
       // gone meanwhile
     }
@@ -160,7 +160,9 @@ describe.runIf(process.platform === 'linux')('process fault suite (Linux: /proc 
         [...tally].map(([name, byStatus]) => `  ${name}: ${[...byStatus].map(([status, n]) => `${n} ${status}`).join(', ')}`).join('\n'),
     );
     expect(wrong).toEqual([]);
-    expect(markedProcesses()).toEqual([]);
+    const left = markedProcesses();
+    if (left.length > 0) console.log(`left behind:\n  ${left.join('\n  ')}`);
+    expect(left).toEqual([]);
     expect(trackedProcessGroupCount()).toBe(0);
     // No child process, pipe or timer of a run is left behind.
     const after = handleCounts();

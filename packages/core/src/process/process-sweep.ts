@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { procPids } from './kill-process-group';
 
 /**
@@ -56,41 +56,78 @@ function signalPid(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-function isPidEntry(entry: string): boolean {
-  const code = entry.charCodeAt(0);
-  return code >= 48 && code <= 57;
+/** Reused for every `/proc/<pid>/environ` read (reads are synchronous, so one buffer serves all). */
+const environBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/** True when the process's environment holds one of the needles. Zombies (empty environment) and other users' processes never match. */
+function environHolds(pid: number, needles: readonly Buffer[], longest: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/${pid}/environ`, 'r');
+  } catch {
+    return false; // exited meanwhile, or another user's process
+  }
+  try {
+    let kept = 0;
+    for (;;) {
+      const read = readSync(fd, environBuffer, kept, environBuffer.length - kept, null);
+      if (read === 0) return false;
+      const view = environBuffer.subarray(0, kept + read);
+      for (const needle of needles) if (view.includes(needle)) return true;
+      // An environment longer than the buffer: keep the end, so a token across two reads is found.
+      kept = Math.min(longest - 1, view.length);
+      view.copyWithin(0, view.length - kept);
+    }
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
-function matches(environ: Buffer, needles: readonly Buffer[]): boolean {
-  for (const needle of needles) if (environ.includes(needle)) return true;
-  return false;
+/** Pids per event-loop turn: a scan never holds the loop for long. */
+const SCAN_BATCH = 32;
+
+/** Where to look: every pid, or (`above`) only pids allocated after a given one. */
+export interface TokenScanOptions {
+  /**
+   * Only pids greater than this one: the descendants of a process started
+   * recently all got higher pids (unless pids wrapped around, which
+   * {@link descendantPidFloor} checks).
+   */
+  above?: number;
 }
 
-/** Pids (other than this process) whose environment holds one of the tokens. Zombies have an empty environment and never match. */
-export async function findTokenPids(tokens: readonly string[]): Promise<number[]> {
+function candidatePids(entries: readonly string[], options: TokenScanOptions): number[] {
+  const above = options.above ?? 0;
+  const pids: number[] = [];
+  for (const entry of entries) {
+    const code = entry.charCodeAt(0);
+    if (code < 48 || code > 57) continue;
+    const pid = Number(entry);
+    if (pid > above && pid !== process.pid) pids.push(pid);
+  }
+  return pids;
+}
+
+/** Pids (other than this process) whose environment holds one of the tokens, reading a few at a time between event-loop turns. */
+export async function findTokenPids(tokens: readonly string[], options: TokenScanOptions = {}): Promise<number[]> {
   if (!canSweepByToken || tokens.length === 0) return [];
   const needles = tokens.map((token) => Buffer.from(token));
+  const longest = Math.max(...needles.map((needle) => needle.length));
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
     return [];
   }
-  const pids = entries.filter(isPidEntry).map(Number).filter((pid) => pid !== process.pid);
   const found: number[] = [];
-  // A few reads in flight at once: fast, without using a file descriptor per process.
-  let next = 0;
-  const worker = async () => {
-    while (next < pids.length) {
-      const pid = pids[next++] as number;
-      try {
-        if (matches(await readFile(`/proc/${pid}/environ`), needles)) found.push(pid);
-      } catch {
-        // exited meanwhile, or another user's process
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  const pids = candidatePids(entries, options);
+  for (let index = 0; index < pids.length; index++) {
+    if (index > 0 && index % SCAN_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    const pid = pids[index] as number;
+    if (environHolds(pid, needles, longest)) found.push(pid);
+  }
   return found;
 }
 
@@ -98,13 +135,27 @@ export async function findTokenPids(tokens: readonly string[]): Promise<number[]
 export function findTokenPidsSync(tokens: readonly string[]): number[] {
   if (!canSweepByToken || tokens.length === 0) return [];
   const needles = tokens.map((token) => Buffer.from(token));
-  return (procPids() ?? []).filter((pid) => {
-    try {
-      return matches(readFileSync(`/proc/${pid}/environ`), needles);
-    } catch {
-      return false; // exited meanwhile, or another user's process
-    }
-  });
+  const longest = Math.max(...needles.map((needle) => needle.length));
+  return (procPids() ?? []).filter((pid) => environHolds(pid, needles, longest));
+}
+
+/** Runs shorter than this scan only pids above their own (a long run may have seen pids wrap around). */
+const SHORT_RUN_MS = 10_000;
+
+/**
+ * The lowest pid a descendant of `pid` (spawned `startedAt`, `performance.now()`
+ * time) can have: `pid` itself when the run was short and pids have not
+ * wrapped around since (the kernel's last allocated pid is still above it);
+ * otherwise 0 (scan everything).
+ */
+export function descendantPidFloor(pid: number, startedAt: number): number {
+  if (!canSweepByToken || performance.now() - startedAt > SHORT_RUN_MS) return 0;
+  try {
+    const lastPid = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1').trim());
+    return Number.isInteger(lastPid) && lastPid >= pid ? pid : 0;
+  } catch {
+    return 0;
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,9 +166,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * forked meanwhile. Resolves with the number of processes found. Linux only
  * (elsewhere resolves 0 at once).
  */
-export async function sweepRunTokens(tokens: readonly string[], graceMs: number): Promise<number> {
+export async function sweepRunTokens(tokens: readonly string[], graceMs: number, options: TokenScanOptions = {}): Promise<number> {
   const found = new Set<number>();
-  let pids = await findTokenPids(tokens);
+  let pids = await findTokenPids(tokens, options);
   if (pids.length === 0) return 0;
   for (const pid of pids) {
     found.add(pid);
@@ -128,7 +179,7 @@ export async function sweepRunTokens(tokens: readonly string[], graceMs: number)
   while (pids.length > 0 && Date.now() < deadline) {
     await sleep(Math.min(wait, Math.max(1, deadline - Date.now())));
     wait = Math.min(wait * 2, 50);
-    pids = await findTokenPids(tokens);
+    pids = await findTokenPids(tokens, options);
     for (const pid of pids) {
       if (!found.has(pid)) signalPid(pid, 'SIGTERM');
       found.add(pid);
@@ -141,7 +192,7 @@ export async function sweepRunTokens(tokens: readonly string[], graceMs: number)
       signalPid(pid, 'SIGKILL');
     }
     await sleep(10);
-    pids = await findTokenPids(tokens);
+    pids = await findTokenPids(tokens, options);
   }
   return found.size;
 }

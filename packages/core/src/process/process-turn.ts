@@ -30,6 +30,8 @@ export class ProcessTurn implements AttachedTurn {
   private idleTimer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  /** Stdout bytes received (to tell whether the pipe is still delivering). */
+  private bytesSeen = 0;
   private exitGraceTimer: NodeJS.Timeout | undefined;
   private readonly maxOutput: number;
   private readonly killGraceMs: number;
@@ -104,6 +106,7 @@ export class ProcessTurn implements AttachedTurn {
 
   private onChunk(chunk: Buffer): void {
     if (this.settled) return;
+    this.bytesSeen += chunk.length;
     const text = this.splitter.decode(chunk);
     if (this.strategy.type === 'idleTimeout') this.armIdle();
     for (const line of this.splitter.split(text)) {
@@ -191,10 +194,21 @@ export class ProcessTurn implements AttachedTurn {
     else {
       const child = this.proc.internals.child;
       child?.stdout?.once('close', () => setImmediate(finish));
-      this.closeTimer = setTimeout(() => {
-        child?.stdout?.destroy();
-        finish();
-      }, CLOSE_AFTER_EXIT_MS);
+      // A timer can fire late (a busy event loop) and before the poll phase reads what is already in the
+      // pipe: give that read a turn, and wait on while output keeps coming, before giving up on the pipe.
+      const giveUp = () => {
+        const seen = this.bytesSeen;
+        setImmediate(() => {
+          if (this.settled) return;
+          if (this.bytesSeen !== seen) {
+            this.closeTimer = setTimeout(giveUp, CLOSE_AFTER_EXIT_MS);
+            return;
+          }
+          child?.stdout?.destroy();
+          finish();
+        });
+      };
+      this.closeTimer = setTimeout(giveUp, CLOSE_AFTER_EXIT_MS);
     }
   }
 
