@@ -32,16 +32,22 @@ export function normalizeAction(value: unknown, iterationId: string, what = 'act
   if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
     throw new InvalidArgumentError(`${what}.execution.maxConcurrency`, `expected a whole number >= 1, got ${String(maxConcurrency)}`);
   }
-  const toolCalls: ToolCall[] = (action.toolCalls ?? []).map((call, index) => {
+  const calls = action.toolCalls ?? [];
+  const toolCalls: ToolCall[] = new Array(calls.length);
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index] as ToolCall;
     if (typeof call !== 'object' || call === null || typeof call.tool !== 'string' || call.tool === '') {
       throw new InvalidArgumentError(`${what}.toolCalls[${index}].tool`, 'expected the name of a registered tool');
     }
-    if (call.id !== undefined) return call;
+    if (call.id !== undefined) {
+      toolCalls[index] = call;
+      continue;
+    }
     // Object.assign, then set: V8 is much slower at `{ ...call, id }` (spread followed by properties).
     const withId = Object.assign({}, call);
     withId.id = `${iterationId}:c${index + 1}`;
-    return withId;
-  });
+    toolCalls[index] = withId;
+  }
   const normalized = Object.assign({}, action);
   normalized.toolCalls = toolCalls;
   return normalized;
