@@ -1,14 +1,9 @@
 import type { AnyTool, ChatMessage, ChatModel, ChatModelV1Response, ChatToolCall, ChatUsage, ToolAgentKind, ToolResult } from '@troupe/core';
 import type { AgentFinishRequest, AgentToolControls } from './agent-tool-context';
 import type { AgentMarkupIssueReason, AgentMarkupSection } from './agent-markup-parser';
+import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
-/**
- * Why a run stopped: the model answered without calling a tool (`turn-end`),
- * wrote the end marker (`end-marker`), a tool ended it (`task-finish`), or
- * the iteration cap cut it while the model still wanted tools
- * (`iteration-limit`).
- */
-export type AgentRunnerStopReason = 'turn-end' | 'end-marker' | 'task-finish' | 'iteration-limit';
+export type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
 /** Where the runner is. */
 export type AgentRunnerState = 'idle' | 'running' | 'paused' | 'completed' | 'failed' | 'aborted';

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatUsage, SerializedError, ToolAgentKind } from '@troupe/core';
 import type { AgentStrategy } from './agent-strategy';
-import type { AgentRunnerStopReason } from './agent-runner-types';
+import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
 /**
  * Where an agent is in its life (seed 004's `AgentRuntimeStatus`):

@@ -12,13 +12,21 @@ import type { Perception, PerceptionInput } from './loop-perception';
 import { phaseCompletedPayload, phaseStartedPayload } from './loop-phase-payload';
 import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
 import type { LoopErrorHandling, LoopReporter } from './loop-reporter';
-import type { RunSession } from './loop-run-session';
 import type { LoopContext, LoopPhase, ToolCapability } from './loop-stage';
 import type { LoopStageLifecycle } from './loop-stage-lifecycle';
 import type { LoopStageRegistry } from './loop-stage-registry';
 import type { IterationTiming, LoopStatsRecorder } from './loop-stats';
 import type { LoopWatchdog } from './loop-watchdog';
 import { executeLoopAction } from './run-loop-action';
+
+/** The run session an iteration belongs to, as the runner sees it (see `RunSession`). */
+export interface IterationSession {
+  readonly signal: AbortSignal;
+  /** True once the session was aborted. */
+  readonly isAborted: boolean;
+  /** The iteration in progress. */
+  iteration: LoopIteration | undefined;
+}
 
 /** One iteration (or single step) in progress. */
 export interface LoopIteration {
@@ -36,7 +44,7 @@ export interface LoopIteration {
   /** Recorded (normally, or by `stop()`/`pause()` abandoning it). */
   finished: boolean;
   /** The run session of a loop iteration (undefined for single steps). */
-  readonly session: RunSession | undefined;
+  readonly session: IterationSession | undefined;
   outcome: IterationTiming['outcome'];
   /** The phase that failed, its error, what the loop did about it, and the stage that threw. */
   failedPhase: LoopPhase | undefined;
@@ -85,7 +93,7 @@ function recordPhase(info: LoopIteration, phase: LoopPhase, durationMs: number):
 }
 
 /** Creates the record of an iteration or step starting at `now`. */
-export function newIteration(iterationId: string, iteration: number, session: RunSession | undefined, signal: AbortSignal, abort: Promise<never> | undefined, now: number): LoopIteration {
+export function newIteration(iterationId: string, iteration: number, session: IterationSession | undefined, signal: AbortSignal, abort: Promise<never> | undefined, now: number): LoopIteration {
   return {
     iterationId,
     iteration,
@@ -144,7 +152,7 @@ export class LoopIterationRunner {
   }
 
   /** Runs one loop iteration: `undefined` when it ended synchronously, else a promise of its end (never rejects for a phase error). */
-  runIteration(session: RunSession): Promise<void> | undefined {
+  runIteration(session: IterationSession): Promise<void> | undefined {
     const iteration = ++this.iterationCount;
     const { reporter, loopId } = this;
     const now = this.now();
