@@ -23,8 +23,8 @@ export interface AgentStepHost {
   readonly sinks: AgentRunnerSinks;
   /** How long an abort waits for running tools to stop before giving up on them. */
   readonly abortGraceMs: number;
-  /** The conversation; the step appends the assistant turn and the tool results. */
-  readonly history: ChatMessage[];
+  /** Adds a message to the conversation (the assistant turn, then the tool results). */
+  append(message: ChatMessage): void;
   /** Runs one tool call (started at once); never rejects: a failure is an error result. */
   runTool(call: AgentToolCallInfo, signal: AbortSignal, messages: readonly ChatMessage[]): Promise<AgentToolResultInfo>;
 }
@@ -148,7 +148,7 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
     throw error;
   }
 
-  host.history.push({
+  host.append({
     role: 'assistant',
     content: text.raw,
     ...(nativeCalls.length > 0 ? { toolCalls: nativeCalls } : {}),
@@ -162,13 +162,13 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
   }
   const nativeResults = results.filter((result) => result.source === 'native');
   if (nativeResults.length > 0) {
-    host.history.push({
+    host.append({
       role: 'tool',
       results: nativeResults.map(({ toolCallId, toolName, result }) => ({ toolCallId, toolName, content: result.content, isError: !result.success })),
     });
   }
   const tagResults = results.filter((result) => result.source === 'tag');
-  if (tagResults.length > 0) host.history.push({ role: 'user', content: formatTagToolResults(tagResults) });
+  if (tagResults.length > 0) host.append({ role: 'user', content: formatTagToolResults(tagResults) });
   return {
     iteration,
     rawText: text.raw,

@@ -61,6 +61,13 @@ export interface AgentRunnerSinks {
   toolResult?(result: AgentToolResultInfo): void;
   /** Malformed markup was found in the text. */
   markupIssue?(issue: AgentMarkupIssue): void;
+  /**
+   * A message joined the conversation: the model's answer, the results of
+   * its tool calls, or messages injected while paused (not the messages the
+   * run started from). With the conversation you started from, they are the
+   * whole conversation — what the orchestrator stores to resume an agent.
+   */
+  message?(message: ChatMessage): void;
   /** A step (model call + its tools) ended. */
   step?(step: AgentRunnerStep): void;
   /** The runner paused or resumed between steps. */

@@ -147,7 +147,7 @@ export class AgentRunner {
       endMarker: options.endMarker,
       sinks: this.sinks,
       abortGraceMs: this.abortGraceMs,
-      history: this.history,
+      append: (message) => this.append(message),
       runTool: (call, signal, messages) => this.runTool(call, signal, messages),
     };
   }
@@ -242,8 +242,13 @@ export class AgentRunner {
       throw new InvalidStateError(`Messages can only be injected while the runner is paused or idle (state ${this.stateValue})`);
     }
     if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', 'expected an array of chat messages');
-    this.history.push(...messages);
+    for (const message of messages) this.append(message);
     this.injected = true;
+  }
+
+  private append(message: ChatMessage): void {
+    this.history.push(message);
+    this.sinks.message?.(message);
   }
 
   private async loop(signal: AbortSignal): Promise<AgentRunnerResult> {
@@ -303,12 +308,19 @@ export class AgentRunner {
       messages,
       agentKind: this.controls.agentKind,
       ...(this.options.workspaceRoot !== undefined ? { workspaceRoot: this.options.workspaceRoot } : {}),
-      data: { ...this.options.toolData, [AGENT_TOOL_CONTEXT_KEY]: this.controls },
+      data: { ...this.options.toolData, [AGENT_TOOL_CONTEXT_KEY]: this.controlsFor(call) },
     };
     const result = tool ? await executeTool(tool, call.input, context) : toolErrorResult(this.unknownTool(call.toolName));
     const info: AgentToolResultInfo = { ...call, result, durationMs: performance.now() - started };
     this.sinks.toolResult?.(info);
     return info;
+  }
+
+  /** The controls a tool call gets: a fork it asks for is tied to this call. */
+  private controlsFor(call: AgentToolCallInfo): AgentToolControls {
+    const fork = this.options.fork;
+    if (!fork) return this.controls;
+    return { ...this.controls, fork: (subAgents, options) => fork(subAgents, { ...options, toolCallId: call.toolCallId }) };
   }
 
   private unknownTool(name: string): string {
