@@ -26,11 +26,11 @@ export class AgentTree {
     return record;
   }
 
-  /** Adds a record (and links it to its parent). */
+  /** Adds a new record (and links it to its parent). */
   add(record: AgentRecord): void {
     this.records.set(record.id, record);
     const parent = record.parentId === undefined ? undefined : this.records.get(record.parentId);
-    if (parent && !parent.children.includes(record.id)) {
+    if (parent) {
       parent.children.push(record.id);
       this.save(parent);
     }
