@@ -10,7 +10,7 @@ import {
   type ResumeOptions,
   type RunAgentOptions,
 } from './agent-orchestrator-options';
-import { buildTreeSnapshot, toAgentInfo, type AgentRecord } from './agent-record';
+import { buildTreeSnapshot, toAgentInfo } from './agent-record';
 import { resumeSession } from './agent-session-resume';
 import { AgentSessionStore } from './agent-session-store';
 import { AgentSlots } from './agent-slots';

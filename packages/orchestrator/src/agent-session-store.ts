@@ -1,6 +1,6 @@
 import { serializedErrorSchema, type ChatMessage, type Store, type ToolResult } from '@troupe/core';
 import { z } from 'zod';
-import type { AgentRecord, StoredToolCall } from './agent-record';
+import type { AgentRecord } from './agent-record';
 import { OrchestratorSessionError } from './orchestrator-errors';
 import type { AgentTaskContext, ForkResult } from './orchestrator-types';
 
@@ -292,4 +292,3 @@ export function storedContext(context: AgentTaskContext): StoredAgent['context']
   };
 }
 
-export type { StoredToolCall };

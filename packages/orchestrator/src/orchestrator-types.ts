@@ -138,7 +138,7 @@ export interface AgentInfo {
   inputs: number;
   createdAt: number;
   updatedAt: number;
-  /** Its result text, once completed. */
+  /** Its result text once completed (its last answer while it waits for input). */
   result?: string;
   /** Why it failed or was terminated. */
   error?: SerializedError;

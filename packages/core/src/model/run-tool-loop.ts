@@ -20,7 +20,9 @@ const NEVER = new AbortController().signal;
  * sees; model failures reject with `ModelError`, cancellation with
  * `AbortError`.
  *
- * With `onTextDelta` (or `stream: true`) each step is streamed.
+ * With `onTextDelta` (or `stream: true`) each step is streamed, and each
+ * tool call starts as soon as the provider delivers it (its arguments
+ * complete), overlapping the rest of the answer.
  *
  * @example
  * ```ts
