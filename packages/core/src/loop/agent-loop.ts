@@ -21,7 +21,7 @@ import { LoopSleeper } from './loop-sleeper';
 import type { LoopStage, ToolCapability } from './loop-stage';
 import { LoopStageLifecycle } from './loop-stage-lifecycle';
 import { LoopStageRegistry } from './loop-stage-registry';
-import { loadLoopStateSnapshot, saveLoopStateSnapshot } from './loop-state-snapshot';
+import { restoreLoopState, saveLoopState, type LoopStateParts } from './loop-state-snapshot';
 import { LoopStatsRecorder, type LoopStats } from './loop-stats';
 import { LoopWatchdog } from './loop-watchdog';
 import type { ReflectResult } from './reflect-loop-result';
@@ -255,7 +255,10 @@ export class AgentLoop {
     this.setState('starting');
     this.startPromise = (async () => {
       try {
-        if (!this.stateLoaded) await this.restoreState(options.signal);
+        if (!this.stateLoaded) {
+          await restoreLoopState(this.store, this.stateParts(), options.signal ? { signal: options.signal } : {});
+          this.stateLoaded = true;
+        }
         await this.lifecycle.setup(true);
         AbortError.throwIfAborted(options.signal, `Starting loop "${this.id}"`);
       } catch (error) {
@@ -352,7 +355,7 @@ export class AgentLoop {
         await this.memoryWrites;
         await this.lifecycle.teardown();
         try {
-          await this.saveState();
+          await saveLoopState(this.store, this.stateParts());
         } catch (error) {
           this.reporter.reportError('memory', error, { handling: 'continue' });
           this.setState('stopped');
@@ -474,27 +477,8 @@ export class AgentLoop {
     this.detachStartSignal = () => signal.removeEventListener('abort', onAbort);
   }
 
-  // ---------------------------------------------------------------- state
-
-  private async restoreState(signal: AbortSignal | undefined): Promise<void> {
-    const snapshot = await loadLoopStateSnapshot(this.store, this.id, signal ? { signal } : {});
-    this.stateLoaded = true;
-    if (!snapshot) return;
-    this.recorder.totals = { ...snapshot.totals };
-    this.runner.iterationCount = Math.max(this.runner.iterationCount, snapshot.totals.iterations);
-    this.capabilityTracker.restore(snapshot.capabilities);
-    if (snapshot.lastIteration) this.recorder.lastIteration = snapshot.lastIteration;
-  }
-
-  private saveState(): Promise<void> {
-    return saveLoopStateSnapshot(this.store, {
-      version: 1,
-      loopId: this.id,
-      savedAt: Date.now(),
-      totals: { ...this.recorder.totals },
-      capabilities: this.capabilityTracker.list(),
-      ...(this.recorder.lastIteration ? { lastIteration: this.recorder.lastIteration } : {}),
-    });
+  private stateParts(): LoopStateParts {
+    return { loopId: this.id, recorder: this.recorder, capabilities: this.capabilityTracker, runner: this.runner };
   }
 
   private setState(to: LoopState): void {
