@@ -9,7 +9,6 @@ import type { LoopMemoryReader } from './loop-experience';
 import type { LoopHealthMonitor } from './loop-health-monitor';
 import type { LoopLogger } from './loop-logger';
 import type { Perception, PerceptionInput } from './loop-perception';
-import { phaseCompletedPayload, phaseStartedPayload } from './loop-phase-payload';
 import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
 import type { LoopErrorHandling, LoopReporter } from './loop-reporter';
 import type { LoopContext, LoopPhase, ToolCapability } from './loop-stage';
@@ -194,7 +193,7 @@ export class LoopIterationRunner {
     const startedAt = info.clock;
     if (reporter.listening.phaseStarted) {
       const timestamp = reporter.wallClock(startedAt);
-      reporter.emitAt('loop:phase-started', phaseStartedPayload(loopId, info.iterationId, phase, input, info.step, timestamp, reporter.summarizer), timestamp);
+      reporter.emitAt('loop:phase-started', reporter.phasePayloads.started(loopId, info.iterationId, phase, input, info.step, timestamp), timestamp);
     }
     if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
     let pending: unknown;
@@ -434,7 +433,7 @@ export class LoopIterationRunner {
       const timestamp = reporter.wallClock(endedAt);
       reporter.emitAt(
         'loop:phase-completed',
-        phaseCompletedPayload(this.loopId, info.iterationId, phase, output, durationMs, info.step, timestamp, reporter.summarizer),
+        reporter.phasePayloads.completed(this.loopId, info.iterationId, phase, output, durationMs, info.step, timestamp),
         timestamp,
       );
     }

@@ -3,6 +3,7 @@ import type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads,
 import { eventVersion } from '../events/event-schema-registry';
 import { serializeError } from '../util/serialize-error';
 import type { LoopLogger } from './loop-logger';
+import { PhasePayloads } from './loop-phase-payload';
 import { stageOfError } from './loop-phases';
 import { summarizeReusing, type KnownShape, type LoopJsonValue, type ReusableSummary, type SummarizeOptions } from './summarize-for-event';
 
@@ -45,8 +46,8 @@ function isSerializedError(error: unknown): error is SerializedError {
  * logging, and event timestamps.
  */
 export class LoopReporter {
-  /** {@link summarize}, bound (for payloads that summarize on first read). */
-  readonly summarizer = (value: unknown, shape?: KnownShape): LoopJsonValue => this.summarize(value, shape);
+  /** Phase event payloads whose summaries are built on first read. */
+  readonly phasePayloads = new PhasePayloads((value, shape) => this.summarize(value, shape));
   /** Which iteration events have listeners (see {@link refreshListening}). */
   readonly listening = { started: false, phaseStarted: false, phaseCompleted: false, completed: false };
   private readonly emitOptions: { source: string };
