@@ -128,6 +128,37 @@ describe('AgentOrchestrator session store', () => {
     expect(statuses).toEqual(['agent-3 idle→running', 'agent-3 running→completed', 'agent-1 forking→running', 'agent-1 running→completed']);
   });
 
+  it('a fork requested from outside goes on after a crash and its results reach the parent as a message', async () => {
+    const store = new MemoryStore();
+    let reached = false;
+    const subBefore = modelAnswering((request) => {
+      if (firstUserText(request) === 'quick') return { toolCalls: [{ name: 'task_finish', input: { result: 'quick result' } }] };
+      reached = true;
+      return never(request);
+    });
+    let answer!: () => void;
+    const main = createScriptedChatModel({ responses: [() => new Promise((resolve) => (answer = () => resolve({ text: 'Working on it.' })))] });
+    const before = new AgentOrchestrator({ model: subBefore, store });
+    const mainId = before.createAgent({ task: 'start' }, lead(main));
+    const run = before.runAgent(mainId).catch(() => undefined);
+    // While the lead's first answer streams, the host forks it: the sub-agents start once that answer is over.
+    await turnsUntil(() => main.calls.length === 1, 'the lead to call its model');
+    const fork = before.requestFork(mainId, [{ task: 'quick' }, { task: 'slow' }]).catch(() => undefined);
+    answer();
+    await turnsUntil(() => reached, 'the slow sub-agent to start');
+    const left = await crash(before, store, Promise.all([run, fork]));
+
+    const subAfter = modelAnswering(() => ({ toolCalls: [{ name: 'task_finish', input: { result: 'slow result' } }] }));
+    const mainAfter = createScriptedChatModel({ responses: [{ text: 'Both are in.' }] });
+    const after = new AgentOrchestrator({ model: subAfter, store: left, strategies: [lead(mainAfter)] });
+    const report = await after.resume();
+    expect(report).toMatchObject({ restarted: ['agent-1', 'agent-3'], ended: ['agent-2'], forks: ['fork-1'] });
+    await expect(report.runs.get('agent-1')).resolves.toMatchObject({ status: 'completed', text: 'Both are in.' });
+    const injected = mainAfter.requests[0]?.messages.at(-1);
+    expect(injected?.role).toBe('user');
+    expect(injected?.role === 'user' && injected.content).toMatch(/2 completed, 0 failed[\s\S]*quick result[\s\S]*slow result/);
+  });
+
   it('answers a tool call cut short by the crash with the result kept, or an "interrupted" error', async () => {
     const store = new MemoryStore();
     let slowStarted = false;
