@@ -46,8 +46,7 @@ function isSerializedError(error: unknown): error is SerializedError {
  * logging, and event timestamps.
  */
 export class LoopReporter {
-  /** Phase event payloads whose summaries are built on first read. */
-  readonly phasePayloads = new PhasePayloads((value, shape) => this.summarize(value, shape));
+  private payloads: PhasePayloads | undefined;
   /** Which iteration events have listeners (see {@link refreshListening}). */
   readonly listening = { started: false, phaseStarted: false, phaseCompleted: false, completed: false };
   private readonly emitOptions: { source: string };
@@ -70,6 +69,12 @@ export class LoopReporter {
       'loop:phase-completed': eventVersion('loop:phase-completed'),
       'loop:completed': eventVersion('loop:completed'),
     };
+  }
+
+  /** Phase event payloads whose summaries are built on first read (made on first use: an idle loop never needs them). */
+  get phasePayloads(): PhasePayloads {
+    this.payloads ??= new PhasePayloads((value, shape) => this.summarize(value, shape));
+    return this.payloads;
   }
 
   /**
