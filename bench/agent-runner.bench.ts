@@ -1,4 +1,4 @@
-import { createAnthropicModel } from '@troupe/adapter-claude';
+import { createAnthropicModel } from '@troupe/adapter-claude/model';
 import { defineTool, type ChatModel, type ChatModelV1StreamPart } from '@troupe/core';
 import { createManualChatModel } from '@troupe/core/testing';
 import { AgentRunner } from '@troupe/orchestrator';

@@ -12,8 +12,12 @@ import {
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings, type ResolvedClaudeCodeSettings } from './claude-code-settings';
 import { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
 
-/** The Claude Code adapter: an {@link AgentAdapterV1} with its resolved settings. */
-export interface ClaudeCodeAdapter extends AgentAdapterV1 {
+/**
+ * The Claude Code adapter: an {@link AgentAdapterV1} with its resolved
+ * settings. Its turn state (`startTurn`) is a {@link ClaudeCodeStreamParser}
+ * for that turn alone, so one adapter serves many members at once.
+ */
+export interface ClaudeCodeAdapter extends AgentAdapterV1<ClaudeCodeStreamParser> {
   readonly adapterId: 'claude';
   /** The validated settings, defaults applied. */
   readonly settings: Readonly<ResolvedClaudeCodeSettings>;
@@ -48,7 +52,8 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completion
 export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): ClaudeCodeAdapter {
   const resolved = Object.freeze(resolveClaudeCodeSettings(settings));
   const baseArgs = withRequiredArgs(resolved.baseArgs);
-  const parser = new ClaudeCodeStreamParser();
+  // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
+  let implicitTurn: ClaudeCodeStreamParser | undefined;
   return {
     specificationVersion: 'v1',
     adapterId: 'claude',
@@ -63,7 +68,8 @@ export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): Clau
     },
     parseResponse: (rawOutput) => parseClaudeCodeResponse(rawOutput),
     getCompletionStrategy: () => COMPLETION,
-    parseLine: (line, json) => parser.parseLine(line, json),
+    startTurn: () => new ClaudeCodeStreamParser(),
+    parseLine: (line, json, context) => (context?.state ?? (implicitTurn ??= new ClaudeCodeStreamParser())).parseLine(line, json),
   };
 }
 

@@ -1,6 +1,7 @@
 import type {
   AgentAdapterCapabilities,
   AgentAdapterV1,
+  AgentLineContext,
   AgentStreamPart,
   AgentTurnContext,
   CompletionStrategy,
@@ -21,8 +22,12 @@ export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
 
 const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
 
-/** The Gemini CLI adapter: the v1 contract plus access to its settings home. */
-export interface GeminiCliAdapter extends AgentAdapterV1 {
+/**
+ * The Gemini CLI adapter: the v1 contract plus access to its settings home.
+ * Its turn state (`startTurn`) is a {@link GeminiCliStreamParser} for that
+ * turn alone, so one adapter serves many members at once.
+ */
+export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> {
   readonly adapterId: 'gemini';
   /** Always async: it may prepare the settings home and writes the system prompt file. */
   getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig>;
@@ -65,7 +70,8 @@ export interface GeminiCliAdapter extends AgentAdapterV1 {
  */
 export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): GeminiCliAdapter {
   const resolved = resolveGeminiCliSettings(settings);
-  const parser = new GeminiCliStreamParser();
+  // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
+  let implicitTurn: GeminiCliStreamParser | undefined;
   const environment = createGeminiCliEnvironment(resolved);
 
   return {
@@ -102,8 +108,10 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
 
     getCompletionStrategy: () => COMPLETION,
 
-    parseLine(_line: string, json: unknown): AgentStreamPart[] {
-      return parser.parse(json);
+    startTurn: () => new GeminiCliStreamParser(),
+
+    parseLine(_line: string, json: unknown, context?: AgentLineContext<GeminiCliStreamParser>): AgentStreamPart[] {
+      return (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
     },
 
     getHome: () => environment.getHome(),

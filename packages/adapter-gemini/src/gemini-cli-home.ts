@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@troupe/core';
+import { forgetAtExit, removeAtExit } from './gemini-cli-exit-cleanup';
 
 /** What {@link prepareGeminiCliHome} writes into `settings.json`. */
 export interface GeminiCliHomeOptions {
@@ -68,10 +68,6 @@ export async function prepareGeminiCliHome(home: string, options: GeminiCliHomeO
   return file;
 }
 
-/** Private homes created by adapters, removed when the host process exits. */
-const createdHomes = new Set<string>();
-let exitHookInstalled = false;
-
 /**
  * Creates a private, empty home folder (`troupe-gemini-home-*`) under
  * `parent` (default: the OS temp dir). It is removed by
@@ -81,19 +77,13 @@ let exitHookInstalled = false;
  */
 export async function createGeminiCliHome(parent = tmpdir()): Promise<string> {
   const home = await mkdtemp(join(parent, 'troupe-gemini-home-'));
-  createdHomes.add(home);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const dir of createdHomes) rmSync(dir, { recursive: true, force: true });
-    });
-  }
+  removeAtExit(home);
   return home;
 }
 
 /** Removes a home made by {@link createGeminiCliHome}. @internal */
 export async function removeGeminiCliHome(home: string): Promise<void> {
-  createdHomes.delete(home);
+  forgetAtExit(home);
   await rm(home, { recursive: true, force: true });
 }
 

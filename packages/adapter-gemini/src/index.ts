@@ -25,19 +25,4 @@ export { createGeminiAcpAdapter, geminiAcpCapabilities, geminiAcpDriverPath, typ
 export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
 export { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';
 
-// ---------------------------------------------------------------------------
-// Gemini ChatModel: the Gemini API through @google/genai (not the CLI).
-// ---------------------------------------------------------------------------
-export { createGeminiModel, GeminiChatModel } from './gemini-model';
-export {
-  GEMINI_PROVIDER,
-  GEMINI_MODEL_API_KEY_ENV,
-  GEMINI_MODEL_DEFAULT_MAX_RETRIES,
-  GEMINI_MODEL_DEFAULT_MAX_RETRY_DELAY_MS,
-  GEMINI_MODEL_DEFAULT_MODEL,
-  geminiModelSettingsSchema,
-  resolveGeminiModelSettings,
-  type GeminiModelSettings,
-  type ResolvedGeminiModelSettings,
-} from './gemini-model-settings';
-export { GEMINI_GENERATED_CALL_ID_PREFIX, mapGeminiStopReason } from './gemini-model-response';
+// The Gemini ChatModel (@google/genai) is at '@troupe/adapter-gemini/model', so this entry loads no SDK.

@@ -51,7 +51,7 @@ export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from '.
 export { isGroupAlive, terminateProcessGroup, trackedProcessGroupCount, trackedProcessGroups } from './process/kill-process-group';
 
 // Adapters
-export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
+export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineContext, AgentTurnStart } from './adapter/v1/agent-adapter-v1';
 export {
   agentStreamPartSchema,
   agentUsageSchema,
@@ -112,6 +112,7 @@ export {
 // Utilities
 export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
+export { nextProcessCount, processSingleton } from './util/process-singleton';
 
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';

@@ -1,4 +1,4 @@
-import { EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
+import { assertChatModel, EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
 import { AgentExecutor } from './agent-executor';
 import { AgentFactory } from './agent-factory';
 import { formatForkResult } from './agent-fork-format';
@@ -15,7 +15,7 @@ import { resumeSession } from './agent-session-resume';
 import { AgentSessionStore } from './agent-session-store';
 import { AgentSlots } from './agent-slots';
 import { isTerminalStatus } from './agent-status';
-import { assertChatModel, defineAgentStrategy, DEFAULT_SUB_AGENT_STRATEGY, type AgentStrategy } from './agent-strategy';
+import { defineAgentStrategy, DEFAULT_SUB_AGENT_STRATEGY, type AgentStrategy } from './agent-strategy';
 import { AgentTree } from './agent-tree';
 import { registerOrchestratorEvents } from './orchestrator-events';
 import type {

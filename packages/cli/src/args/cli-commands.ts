@@ -99,6 +99,9 @@ export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
   HELP,
 ];
 
+/** Options of `troupe help`. */
+export const HELP_OPTIONS: readonly CliOptionSpec[] = [HELP];
+
 /** The commands, for `troupe --help` and "did you mean". */
 export const COMMANDS = [
   { name: 'looper', summary: 'Run the Looper (Coder → Review → JUDGE) on a workspace, or control the one running there.' },
@@ -211,6 +214,16 @@ export function helpText(command: string): string {
         '',
         'Options:',
         formatOptions(DOCTOR_OPTIONS),
+      ].join('\n');
+    case 'help':
+      return [
+        'Usage: troupe help [COMMAND]',
+        '',
+        'Shows the help of COMMAND (the same as "troupe COMMAND --help"), or of troupe itself without one.',
+        `Commands: ${COMMANDS.map((entry) => entry.name).join(', ')}.`,
+        '',
+        'Options:',
+        formatOptions(HELP_OPTIONS),
       ].join('\n');
     case 'migrate-registry':
       return [

@@ -1,4 +1,5 @@
-import { AgentError } from '../errors/agent-error';
+import { assertAgentId } from '../agents/define-agent';
+import type { AgentError } from '../errors/agent-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
 import type { ProcessRun } from '../process/agent-process';
@@ -7,6 +8,7 @@ import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
 import { serializeError } from '../util/serialize-error';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
+import { agentErrorOfTurn, startAdapterTurn } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
@@ -47,9 +49,25 @@ export interface AgentInstance {
 export interface AgentSendOptions {
   /** Total timeout in ms. Default: the manager's `defaultTimeoutMs`. */
   timeout?: number;
+  /** Cancels the turn: its whole process group is killed and the turn settles `canceled` (`AbortError`). */
   signal?: AbortSignal;
   /** Member config for `prepareMessage`; default: the one given to `ensureAgentStarted`. */
   member?: MemberAgentConfig;
+}
+
+const SEND_OPTION_KEYS: ReadonlySet<string> = new Set(['timeout', 'signal', 'member']);
+
+/** Whether the third argument of `sendAndReceive` is its options object (or the deprecated member config). */
+function isSendOptions(value: object): boolean {
+  const keys = Object.keys(value);
+  const optionKeys = keys.filter((key) => SEND_OPTION_KEYS.has(key));
+  if (optionKeys.length > 0 && optionKeys.length < keys.length) {
+    throw new InvalidArgumentError(
+      'options',
+      `mixes send options (${optionKeys.join(', ')}) with other keys (${keys.filter((key) => !SEND_OPTION_KEYS.has(key)).join(', ')}); pass the member config as options.member`,
+    );
+  }
+  return optionKeys.length > 0 || keys.length === 0;
 }
 
 /** Everything a finished turn produced. */
@@ -106,11 +124,12 @@ export class AgentManager {
    * Makes sure a member has an agent: creates its adapter and spawns its
    * process (warm) unless already started. Returns the process id.
    *
+   * @throws InvalidArgumentError when `roleId` is not an agent id (`AGENT_ID_PATTERN`: letters, digits, `.`, `_`, `:`, `-`).
    * @throws AdapterNotFoundError when no adapter matches `configId`.
    * @throws ConfigError / InvalidArgumentError for a bad member config.
    */
   async ensureAgentStarted(roleId: string, configId: string, member: MemberAgentConfig = {}): Promise<string> {
-    if (typeof roleId !== 'string' || roleId === '') throw new InvalidArgumentError('roleId', 'expected a non-empty string');
+    assertAgentId(roleId, 'roleId');
     const existing = this.agents.get(roleId);
     if (existing) {
       if (existing.processId && this.processManager.isReady(existing.processId)) return existing.processId;
@@ -129,6 +148,12 @@ export class AgentManager {
    * Sends a message and streams the turn as normalized parts. The process is
    * respawned for each turn (each CLI answers one message per process); the
    * next turn resumes the session when the adapter supports it.
+   *
+   * Each turn calls the adapter's turn-start hook (`startTurn`) and gives
+   * every line to `parseLine` with the turn's context. The turn failed
+   * (`result.agentError`) when any of its `turn-end` parts is an error: a
+   * later `turn-end` never overrides it, and a second `turn-end` in one turn
+   * is reported with a `TroupeWarning` (`TROUPE_TURN_END_REPEATED`).
    */
   send(roleId: string, message: string, options: AgentSendOptions = {}): AgentTurn {
     const instance = this.agents.get(roleId);
@@ -148,18 +173,15 @@ export class AgentManager {
       }
       const processId = instance.processId;
       instance.processId = undefined; // one turn per process
-      return this.processManager.send(processId, adapter.prepareMessage(message, options.member ?? instance.member), {
+      const member = options.member ?? instance.member;
+      const prepared = adapter.prepareMessage(message, member);
+      const turn = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared });
+      return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
         timeout: options.timeout ?? this.defaultTimeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         onLine: ({ line, json }) => {
-          let produced: AgentStreamPart[];
-          try {
-            produced = adapter.parseLine(line, json);
-          } catch (error) {
-            produced = [{ type: 'error', message: `adapter ${adapter.adapterId} could not parse a line: ${serializeError(error).message}` }];
-          }
-          for (const part of produced) {
+          for (const part of turn.parse(line, json)) {
             parts.push(part);
             if (part.type === 'session') instance.sessionId = part.sessionId;
             bus?.emit('agent:part', { roleId, part });
@@ -189,16 +211,7 @@ export class AgentManager {
       for (const listener of listeners) listener(undefined);
       instance.turns++;
       const usage = [...parts].reverse().find((p) => p.type === 'usage');
-      const end = [...parts].reverse().find((p) => p.type === 'turn-end');
-      let agentError: AgentError | undefined;
-      if (outcome.status === 'completed' && end?.type === 'turn-end' && end.isError) {
-        // The turn's own error status: skip retry notices (e.g. a 404 WebSocket fallback before a 500).
-        const status = [...parts].reverse().find((p) => p.type === 'error' && p.status !== undefined && !p.retrying);
-        agentError = new AgentError(`${adapter.adapterId} reported an error: ${end.text || 'turn failed'}`, {
-          adapterId: adapter.adapterId,
-          ...(status?.type === 'error' && status.status !== undefined ? { status: status.status } : {}),
-        });
-      }
+      const agentError: AgentError | undefined = outcome.status === 'completed' ? agentErrorOfTurn(adapter.adapterId, parts) : undefined;
       bus?.emit('agent:turn-completed', {
         roleId,
         status: outcome.status,
@@ -226,9 +239,31 @@ export class AgentManager {
    *
    * @throws ProcessError, CompletionTimeoutError, AbortError for process outcomes;
    * AgentError when the CLI reports the turn failed.
+   *
+   * @example
+   * ```ts
+   * const answer = await manager.sendAndReceive('coder', 'Add a README', { signal: AbortSignal.timeout(300_000) });
+   * ```
    */
-  async sendAndReceive(roleId: string, message: string, member?: MemberAgentConfig, options: AgentSendOptions = {}): Promise<string> {
-    const result = await this.send(roleId, message, { ...options, ...(member ? { member } : {}) }).result;
+  sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string>;
+  /**
+   * @deprecated Pass the member inside the options:
+   * `sendAndReceive(roleId, message, { member, signal, timeout })`.
+   */
+  sendAndReceive(roleId: string, message: string, member: MemberAgentConfig | undefined, options?: AgentSendOptions): Promise<string>;
+  async sendAndReceive(roleId: string, message: string, memberOrOptions?: MemberAgentConfig | AgentSendOptions, legacyOptions?: AgentSendOptions): Promise<string> {
+    if (memberOrOptions !== undefined && (memberOrOptions === null || typeof memberOrOptions !== 'object')) {
+      throw new InvalidArgumentError('options', `expected { member?, signal?, timeout? }, got ${memberOrOptions === null ? 'null' : typeof memberOrOptions}`);
+    }
+    let options: AgentSendOptions;
+    if (legacyOptions !== undefined || (memberOrOptions !== undefined && !isSendOptions(memberOrOptions))) {
+      // The deprecated form: (roleId, message, member?, options?).
+      const member = memberOrOptions as MemberAgentConfig | undefined;
+      options = { ...legacyOptions, ...(member ? { member } : {}) };
+    } else {
+      options = (memberOrOptions as AgentSendOptions | undefined) ?? {};
+    }
+    const result = await this.send(roleId, message, options).result;
     outputOrThrow(result.outcome);
     if (result.agentError) throw result.agentError;
     return result.text;

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { InvalidStateError } from '../errors/invalid-argument-error';
+import { nextProcessCount } from '../util/process-singleton';
 import { redactSecrets, secretValuesFromEnv } from '../util/redact-secrets';
 import { isGroupAlive, terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from './kill-process-group';
 import type { ProcessConfig } from './process-config';
@@ -12,8 +13,6 @@ import { buildEnv, validateProcessConfig } from './validate-process-config';
 export type { ProcessRun, RunOptions } from './run-options';
 
 const STDERR_TAIL_CHARS = 4096;
-
-let nextId = 1;
 
 /**
  * One spawned agent CLI process: spawned in its own process group, never
@@ -51,7 +50,7 @@ export class AgentProcess {
   constructor(config: ProcessConfig, options: { processId?: string } = {}) {
     validateProcessConfig(config);
     this.config = config;
-    this.processId = options.processId ?? `proc-${nextId++}`;
+    this.processId = options.processId ?? `proc-${nextProcessCount('core.process-id')}`;
     const env = buildEnv(config);
     this.secrets = [...secretValuesFromEnv(env), ...(config.secrets ?? [])];
     this.exitedPromise = new Promise((resolve) => {

@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { processSingleton } from '../util/process-singleton';
 
-/** Live process groups started by Troupe, killed if the host process exits. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
+/**
+ * Live process groups started by Troupe, killed if the host process exits.
+ * One set per process, shared by every copy of core (ESM and CJS builds).
+ */
+const tracked = processSingleton('core.process-groups.v1', () => ({ groups: new Set<number>(), exitHookInstalled: false }));
+const liveGroups = tracked.groups;
 
 function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
+  if (tracked.exitHookInstalled) return;
+  tracked.exitHookInstalled = true;
   process.once('exit', () => {
     for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
   });

@@ -152,7 +152,7 @@ export class OpenAIChatModel implements ChatModelV1 {
  *
  * @example
  * ```ts
- * import { createOpenAIModel } from '@troupe/adapter-codex';
+ * import { createOpenAIModel } from '@troupe/adapter-codex/model';
  * import { generateObject } from '@troupe/core';
  *
  * const model = createOpenAIModel({ model: 'gpt-5.5' }); // key from OPENAI_API_KEY

@@ -141,7 +141,7 @@ export class GeminiChatModel implements ChatModelV1 {
     return { stream: createChatStream(parts(), (error) => this.toError(error, request.abortSignal, undefined)) };
   }
 
-  private withRetries<T>(request: ChatModelV1Request, attempt: (capture: GeminiAttemptFetch) => Promise<T>): Promise<T> {
+  private withRetries<T>(request: ChatModelV1Request, attempt: (capture: GeminiAttemptFetch | undefined) => Promise<T>): Promise<T> {
     return withGeminiRetries(attempt, this.settings.fetch, {
       maxRetries: this.settings.maxRetries,
       maxRetryDelayMs: this.settings.maxRetryDelayMs,
@@ -154,7 +154,7 @@ export class GeminiChatModel implements ChatModelV1 {
     body: GeminiRequestBody,
     request: ChatModelV1Request,
     signal: AbortSignal | undefined,
-    capture: GeminiAttemptFetch,
+    capture: GeminiAttemptFetch | undefined,
   ): GenerateContentParameters {
     return {
       model: this.settings.model,
@@ -162,7 +162,11 @@ export class GeminiChatModel implements ChatModelV1 {
       config: {
         ...body.config,
         ...(signal !== undefined ? { abortSignal: signal } : {}),
-        httpOptions: { fetch: capture.fetch, ...(request.headers !== undefined ? { headers: request.headers } : {}) },
+        // No fetch unless the user gave one: the SDK's own keeps long generations alive (no undici timeouts).
+        httpOptions: {
+          ...(capture !== undefined ? { fetch: capture.fetch } : {}),
+          ...(request.headers !== undefined ? { headers: request.headers } : {}),
+        },
       },
     };
   }
@@ -187,7 +191,7 @@ export class GeminiChatModel implements ChatModelV1 {
  *
  * @example
  * ```ts
- * import { createGeminiModel } from '@troupe/adapter-gemini';
+ * import { createGeminiModel } from '@troupe/adapter-gemini/model';
  * import { defineTool, runToolLoop } from '@troupe/core';
  * import { z } from 'zod';
  *

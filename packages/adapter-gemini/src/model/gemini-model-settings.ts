@@ -1,6 +1,5 @@
 import { ConfigError } from '@troupe/core';
 import { z } from 'zod';
-import { geminiDefaultFetch } from './gemini-model-retry';
 
 /**
  * Default model of {@link createGeminiModel}: Gemini 3.8 Flash, Google's
@@ -12,8 +11,8 @@ export const GEMINI_MODEL_DEFAULT_MODEL = 'gemini-3.8-flash';
 /**
  * Default number of retries after a retryable failure (429, 408, 5xx, a
  * dropped connection). `@google/genai` 2.x does not retry unless
- * `httpOptions.retryOptions` is set, and then ignores `retry-after`, so the
- * model retries itself.
+ * `httpOptions.retryOptions` is set, and then ignores Google's `RetryInfo`,
+ * so the model retries around the call itself (core's `retryModelCall`).
  */
 export const GEMINI_MODEL_DEFAULT_MAX_RETRIES = 2;
 
@@ -54,9 +53,9 @@ export interface GeminiModelSettings {
   /**
    * Retries after a retryable failure (429, 408, 5xx, a dropped connection
    * before the first byte). Default {@link GEMINI_MODEL_DEFAULT_MAX_RETRIES};
-   * 0 turns retries off. The wait honours `retry-after` / `retry-after-ms`
-   * headers and Google's `RetryInfo.retryDelay`, else backs off
-   * exponentially (0.5 s, 1 s, 2 s… up to 8 s, with jitter).
+   * 0 turns retries off. The wait honours Google's `RetryInfo.retryDelay`
+   * (and, with your own `fetch`, `retry-after` / `retry-after-ms` headers),
+   * else backs off exponentially (0.5 s, 1 s, 2 s… up to 8 s, with jitter).
    */
   maxRetries?: number;
   /** Longest wait accepted between attempts. Default {@link GEMINI_MODEL_DEFAULT_MAX_RETRY_DELAY_MS}. */
@@ -76,8 +75,12 @@ export interface GeminiModelSettings {
   /** Extra HTTP headers on every request. */
   headers?: Record<string, string>;
   /**
-   * `fetch` used for the HTTP calls. Default: the global `fetch`. The model
-   * wraps it to read `retry-after` from error responses.
+   * `fetch` used for the HTTP calls (a proxy, a gateway, a test double).
+   * Default: `@google/genai`'s own, which lifts undici's 300 s header and body
+   * timeouts so long generations are not cut. With a `fetch` of yours, the
+   * model also reads `retry-after` / `retry-after-ms` headers of error
+   * responses (gateways send them; Google's API puts `RetryInfo` in the
+   * error body, which is read either way), and undici's timeouts apply.
    */
   fetch?: typeof globalThis.fetch;
 }
@@ -94,7 +97,7 @@ export interface ResolvedGeminiModelSettings {
   maxOutputTokens: number | undefined;
   structuredOutput: 'json-schema' | 'json-object' | 'none';
   headers: Record<string, string>;
-  fetch: typeof globalThis.fetch;
+  fetch: typeof globalThis.fetch | undefined;
 }
 
 /** Zod schema of {@link GeminiModelSettings}; unknown keys are rejected so typos are reported. */
@@ -131,7 +134,7 @@ export function resolveGeminiModelSettings(settings: GeminiModelSettings = {}): 
     maxOutputTokens: value.maxOutputTokens,
     structuredOutput: value.structuredOutput ?? 'json-schema',
     headers: { ...value.headers },
-    fetch: value.fetch ?? geminiDefaultFetch,
+    fetch: value.fetch,
   };
 }
 

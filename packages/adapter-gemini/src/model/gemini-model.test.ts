@@ -19,6 +19,9 @@ beforeEach(() => {
   server.setScenario('text');
 });
 
+/** A user's own fetch (as a gateway user gives): the model then sees error responses and their `retry-after` headers. */
+const gatewayFetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
+
 function geminiModel(settings: GeminiModelSettings = {}) {
   return createGeminiModel({ apiKey: API_KEY, baseURL: server.url, model: 'gemini-2.5-flash', ...settings });
 }
@@ -387,14 +390,14 @@ describe('createGeminiModel: errors and retries', () => {
   it('429 with retry-after is retried, then succeeds', async () => {
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '0' } });
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '0' } });
-    const response = await geminiModel().doGenerate({ messages: hello });
+    const response = await geminiModel({ fetch: gatewayFetch }).doGenerate({ messages: hello });
     expect(response.text).toBe(FAKE_TEXT);
     expect(server.requests.map((request) => request.status)).toEqual([429, 429, 200]);
   });
 
   it('429 on doStream is retried before the stream starts', async () => {
     server.enqueue('gemini', { status: 429, headers: { 'retry-after-ms': '10' } });
-    const { stream } = await geminiModel().doStream({ messages: hello });
+    const { stream } = await geminiModel({ fetch: gatewayFetch }).doStream({ messages: hello });
     const { parts } = await readParts(stream);
     expect(parts[0]).toEqual({ type: 'text-delta', text: FAKE_TEXT });
     expect(server.requests.map((request) => request.status)).toEqual([429, 200]);
@@ -403,22 +406,30 @@ describe('createGeminiModel: errors and retries', () => {
   it('429 beyond maxRetries → rate-limit ModelError carrying retryAfterMs', async () => {
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '0' } });
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '0' } });
-    const error = await rejection(geminiModel({ maxRetries: 1 }).doGenerate({ messages: hello }));
+    const error = await rejection(geminiModel({ maxRetries: 1, fetch: gatewayFetch }).doGenerate({ messages: hello }));
     expect(error).toMatchObject({ kind: 'rate-limit', status: 429, retryable: true, retryAfterMs: 0, providerErrorType: 'RESOURCE_EXHAUSTED' });
     expect(server.requests).toHaveLength(2);
   });
 
   it('a retry-after longer than maxRetryDelayMs is not waited for', async () => {
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '120' } });
-    const error = await rejection(geminiModel().doGenerate({ messages: hello }));
+    const error = await rejection(geminiModel({ fetch: gatewayFetch }).doGenerate({ messages: hello }));
     expect(error).toMatchObject({ kind: 'rate-limit', retryAfterMs: 120_000 });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("without a fetch of yours, HTTP is the SDK's own: headers are not seen, the retry backs off", async () => {
+    // With a fetch, this 120 s retry-after would fail at once (previous test); the SDK's fetch hides it.
+    server.enqueue('gemini', { status: 429, headers: { 'retry-after': '120' } });
+    const response = await geminiModel().doGenerate({ messages: hello });
+    expect(response.text).toBe(FAKE_TEXT);
+    expect(server.requests.map((request) => request.status)).toEqual([429, 200]);
   });
 
   it('aborting during the wait before a retry rejects with AbortError', async () => {
     server.enqueue('gemini', { status: 429, headers: { 'retry-after': '30' } });
     const controller = new AbortController();
-    const pending = geminiModel().doGenerate({ messages: hello, abortSignal: controller.signal });
+    const pending = geminiModel({ fetch: gatewayFetch }).doGenerate({ messages: hello, abortSignal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     expect(await rejection(pending)).toBeInstanceOf(AbortError);
     expect(server.requests).toHaveLength(1);

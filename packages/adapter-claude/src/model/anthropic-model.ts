@@ -116,7 +116,7 @@ export class AnthropicChatModel implements ChatModelV1 {
  *
  * @example
  * ```ts
- * import { createAnthropicModel } from '@troupe/adapter-claude';
+ * import { createAnthropicModel } from '@troupe/adapter-claude/model';
  * import { runToolLoop } from '@troupe/core';
  *
  * const model = createAnthropicModel({ model: 'claude-sonnet-5-5', maxRetries: 3 }); // key from ANTHROPIC_API_KEY
