@@ -17,7 +17,7 @@ export {
   registerLooperEvents,
   type LooperEventPayloads,
 } from './looper-events';
-export { AUTO_PREFIX, formatLooperStatus } from './looper-messages';
+export { AUTO_PREFIX, formatLooperStatus, STATUS_PENDING_SHOWN } from './looper-messages';
 export {
   buildReviewPrompt,
   formatReviewReport,

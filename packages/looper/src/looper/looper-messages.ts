@@ -1,4 +1,5 @@
 import type { JudgeDecision } from '../judge/judge-decision';
+import type { PendingTask } from '../judge/judge-input';
 import type { LooperSnapshot } from './looper-state';
 import { truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 
@@ -40,7 +41,14 @@ export const autoText = {
     `${AUTO_PREFIX} Loop finished (${outcome}) after ${iterations} iteration${iterations === 1 ? '' : 's'}: ${oneLine(reason, 400)}`,
 };
 
-/** The Looper's answer to `status` (seed 000 Test 2: "State: IDLE" / "State: RUNNING"). */
+/** Pending tasks a `status` reply lists one by one; the rest are counted, so the reply stays short however long the queue. */
+export const STATUS_PENDING_SHOWN = 50;
+
+/**
+ * The Looper's answer to `status` (seed 000 Test 2: "State: IDLE" / "State: RUNNING"):
+ * state, task and iteration, last results, and the pending queue (the first
+ * {@link STATUS_PENDING_SHOWN} tasks, then a count of the others).
+ */
 export function formatLooperStatus(s: LooperSnapshot): string {
   const lines = [`State: ${s.state}`];
   if (s.state === 'RUNNING') {
@@ -58,7 +66,9 @@ export function formatLooperStatus(s: LooperSnapshot): string {
     lines.push(`Last results (iteration ${s.last.iteration}): Coder ${s.last.coder.status}; Review ${review}; JUDGE ${decision}`);
   }
   lines.push(`Pending (${s.pending.length}):${s.pending.length === 0 ? ' none' : ''}`);
-  s.pending.forEach((item, index) => lines.push(`${index + 1}. ${oneLine(item.task, 300)}`));
+  const shown = Math.min(s.pending.length, STATUS_PENDING_SHOWN);
+  for (let index = 0; index < shown; index++) lines.push(`${index + 1}. ${oneLine((s.pending[index] as PendingTask).task, 300)}`);
+  if (s.pending.length > shown) lines.push(`… and ${s.pending.length - shown} more (oldest first; JUDGE sees them all)`);
   return lines.join('\n');
 }
 
