@@ -63,6 +63,8 @@ export type Deliver = (subscription: Subscription, event: AnyTroupeEvent) => voi
 export class TypeSubscriptions {
   private readonly any = new SubscriptionList();
   private readonly byChannel = new Map<string, SubscriptionList>();
+  /** Live subscriptions with a channel (a field, not `byChannel.size`: read on every dispatch). */
+  private channelled = 0;
   /** Live subscriptions. */
   size = 0;
 
@@ -76,6 +78,7 @@ export class TypeSubscriptions {
         this.byChannel.set(channelId, list);
       }
       list.append(subscription);
+      this.channelled++;
     }
     this.size++;
   }
@@ -90,6 +93,7 @@ export class TypeSubscriptions {
       const list = this.byChannel.get(channelId) as SubscriptionList;
       list.remove(subscription);
       if (list.empty) this.byChannel.delete(channelId);
+      this.channelled--;
     }
     this.size--;
     return true;
@@ -103,6 +107,7 @@ export class TypeSubscriptions {
       list.tail = undefined;
     }
     this.byChannel.clear();
+    this.channelled = 0;
     this.size = 0;
   }
 
@@ -111,9 +116,15 @@ export class TypeSubscriptions {
    * (the bus's next subscription order when the emit began), in order.
    */
   dispatch(event: AnyTroupeEvent, limit: number, deliver: Deliver): void {
+    if (this.size === 1 && this.channelled === 0) {
+      // The common case: one listener for the type.
+      const only = this.any.head as Subscription;
+      if (only.order < limit) deliver(only, event);
+      return;
+    }
     let any = live(this.any.head, limit);
     let channel: Subscription | undefined;
-    if (this.byChannel.size > 0) {
+    if (this.channelled > 0) {
       const payload = event.payload as { channelId?: unknown } | null | undefined;
       const channelId = payload === null || typeof payload !== 'object' ? undefined : payload.channelId;
       if (typeof channelId === 'string') channel = live(this.byChannel.get(channelId)?.head, limit);
