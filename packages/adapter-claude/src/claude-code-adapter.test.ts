@@ -269,6 +269,35 @@ describe('plugin and registration', () => {
     expect(config.env?.CLAUDE_CODE_MAX_RETRIES).toBe('0');
   });
 
+  it('every registry field reaches the process: model, baseUrl, apiKeyEnv, home, maxRetries, env, completion', async () => {
+    process.env.TROUPE_TEST_CLAUDE_KEY = 'sk-ant-registry-test';
+    try {
+      const definition: AgentDefinition = {
+        name: 'claude',
+        command: '/opt/claude',
+        baseArgs: [],
+        capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'idleTimeout', idleTimeoutMs: 4000 },
+        model: 'claude-sonnet-5-5',
+        baseUrl: 'http://127.0.0.1:4012',
+        apiKeyEnv: 'TROUPE_TEST_CLAUDE_KEY',
+        home: join(fixturesDir, 'no-such-home-created-lazily'),
+        maxRetries: 1,
+        env: { CLAUDE_EXTRA: '1' },
+      };
+      const adapter = claudeCodeAdapterPlugin.create(definition);
+      expect(adapter.settings).toMatchObject({ model: 'claude-sonnet-5-5', baseUrl: 'http://127.0.0.1:4012', apiKey: 'sk-ant-registry-test', maxRetries: 1 });
+      expect(adapter.settings.env).toEqual({ CLAUDE_EXTRA: '1' });
+      expect(adapter.settings.home).toBe(definition.home);
+      expect(adapter.getCompletionStrategy()).toEqual({ type: 'idleTimeout', timeoutMs: 4000 });
+      expect(claudeCodeAdapterPlugin.create({ ...definition, capabilities: { ...definition.capabilities, completionDetection: 'jsonl', completionTypes: ['result'] } }).getCompletionStrategy()).toEqual({
+        type: 'jsonl',
+        completionTypes: ['result'],
+      });
+    } finally {
+      delete process.env.TROUPE_TEST_CLAUDE_KEY;
+    }
+  });
+
   it('rejects a registry definition with a foreign system prompt flag', () => {
     const definition = {
       name: 'claude',

@@ -1,4 +1,13 @@
-import { ConfigError, defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
+import {
+  ConfigError,
+  defaultAdapterRegistry,
+  readRegistryAgentSettings,
+  withCompletionStrategy,
+  type AdapterRegistry,
+  type AgentAdapterPlugin,
+  type AgentDefinition,
+  type RegistryAgentSettings,
+} from '@troupe/core';
 import { createClaudeCodeAdapter, type ClaudeCodeAdapter } from './claude-code-adapter';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings } from './claude-code-settings';
 
@@ -11,9 +20,10 @@ export interface ClaudeCodeAdapterPlugin extends AgentAdapterPlugin {
 
 /**
  * A plugin that builds Claude Code adapters with the given settings. When the
- * registry gives an {@link AgentDefinition}, its `command`, `baseArgs` and
- * `capabilities.systemPromptFlag` (`--append-system-prompt` or
- * `--system-prompt`) override the settings.
+ * registry gives an {@link AgentDefinition}, every field it sets overrides the
+ * settings (see {@link claudeCodeSettingsFromDefinition}), and its
+ * `capabilities.completionDetection` (`idleTimeout`, `exit`) replaces the
+ * `result`-line detection.
  *
  * @throws ConfigError for invalid settings (at once, not on first use).
  *
@@ -29,12 +39,8 @@ export function createClaudeCodeAdapterPlugin(settings: ClaudeCodeSettings = {})
     displayName: 'Claude Code',
     create(definition?: AgentDefinition): ClaudeCodeAdapter {
       if (!definition) return createClaudeCodeAdapter(settings);
-      return createClaudeCodeAdapter({
-        ...settings,
-        command: definition.command,
-        baseArgs: [...definition.baseArgs],
-        ...systemPromptModeOf(definition),
-      });
+      const entry = readRegistryAgentSettings(definition, CLAUDE_CODE_FACTS);
+      return withCompletionStrategy(createClaudeCodeAdapter(applyEntry(entry, definition, settings)), entry.completion);
     },
   };
 }
@@ -67,6 +73,36 @@ export function registerClaudeCodeAdapter(
   settings?: ClaudeCodeSettings,
 ): () => void {
   return registry.register(settings === undefined ? claudeCodeAdapterPlugin : createClaudeCodeAdapterPlugin(settings));
+}
+
+/** The completion events Claude Code prints (the `result` line). */
+const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: ['result'] } as const;
+
+/**
+ * Adapter settings from a registry 1.2 entry over `settings`: its `command`,
+ * `baseArgs`, `capabilities.systemPromptFlag`, `model`, `baseUrl`, the key in
+ * `apiKeyEnv`, `home`, `maxRetries` (`CLAUDE_CODE_MAX_RETRIES`) and `env`.
+ * The entry's completion detection is applied by the plugin.
+ *
+ * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an unset `apiKeyEnv`…).
+ */
+export function claudeCodeSettingsFromDefinition(definition: AgentDefinition, settings: ClaudeCodeSettings = {}): ClaudeCodeSettings {
+  return applyEntry(readRegistryAgentSettings(definition, CLAUDE_CODE_FACTS), definition, settings);
+}
+
+function applyEntry(entry: RegistryAgentSettings, definition: AgentDefinition, settings: ClaudeCodeSettings): ClaudeCodeSettings {
+  return {
+    ...settings,
+    command: entry.command,
+    baseArgs: entry.baseArgs,
+    ...systemPromptModeOf(definition),
+    ...(entry.model !== undefined ? { model: entry.model } : {}),
+    ...(entry.baseUrl !== undefined ? { baseUrl: entry.baseUrl } : {}),
+    ...(entry.apiKey !== undefined ? { apiKey: entry.apiKey } : {}),
+    ...(entry.home !== undefined ? { home: entry.home } : {}),
+    ...(entry.maxRetries !== undefined ? { maxRetries: entry.maxRetries } : {}),
+    ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
+  };
 }
 
 function systemPromptModeOf(definition: AgentDefinition): Pick<ClaudeCodeSettings, 'systemPromptMode'> {

@@ -5,6 +5,7 @@ export {
 } from './claude-code-adapter';
 export {
   claudeCodeAdapterPlugin,
+  claudeCodeSettingsFromDefinition,
   createClaudeCodeAdapterPlugin,
   registerClaudeCodeAdapter,
   type ClaudeCodeAdapterPlugin,

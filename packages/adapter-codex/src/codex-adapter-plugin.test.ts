@@ -23,6 +23,46 @@ describe('codexAdapterPlugin', () => {
     expect((await codexAdapterPlugin.create().getProcessConfig({}, '/tmp')).command).toBe('codex');
   });
 
+  it('every registry field reaches the command line: model, baseUrl (model_providers), apiKeyEnv, home, maxRetries, env', async () => {
+    process.env.TROUPE_TEST_CODEX_KEY = 'sk-registry-test';
+    try {
+      const adapter = codexAdapterPlugin.create({
+        ...definition,
+        model: 'gpt-5.5-mini',
+        baseUrl: 'http://127.0.0.1:4010/v1',
+        apiKeyEnv: 'TROUPE_TEST_CODEX_KEY',
+        home: '/tmp/troupe-codex-home-test',
+        maxRetries: 0,
+        env: { CODEX_EXTRA: '1' },
+      });
+      const config = await adapter.getProcessConfig({}, '/tmp');
+      const args = config.args ?? [];
+      expect(args[args.indexOf('-m') + 1]).toBe('gpt-5.5-mini');
+      expect(args).toContain('model_provider=troupe');
+      expect(args).toContain('model_providers.troupe={name="troupe",base_url="http://127.0.0.1:4010/v1",env_key="TROUPE_CODEX_API_KEY",wire_api="responses"}');
+      expect(args).toContain('model_providers.troupe.request_max_retries=0');
+      expect(args).toContain('model_providers.troupe.stream_max_retries=0');
+      expect(config.env).toMatchObject({
+        TROUPE_CODEX_API_KEY: 'sk-registry-test',
+        HOME: '/tmp/troupe-codex-home-test',
+        CODEX_HOME: '/tmp/troupe-codex-home-test/.codex',
+        CODEX_EXTRA: '1',
+      });
+      expect(config.secrets).toEqual(['sk-registry-test']);
+      expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] });
+    } finally {
+      delete process.env.TROUPE_TEST_CODEX_KEY;
+    }
+  });
+
+  it('completionDetection idleTimeout is honoured; a completion event Codex never prints is refused', () => {
+    const idle = codexAdapterPlugin.create({ ...definition, capabilities: { supportsSystemPrompt: false, completionDetection: 'idleTimeout', idleTimeoutMs: 2000 } });
+    expect(idle.getCompletionStrategy()).toEqual({ type: 'idleTimeout', timeoutMs: 2000 });
+    expect(() => codexAdapterPlugin.create({ ...definition, capabilities: { ...definition.capabilities, completionTypes: ['result'] } })).toThrow(
+      /capabilities\.completionTypes: codex never prints "result"/,
+    );
+  });
+
   it('a registry entry whose baseArgs cannot work → ConfigError', () => {
     expect(() => codexAdapterPlugin.create({ ...definition, baseArgs: ['exec'] })).toThrow(ConfigError);
   });

@@ -1,5 +1,14 @@
-import { defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
-import { CODEX_ADAPTER_ID, createCodexAdapter, type CodexAdapter } from './codex-adapter';
+import { join } from 'node:path';
+import {
+  defaultAdapterRegistry,
+  readRegistryAgentSettings,
+  withCompletionStrategy,
+  type AdapterRegistry,
+  type AgentAdapterPlugin,
+  type AgentDefinition,
+  type RegistryAgentSettings,
+} from '@troupe/core';
+import { CODEX_ADAPTER_ID, CODEX_COMPLETION_TYPES, createCodexAdapter, type CodexAdapter } from './codex-adapter';
 import type { CodexAdapterSettings } from './codex-adapter-settings';
 
 /** The Codex adapter plugin: `{ type: 'codex', displayName: 'Codex CLI', create(definition?) }`. */
@@ -10,9 +19,10 @@ export interface CodexAdapterPlugin extends AgentAdapterPlugin {
 
 /**
  * Builds a Codex plugin whose adapters use `settings`; a registry entry
- * (`AgentDefinition`) given to `create` overrides `command` and `baseArgs`.
- * Its `capabilities` are not read: the adapter knows Codex's completion
- * events and flags.
+ * (`AgentDefinition`) given to `create` overrides every field it sets (see
+ * {@link codexSettingsFromDefinition}), and its
+ * `capabilities.completionDetection` (`idleTimeout`, `exit`) replaces the
+ * `turn.completed` / `turn.failed` detection.
  *
  * @example
  * ```ts
@@ -27,8 +37,39 @@ export function createCodexAdapterPlugin(settings: CodexAdapterSettings = {}): C
     displayName: 'Codex CLI',
     create(definition?: AgentDefinition): CodexAdapter {
       if (!definition) return createCodexAdapter(settings);
-      return createCodexAdapter({ ...settings, command: definition.command, baseArgs: [...definition.baseArgs] });
+      const entry = readRegistryAgentSettings(definition, CODEX_FACTS);
+      return withCompletionStrategy(createCodexAdapter(applyEntry(entry, settings)), entry.completion);
     },
+  };
+}
+
+const CODEX_FACTS = { adapterId: CODEX_ADAPTER_ID, completionTypes: CODEX_COMPLETION_TYPES };
+
+/**
+ * Adapter settings from a registry 1.2 entry over `settings`: its `command`,
+ * `baseArgs`, `model`, `baseUrl` (served through the adapter's own
+ * `model_providers.troupe` entry, so Codex talks to that endpoint over plain
+ * HTTP), the key in `apiKeyEnv`, `home` (`HOME`, with `CODEX_HOME` in its
+ * `.codex`), `maxRetries` (both of the provider's retry loops) and `env`.
+ * The entry's completion detection is applied by the plugin.
+ *
+ * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an unset `apiKeyEnv`…).
+ */
+export function codexSettingsFromDefinition(definition: AgentDefinition, settings: CodexAdapterSettings = {}): CodexAdapterSettings {
+  return applyEntry(readRegistryAgentSettings(definition, CODEX_FACTS), settings);
+}
+
+function applyEntry(entry: RegistryAgentSettings, settings: CodexAdapterSettings): CodexAdapterSettings {
+  return {
+    ...settings,
+    command: entry.command,
+    baseArgs: entry.baseArgs,
+    ...(entry.model !== undefined ? { model: entry.model } : {}),
+    ...(entry.baseUrl !== undefined ? { baseUrl: entry.baseUrl } : {}),
+    ...(entry.apiKey !== undefined ? { apiKey: entry.apiKey } : {}),
+    ...(entry.home !== undefined ? { home: entry.home, codexHome: join(entry.home, '.codex') } : {}),
+    ...(entry.maxRetries !== undefined ? { requestMaxRetries: entry.maxRetries, streamMaxRetries: entry.maxRetries } : {}),
+    ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
   };
 }
 

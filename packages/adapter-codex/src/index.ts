@@ -2,6 +2,7 @@
 export { CODEX_ADAPTER_ID, CODEX_COMPLETION_TYPES, createCodexAdapter, type CodexAdapter } from './codex-adapter';
 export {
   codexAdapterPlugin,
+  codexSettingsFromDefinition,
   createCodexAdapterPlugin,
   registerCodexAdapter,
   type CodexAdapterPlugin,

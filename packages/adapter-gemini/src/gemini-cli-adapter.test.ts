@@ -167,6 +167,38 @@ describe('settings home', () => {
     expect((error as ConfigError).message).toContain(join(home, '.gemini', 'settings.json'));
   });
 
+  it('GEMINI_API_KEY only in the environment: a private home is prepared, so the key works with no settings file (exit 41 otherwise)', async () => {
+    const userHome = join(scratch, 'user-home');
+    mkdirSync(userHome);
+    const savedHome = process.env.HOME;
+    const savedCliHome = process.env.GEMINI_CLI_HOME;
+    process.env.HOME = userHome;
+    delete process.env.GEMINI_CLI_HOME;
+    try {
+      const adapter = make({ env: { GEMINI_API_KEY: 'env-only-key' } });
+      const home = (await adapter.getHome()) as string;
+      expect(home).toMatch(/troupe-gemini-home-/);
+      expect(JSON.parse(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8')).security.auth.selectedType).toBe('gemini-api-key');
+      expect((await adapter.getProcessConfig({})).env).toMatchObject({ HOME: home, GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'env-only-key' });
+      expect(existsSync(join(userHome, '.gemini'))).toBe(false);
+      // Without a key in the environment, the user's home is used as it is.
+      expect(await make({ env: { GEMINI_API_KEY: undefined } }).getHome()).toBeUndefined();
+    } finally {
+      process.env.HOME = savedHome;
+      if (savedCliHome !== undefined) process.env.GEMINI_CLI_HOME = savedCliHome;
+    }
+  });
+
+  it('GEMINI_API_KEY in the environment but the user\'s settings choose an auth type: their home is left alone', async () => {
+    const home = join(scratch, 'home');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    const own = JSON.stringify({ security: { auth: { selectedType: 'oauth-personal' } } });
+    writeFileSync(join(home, '.gemini', 'settings.json'), own);
+    const config = await make({ home, env: { GEMINI_API_KEY: 'env-key' } }).getProcessConfig({});
+    expect(config.env).toMatchObject({ HOME: home });
+    expect(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8')).toBe(own);
+  });
+
   it('prepareHome false with a home: HOME is set, nothing is written', async () => {
     const home = join(scratch, 'home');
     const config = await make({ home, apiKey: 'k-123456', prepareHome: false }).getProcessConfig({});

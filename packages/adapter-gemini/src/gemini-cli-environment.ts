@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { MemberAgentConfig } from '@troupe/core';
 import { createGeminiCliHome, prepareGeminiCliHome, removeGeminiCliHome } from './gemini-cli-home';
@@ -67,15 +68,36 @@ export function createGeminiCliEnvironment(settings: ResolvedGeminiCliSettings):
   };
 }
 
+/**
+ * `prepareHome: 'auto'`: prepare when an API key reaches the CLI through the
+ * environment and the user's own settings choose no auth type (pitfall 1:
+ * `GEMINI_API_KEY` with `GOOGLE_GEMINI_BASE_URL` and no settings exits 41).
+ */
+async function shouldPrepare(settings: ResolvedGeminiCliSettings): Promise<boolean> {
+  if (settings.prepareHome !== 'auto') return settings.prepareHome;
+  const key = 'GEMINI_API_KEY' in settings.env ? settings.env.GEMINI_API_KEY : process.env.GEMINI_API_KEY;
+  if (!key) return false;
+  const userHome = settings.home ?? (process.env.GEMINI_CLI_HOME || process.env.HOME || homedir());
+  const text = await readFile(join(userHome, '.gemini', 'settings.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) return true;
+  try {
+    const selected = (JSON.parse(text) as { security?: { auth?: { selectedType?: unknown } } })?.security?.auth?.selectedType;
+    return selected === undefined || selected === null;
+  } catch {
+    return true; // unreadable settings choose nothing; a private home does not touch them
+  }
+}
+
 async function prepareHome(settings: ResolvedGeminiCliSettings): Promise<HomeState> {
   let home = settings.home;
   let created = false;
-  if (home === undefined && settings.prepareHome) {
+  const prepare = await shouldPrepare(settings);
+  if (home === undefined && prepare) {
     home = await createGeminiCliHome(settings.tmpDir);
     created = true;
   }
   if (home !== undefined) await mkdir(home, { recursive: true });
-  if (home !== undefined && settings.prepareHome) {
+  if (home !== undefined && prepare) {
     await prepareGeminiCliHome(home, { maxAttempts: settings.maxAttempts, disableTelemetry: settings.disableTelemetry });
   }
   const tmpDir = settings.tmpDir ?? (created && home !== undefined ? join(home, 'tmp') : undefined);

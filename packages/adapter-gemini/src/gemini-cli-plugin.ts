@@ -1,4 +1,12 @@
-import { defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
+import {
+  ConfigError,
+  defaultAdapterRegistry,
+  readRegistryAgentSettings,
+  withCompletionStrategy,
+  type AdapterRegistry,
+  type AgentAdapterPlugin,
+  type AgentDefinition,
+} from '@troupe/core';
 import { createGeminiCliAdapter, type GeminiCliAdapter } from './gemini-cli-adapter';
 import type { GeminiCliSettings } from './gemini-cli-settings';
 
@@ -6,13 +14,42 @@ import type { GeminiCliSettings } from './gemini-cli-settings';
 const OWN_FLAGS_WITH_VALUE = new Set(['-o', '--output-format']);
 const OWN_FLAGS = new Set(['-p', '--prompt', '--skip-trust']);
 const MODEL_FLAGS = new Set(['-m', '--model']);
+/** What the adapter knows of Gemini CLI: a turn ends with its `result` line. */
+const GEMINI_CLI_FACTS = { adapterId: 'gemini', completionTypes: ['result'] } as const;
 
 /**
  * Settings from a registry 1.2 entry: its `command`, a `-m`/`--model` in its
  * `baseArgs` as the model, and the rest of `baseArgs` as `extraArgs`
- * (without `-o stream-json`, `-p` and `--skip-trust`, which the adapter sets).
+ * (without `-o stream-json`, `-p` and `--skip-trust`, which the adapter sets);
+ * then `model` (over `-m`), `baseUrl`, the key in `apiKeyEnv`, `home`, `env`
+ * and `maxRetries` (`general.maxAttempts` = retries + 1, written to the
+ * prepared home), when set.
+ *
+ * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an
+ * unset `apiKeyEnv`, more than 9 retries…).
  */
 export function geminiCliSettingsFromDefinition(definition: AgentDefinition): GeminiCliSettings {
+  const entry = readRegistryAgentSettings(definition, GEMINI_CLI_FACTS);
+  if (entry.maxRetries !== undefined && entry.maxRetries > 9) {
+    throw new ConfigError(`agent registry entry "${definition.name}"`, [
+      { path: ['maxRetries'], message: `Gemini CLI makes at most 10 attempts per request (general.maxAttempts), so at most 9 retries; got ${entry.maxRetries}` },
+    ]);
+  }
+  const fromArgs = settingsFromBaseArgs(definition);
+  const model = entry.model ?? fromArgs.model;
+  return {
+    command: entry.command,
+    ...(model ? { model } : {}),
+    ...(fromArgs.extraArgs.length > 0 ? { extraArgs: fromArgs.extraArgs } : {}),
+    ...(entry.baseUrl !== undefined ? { baseUrl: entry.baseUrl } : {}),
+    ...(entry.apiKey !== undefined ? { apiKey: entry.apiKey } : {}),
+    ...(entry.home !== undefined ? { home: entry.home } : {}),
+    ...(entry.env !== undefined ? { env: entry.env } : {}),
+    ...(entry.maxRetries !== undefined ? { maxAttempts: entry.maxRetries + 1, prepareHome: true } : {}),
+  };
+}
+
+function settingsFromBaseArgs(definition: AgentDefinition): { model: string | undefined; extraArgs: string[] } {
   const extraArgs: string[] = [];
   let model: string | undefined;
   const args = definition.baseArgs ?? [];
@@ -30,16 +67,15 @@ export function geminiCliSettingsFromDefinition(definition: AgentDefinition): Ge
     }
     extraArgs.push(arg);
   }
-  return {
-    command: definition.command,
-    ...(model ? { model } : {}),
-    ...(extraArgs.length > 0 ? { extraArgs } : {}),
-  };
+  return { model, extraArgs };
 }
 
 /**
  * A plugin building Gemini CLI adapters with the given settings; a registry
- * entry, when given to `create`, supplies the command and extra arguments.
+ * entry, when given to `create`, supplies the command, extra arguments and
+ * every other field it sets (see {@link geminiCliSettingsFromDefinition}), and
+ * its `capabilities.completionDetection` (`idleTimeout`, `exit`) replaces the
+ * `result`-line detection.
  *
  * @example
  * ```ts
@@ -52,13 +88,16 @@ export function createGeminiCliAdapterPlugin(settings: GeminiCliSettings = {}): 
     displayName: 'Gemini CLI',
     create(definition?: AgentDefinition): GeminiCliAdapter {
       if (!definition) return createGeminiCliAdapter(settings);
-      const fromDefinition = geminiCliSettingsFromDefinition(definition);
-      return createGeminiCliAdapter({
+      const { model, extraArgs, env, ...fromDefinition } = geminiCliSettingsFromDefinition(definition);
+      const adapter = createGeminiCliAdapter({
         ...settings,
-        command: fromDefinition.command ?? settings.command,
-        ...(settings.model === undefined && fromDefinition.model ? { model: fromDefinition.model } : {}),
-        extraArgs: [...(fromDefinition.extraArgs ?? []), ...(settings.extraArgs ?? [])],
+        ...fromDefinition,
+        // A model in the entry's own field wins; one in its baseArgs yields to the plugin's.
+        ...(definition.model !== undefined || (settings.model === undefined && model) ? { model } : {}),
+        extraArgs: [...(extraArgs ?? []), ...(settings.extraArgs ?? [])],
+        ...(env !== undefined ? { env: { ...settings.env, ...env } } : {}),
       });
+      return withCompletionStrategy(adapter, readRegistryAgentSettings(definition, GEMINI_CLI_FACTS).completion);
     },
   };
 }

@@ -116,7 +116,11 @@ export interface GeminiCliSettings {
    * "gemini-api-key"` (without it an API key from the environment exits 41,
    * "Invalid auth method selected."), telemetry and auto-update off and
    * `general.maxAttempts`. Existing keys of that file are kept. Default: true
-   * when `baseUrl` or `apiKey` is given.
+   * when `baseUrl` or `apiKey` is given; otherwise prepared automatically when
+   * `GEMINI_API_KEY` is in the environment (`env`, else the host's) and the
+   * user's own `.gemini/settings.json` selects no auth type — so a key (and
+   * `GOOGLE_GEMINI_BASE_URL`) in the environment works with no hand-written
+   * settings file.
    */
   prepareHome?: boolean;
   /** Extra environment for every turn; `undefined` removes an inherited variable. */
@@ -140,7 +144,8 @@ export interface ResolvedGeminiCliSettings {
   skipTrust: boolean;
   home: string | undefined;
   tmpDir: string | undefined;
-  prepareHome: boolean;
+  /** `auto`: decided on the first turn (see {@link GeminiCliSettings.prepareHome}). */
+  prepareHome: boolean | 'auto';
   env: Record<string, string | undefined>;
   extraArgs: string[];
   installHint: string;
@@ -167,7 +172,7 @@ export function resolveGeminiCliSettings(settings: GeminiCliSettings = {}, sourc
     skipTrust: value.skipTrust ?? true,
     home: value.home,
     tmpDir: value.tmpDir,
-    prepareHome: value.prepareHome ?? (value.baseUrl !== undefined || value.apiKey !== undefined),
+    prepareHome: value.prepareHome ?? (value.baseUrl !== undefined || value.apiKey !== undefined ? true : 'auto'),
     env: value.env ?? {},
     extraArgs: value.extraArgs ?? [],
     installHint: value.installHint ?? GEMINI_CLI_INSTALL_HINT,

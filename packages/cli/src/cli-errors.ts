@@ -28,14 +28,45 @@ export class CliError extends TroupeError {
   }
 }
 
-/** Exit codes of the `troupe` command. */
+/**
+ * Exit codes of the `troupe` command. A command that runs a Looper to its end
+ * exits with the code of how the run ended ({@link exitCodeOfRun}).
+ */
 export const EXIT_CODES = Object.freeze({
-  /** Done. */
+  /** Done: JUDGE ended the run and the last review passed (health `normal`), or the command was answered. */
   ok: 0,
   /** Failed, or the request was refused (e.g. `start` while a loop runs). */
   failure: 1,
-  /** Bad command-line input. */
+  /** Bad command-line input or configuration (an invalid registry or team file). */
   usage: 2,
-  /** Interrupted with Ctrl-C. */
+  /** The run was stopped on request before JUDGE ended it. */
+  stopped: 3,
+  /** The run ended with work open: the iteration limit, or JUDGE ended it while the review still reported findings. */
+  openFindings: 4,
+  /** An agent failed: the last iteration's Coder or Review could not do its step. */
+  agentFailure: 5,
+  /** Interrupted with Ctrl-C (twice); the run stays resumable. */
   interrupted: 130,
 });
+
+/** What {@link exitCodeOfRun} reads: a Looper snapshot's last run and last iteration. */
+export interface RunEnding {
+  lastRun: { outcome: 'terminated' | 'stopped' | 'max-iterations' | 'failed' } | null;
+  last: { coder: { status: 'SUCCESS' | 'FAILED' }; review: { status: 'SUCCESS' | 'FAILED'; report?: { health: string } | undefined } } | null;
+}
+
+/**
+ * The exit code of a finished Looper run: 0 only when JUDGE terminated it and
+ * the last review passed (health `normal`); 3 stopped; 5 when the last
+ * iteration's Coder or Review failed; 4 for the iteration limit, or a
+ * termination with findings still open; 1 when the loop itself failed.
+ */
+export function exitCodeOfRun(ending: RunEnding): number {
+  const { lastRun, last } = ending;
+  if (!lastRun) return EXIT_CODES.ok;
+  if (lastRun.outcome === 'stopped') return EXIT_CODES.stopped;
+  if (lastRun.outcome === 'failed') return EXIT_CODES.failure;
+  if (last && (last.coder.status === 'FAILED' || last.review.status === 'FAILED')) return EXIT_CODES.agentFailure;
+  if (lastRun.outcome === 'max-iterations') return EXIT_CODES.openFindings;
+  return last?.review.report?.health === 'normal' ? EXIT_CODES.ok : EXIT_CODES.openFindings;
+}

@@ -1,3 +1,5 @@
+import { CLI_CATALOGUES, localeFromEnv, type CliCatalogue, type CliLocale } from './i18n/cli-catalogue';
+
 /** What a `troupe` command reads and writes; `process` by default, swapped in tests and embedders. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -7,11 +9,25 @@ export interface CliIo {
   cwd: string;
   /** Handle Ctrl-C (SIGINT) and SIGTERM: true for the real command. Default false. */
   handleSignals?: boolean;
+  /** The language of every message (`--lang`). Default: from `LC_ALL`, `LC_MESSAGES` or `LANG`, else English. */
+  locale?: CliLocale;
 }
 
-/** The process's own IO. */
+/** The message catalogue of the command's language. */
+export function catalogueOf(io: CliIo): CliCatalogue {
+  return CLI_CATALOGUES[io.locale ?? localeFromEnv(io.env)];
+}
+
+/**
+ * The process's own IO. Run through this repository's package scripts
+ * (`pnpm troupe -- …`, `pnpm start -- …`, which run the CLI from source at the
+ * repository root), relative paths are read from the folder pnpm was started
+ * in (`INIT_CWD`), as a user typing them expects.
+ */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), handleSignals: true };
+  const viaRepoScript = (process.env.npm_lifecycle_script ?? '').includes('packages/cli/src/bin.ts');
+  const cwd = viaRepoScript && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd, handleSignals: true };
 }
 
 /** Live terminal output: stdout is a TTY and neither `NO_COLOR` nor `TERM=dumb` is set. */

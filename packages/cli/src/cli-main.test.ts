@@ -2,6 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { openSqliteStore } from '@troupe/store-sqlite';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EXIT_CODES, exitCodeOfRun } from './cli-errors';
+import { CLI_CATALOGUES, localeFromEnv } from './i18n/cli-catalogue';
 import { runCliCaptured, tempWorkspace, testEnv, fakeBinDir } from './testing/cli-test-kit';
 
 /** The fake `claude` and `node` (its shebang needs it), nothing else. */
@@ -32,7 +34,7 @@ describe('troupe --help', () => {
   it.each([
     [['--help'], /Usage: troupe \[COMMAND\][\s\S]*looper[\s\S]*doctor[\s\S]*migrate-registry/],
     [['help'], /Usage: troupe \[COMMAND\]/],
-    [['looper', '--help'], /Usage: troupe looper -p COMMAND[\s\S]*--newsession[\s\S]*--max-iterations N[\s\S]*Exit codes: 0 done, 1 failed or refused, 2 bad input/],
+    [['looper', '--help'], /Usage: troupe looper -p COMMAND[\s\S]*--newsession[\s\S]*--max-iterations N[\s\S]*--registry FILE[\s\S]*Exit codes:\n  0 {4}done[\s\S]*\n  2 {4}bad input or configuration[\s\S]*\n  3 {4}stopped[\s\S]*\n  4 {4}ended with work open[\s\S]*\n  5 {4}an agent failed/],
     [['help', 'looper'], /Usage: troupe looper/],
     [['devhub', '-h'], /Usage: troupe devhub -p TEXT[\s\S]*ANTHROPIC_API_KEY/],
     [['doctor', '--help'], /Usage: troupe doctor \[--json\]/],
@@ -169,7 +171,7 @@ describe('troupe migrate-registry', () => {
     expect(again.stdout).toBe(`${path} already uses schema 1.2; nothing to do.\n`);
   });
 
-  it('--dry-run writes nothing; a missing file is bad input; an invalid file fails on one line', async () => {
+  it('--dry-run writes nothing; a missing file is bad input; an invalid file is bad input, one problem per line', async () => {
     const dir = workspace();
     const path = join(dir, 'config.json');
     writeFileSync(path, JSON.stringify({ schemaVersion: '1.1', agents: { codex: { command: 'codex', args: ['exec'] } } }));
@@ -179,8 +181,137 @@ describe('troupe migrate-registry', () => {
     await expectUsageError(['migrate-registry', join(dir, 'missing.json')], 'does not exist');
     writeFileSync(path, '{"schemaVersion": "9.0", "agents": {}}');
     const bad = await runCliCaptured(['migrate-registry', path]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toContain('newer than this @troupe/core reads');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`troupe: invalid configuration in ${path}:\n  - schemaVersion: schema 9.0 is newer than this @troupe/core reads (1.2); upgrade @troupe/core\n`);
+    expect(bad.stderr).not.toContain(':;');
+    writeFileSync(path, '{"schemaVersion": "1.2", "agents": {"x": {"name": "x", "command": "", "baseArgs": [], "capabilities": {"supportsSystemPrompt": true, "completionDetection": "jsonl"}}}}');
+    const lines = (await runCliCaptured(['migrate-registry', path])).stderr.trim().split('\n');
+    expect(lines[0]).toBe(`troupe: invalid configuration in ${path}:`);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^  - agents\.x\.command: /),
+      expect.stringMatching(/^  - agents\.x\.capabilities\.completionTypes: required when completionDetection is "jsonl"/),
+      expect.stringMatching(/^  - agents\.x\.capabilities\.systemPromptFlag: required when supportsSystemPrompt is true/),
+    ]);
+  });
+});
+
+describe('troupe doctor and the agent registry', () => {
+  const caps = { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] };
+
+  it('validates the registry and reports each entry: adapter, command, settings (never values), notes and problems', async () => {
+    const dir = workspace();
+    const path = join(dir, 'agents.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        schemaVersion: '1.2',
+        agents: {
+          claude: { name: 'claude', command: 'claude', baseArgs: [], capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'jsonl', completionTypes: ['result'] }, model: 'claude-sonnet-5-5', env: { SECRET_TOKEN: 'env-secret-value' } },
+          'local-codex': { name: 'codex', command: 'codex', baseArgs: ['exec', '--json'], capabilities: { supportsSystemPrompt: false, completionDetection: 'idleTimeout', idleTimeoutMs: 2000 }, baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'TROUPE_TEST_UNSET_KEY' },
+        },
+      }),
+    );
+    const result = await runCliCaptured(['doctor', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, HOME: workspace() }) });
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stdout).toContain(`Agent registry: ${path} (schema 1.2)`);
+    expect(result.stdout).toContain('  ✓ claude (adapter: claude)');
+    expect(result.stdout).toContain(`      command: ${join(fakeBinDir, 'claude')}`);
+    expect(result.stdout).toContain('      model: claude-sonnet-5-5');
+    expect(result.stdout).toContain('      env: SECRET_TOKEN');
+    expect(result.stdout).not.toContain('env-secret-value');
+    expect(result.stdout).toContain('  ✗ local-codex (adapter: codex)');
+    expect(result.stdout).toContain('      ✗ apiKeyEnv: the environment variable TROUPE_TEST_UNSET_KEY is not set');
+    expect(result.stdout).toContain('      ✗ codex is not installed or not executable');
+    expect(result.stdout).toContain('      note: completionDetection idleTimeout: a turn ends after 2000 ms without output');
+    const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, TROUPE_TEST_UNSET_KEY: 'k' }) })).stdout);
+    expect(json.registry.entries.map((entry: { key: string; apiKeySet?: boolean; completion: string }) => [entry.key, entry.apiKeySet, entry.completion])).toEqual([
+      ['claude', undefined, 'jsonl'],
+      ['local-codex', true, 'idleTimeout'],
+    ]);
+  });
+
+  it('an invalid registry: the problems, one per line, and exit 2; the workspace\'s .troupe/agents.json comes before the home one', async () => {
+    const home = workspace();
+    mkdirSync(join(home, '.troupe', 'agents'), { recursive: true });
+    writeFileSync(join(home, '.troupe', 'agents', 'config.json'), JSON.stringify({ schemaVersion: '1.2', agents: {} }));
+    const ws = workspace();
+    mkdirSync(join(ws, '.troupe'));
+    writeFileSync(join(ws, '.troupe', 'agents.json'), JSON.stringify({ schemaVersion: '1.2', agents: { codex: { name: 'codex', command: '', baseArgs: [], capabilities: caps, maxRetries: -1 } } }));
+    const result = await runCliCaptured(['doctor', '--workspace', ws], { env: testEnv({ PATH: FAKE_PATH, HOME: home }) });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(`Agent registry: ${join(ws, '.troupe', 'agents.json')} is INVALID:\n  - agents.codex.command: `);
+    expect(result.stdout).toContain('\n  - agents.codex.maxRetries: expected 0 or more');
+    // Without the workspace's file, the home one is used (and has nothing to report).
+    const fromHome = await runCliCaptured(['doctor'], { cwd: workspace(), env: testEnv({ PATH: FAKE_PATH, HOME: home }) });
+    expect(fromHome.code).toBe(0);
+    expect(fromHome.stdout).toContain(`Agent registry: ${join(home, '.troupe', 'agents', 'config.json')} (schema 1.2)`);
+    await expectUsageError(['doctor', '--registry', join(ws, 'missing.json')], `registry file ${join(ws, 'missing.json')} does not exist`);
+  });
+
+  it('a start whose --coder names an entry its adapter refuses fails before anything runs, as bad configuration', async () => {
+    const dir = workspace();
+    const path = join(dir, 'agents.json');
+    writeFileSync(path, JSON.stringify({ schemaVersion: '1.2', agents: { fast: { name: 'codex', command: 'codex', baseArgs: ['exec', '--json'], capabilities: { ...caps, completionTypes: ['result'] } } } }));
+    const result = await runCliCaptured(['looper', '-w', dir, '--registry', path, '--coder', 'fast', '-p', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `troupe: invalid configuration in ${path}:\n  - agents.fast.capabilities.completionTypes: codex never prints "result", so its turns would never end; it ends a turn with "turn.completed" or "turn.failed"\n`,
+    );
+    await expectUsageError(['looper', '-w', dir, '--registry', path, '--coder', 'cursor', '-p', 'x'], `option --coder expects an entry of the agent registry ${path} (fast) or one of claude, codex, gemini, got "cursor"`);
+    expect(existsSync(join(dir, '.troupe'))).toBe(false);
+  });
+});
+
+describe('migrate-registry and seed 001', () => {
+  it("accepts the seed's 1.1 example, whose agents have no \"agents\" wrapper", async () => {
+    const dir = workspace();
+    const path = join(dir, 'config.json');
+    writeFileSync(path, JSON.stringify({ claude: { command: 'claude', args: ['--append-system-prompt', 'Always end with [DONE]. Keep responses concise.'] } }, null, 2));
+    const result = await runCliCaptured(['migrate-registry', path]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Migrated ${path} from schema 1.1 to 1.2.`);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ schemaVersion: '1.2', agents: { claude: { name: 'claude', baseArgs: [] } } });
+  });
+});
+
+describe('the command line as pnpm passes it', () => {
+  it('a leading -- is dropped (`pnpm troupe -- --workspace …`)', async () => {
+    const dir = workspace();
+    const result = await runCliCaptured(['--', '--workspace', dir, '--looper', '-p', '{"type":"status"}']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('State: IDLE\nPending (0): none\n');
+  });
+});
+
+describe('exit codes and languages, as data', () => {
+  const ran = (outcome: 'terminated' | 'stopped' | 'max-iterations' | 'failed', coder: 'SUCCESS' | 'FAILED', health?: string) => ({
+    lastRun: { outcome },
+    last: { coder: { status: coder }, review: health ? { status: 'SUCCESS' as const, report: { health } } : { status: 'FAILED' as const } },
+  });
+
+  it('exitCodeOfRun: 0 only for a termination with a passing review', () => {
+    expect(exitCodeOfRun({ lastRun: null, last: null })).toBe(0);
+    expect(exitCodeOfRun(ran('terminated', 'SUCCESS', 'normal'))).toBe(0);
+    expect(exitCodeOfRun(ran('terminated', 'SUCCESS', 'critical'))).toBe(4);
+    expect(exitCodeOfRun(ran('terminated', 'SUCCESS', 'warning'))).toBe(4);
+    expect(exitCodeOfRun(ran('max-iterations', 'SUCCESS', 'normal'))).toBe(4);
+    expect(exitCodeOfRun(ran('terminated', 'FAILED', 'normal'))).toBe(5);
+    expect(exitCodeOfRun(ran('terminated', 'SUCCESS'))).toBe(5);
+    expect(exitCodeOfRun(ran('stopped', 'SUCCESS', 'normal'))).toBe(3);
+    expect(exitCodeOfRun(ran('failed', 'SUCCESS', 'normal'))).toBe(1);
+    expect(EXIT_CODES).toMatchObject({ ok: 0, failure: 1, usage: 2, stopped: 3, openFindings: 4, agentFailure: 5, interrupted: 130 });
+  });
+
+  it('the language: LC_ALL, then LC_MESSAGES, then LANG; any Chinese is Simplified Chinese; English otherwise', () => {
+    expect(localeFromEnv({ LC_ALL: 'zh_CN.UTF-8', LANG: 'en_US.UTF-8' })).toBe('zh-CN');
+    expect(localeFromEnv({ LC_ALL: '', LC_MESSAGES: 'zh_SG', LANG: 'en_US' })).toBe('zh-CN');
+    expect(localeFromEnv({ LANG: 'zh_TW.UTF-8' })).toBe('zh-CN');
+    expect(localeFromEnv({ LANG: 'C.UTF-8' })).toBe('en');
+    expect(localeFromEnv({ LANG: 'fr_FR.UTF-8' })).toBe('en');
+    expect(localeFromEnv({})).toBe('en');
+    // One catalogue: every language has every text of the others.
+    const shape = (value: unknown): unknown =>
+      typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)])) : typeof value;
+    expect(shape(CLI_CATALOGUES['zh-CN'])).toEqual(shape(CLI_CATALOGUES.en));
   });
 });

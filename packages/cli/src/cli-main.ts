@@ -1,8 +1,10 @@
-import { serializeError, TroupeError } from '@troupe/core';
+import { ConfigError, formatIssuePath, serializeError, TroupeError } from '@troupe/core';
 import { COMMANDS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
-import { processIo, type CliIo } from './cli-io';
+import { catalogueOf, processIo, type CliIo } from './cli-io';
+import { parseLocale } from './i18n/cli-catalogue';
+import type { CliMessages } from './i18n/cli-messages';
 import { runDevHubCommand } from './commands/devhub-command';
 import { runDoctorCommand } from './commands/doctor-command';
 import { runInteractiveCommand } from './commands/interactive-command';
@@ -26,10 +28,18 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, '; ').trim();
 }
 
+/** Codes of errors that mean the configuration is wrong (exit 2, like other bad input). */
+const CONFIG_CODES = new Set(['CONFIG_INVALID', 'ADAPTER_NOT_FOUND']);
+
 /**
  * Runs the `troupe` command line with `argv` (without `node` and the script)
- * and returns the exit code: 0 done, 1 failed or refused, 2 bad input.
- * Errors are printed on one line on stderr, never as a stack.
+ * and returns the exit code (see {@link EXIT_CODES}): 0 done, 1 failed or
+ * refused, 2 bad input or configuration, 3 stopped, 4 ended with work open,
+ * 5 an agent failed, 130 interrupted. Errors are printed on stderr, never as
+ * a stack: one line, or a configuration error's header and one line per
+ * problem. `--lang en|zh-CN` (anywhere before `--`) picks the language;
+ * otherwise `LC_ALL` / `LC_MESSAGES` / `LANG`, English by default. A leading
+ * `--` (as `pnpm troupe -- …` passes it) is dropped.
  *
  * @example
  * ```ts
@@ -37,18 +47,53 @@ function oneLine(text: string): string {
  * process.exitCode = await runCli(['looper', '--workspace', './app', '-p', '{"type":"status"}']);
  * ```
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], processIoOrIo: CliIo = processIo()): Promise<number> {
+  let io = processIoOrIo;
   try {
-    return await dispatch(argv, io);
+    const { rest, locale } = takeLanguage(argv[0] === '--' ? argv.slice(1) : argv, catalogueOf(io).cli);
+    if (locale) io = { ...io, locale };
+    return await dispatch(rest, io);
   } catch (error) {
-    if (error instanceof CliUsageError || (TroupeError.isInstance(error) && error.name === 'CliUsageError')) {
-      io.stderr.write(`troupe: ${oneLine(error.message)}\n`);
-      return EXIT_CODES.usage;
-    }
-    const message = TroupeError.isInstance(error) ? error.message : serializeError(error).message;
-    io.stderr.write(`troupe: ${oneLine(message)}\n`);
-    return EXIT_CODES.failure;
+    io.stderr.write(formatError(error, catalogueOf(io).cli));
+    return isBadInput(error) ? EXIT_CODES.usage : EXIT_CODES.failure;
   }
+}
+
+function isBadInput(error: unknown): boolean {
+  return error instanceof CliUsageError || (TroupeError.isInstance(error) && (error.name === 'CliUsageError' || CONFIG_CODES.has(error.code)));
+}
+
+/** stderr text of an error: a configuration error as a header and one line per problem, anything else on one line. */
+function formatError(error: unknown, messages: CliMessages): string {
+  if (error instanceof ConfigError || (TroupeError.isInstance(error) && error.name === 'ConfigError' && Array.isArray((error as ConfigError).issues))) {
+    const config = error as ConfigError;
+    return `troupe: ${messages.config.invalid(config.source)}\n${config.issues.map((issue) => `  - ${formatIssuePath(issue.path)}: ${issue.message}`).join('\n')}\n`;
+  }
+  const message = TroupeError.isInstance(error) ? error.message : serializeError(error).message;
+  if (TroupeError.isInstance(error) && CONFIG_CODES.has(error.code)) return `troupe: ${message.trim()}\n`;
+  return `troupe: ${oneLine(message)}\n`;
+}
+
+/** Takes `--lang VALUE` / `--lang=VALUE` out of argv (before `--`). */
+function takeLanguage(argv: readonly string[], messages: CliMessages): { rest: string[]; locale: CliIo['locale'] } {
+  const rest: string[] = [];
+  let locale: CliIo['locale'];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== '--lang' && !arg.startsWith('--lang=')) {
+      rest.push(arg);
+      continue;
+    }
+    const value = arg === '--lang' ? argv[++i] : arg.slice('--lang='.length);
+    const parsed = value === undefined ? undefined : parseLocale(value);
+    if (parsed === undefined || (value !== undefined && !/^(en|zh)([-_].*)?$/i.test(value))) throw new CliUsageError(messages.usage.lang(value ?? ''));
+    locale = parsed;
+  }
+  return { rest, locale };
 }
 
 async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
@@ -57,7 +102,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   if (first === undefined || first.startsWith('-')) {
     if (argv.includes('--looper')) return runLooperCommand(argv, io);
     if (argv.includes('--devhub')) return runDevHubCommand(argv, io);
-    const { options, positionals } = parseCliArgs(argv, ROOT_OPTIONS, 'troupe');
+    const { options, positionals } = parseCliArgs(argv, ROOT_OPTIONS, 'troupe', catalogueOf(io).cli);
     if (options.help) {
       io.stdout.write(`${helpText('troupe')}\n`);
       return EXIT_CODES.ok;
@@ -66,23 +111,21 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       io.stdout.write(`troupe ${VERSION}\n`);
       return EXIT_CODES.ok;
     }
-    if (positionals.length > 0) return unknownCommand(positionals[0] as string);
+    if (positionals.length > 0) return unknownCommand(positionals[0] as string, io);
     return runInteractiveCommand(argv, io);
   }
   if (first === 'help') {
     const topic = argv[1];
-    if (topic !== undefined && !(topic in RUNNERS)) return unknownCommand(topic);
+    if (topic !== undefined && !Object.hasOwn(RUNNERS, topic)) return unknownCommand(topic, io);
     io.stdout.write(`${helpText(topic ?? 'troupe')}\n`);
     return EXIT_CODES.ok;
   }
-  const runner = RUNNERS[first];
-  if (!runner) return unknownCommand(first);
+  const runner = Object.hasOwn(RUNNERS, first) ? RUNNERS[first] : undefined;
+  if (!runner) return unknownCommand(first, io);
   return runner(argv.slice(1), io);
 }
 
-function unknownCommand(name: string): never {
-  const suggestion = closest(name, COMMANDS.map((command) => command.name));
-  throw new CliUsageError(
-    `unknown command "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; commands: ${COMMANDS.map((command) => command.name).join(', ')}; run "troupe --help"`,
-  );
+function unknownCommand(name: string, io: CliIo): never {
+  const names = COMMANDS.map((command) => command.name);
+  throw new CliUsageError(catalogueOf(io).cli.usage.unknownCommand(name, closest(name, names), names));
 }

@@ -1,7 +1,7 @@
 // The `troupe` command line as a library: run it in-process, or reuse its doctor checks.
 export { runCli } from './cli-main';
 export { type CliIo } from './cli-io';
-export { CliError, CliUsageError, EXIT_CODES } from './cli-errors';
+export { CliError, CliUsageError, EXIT_CODES, exitCodeOfRun, type RunEnding } from './cli-errors';
 export {
   AGENT_CLIS,
   MODEL_PROVIDERS,
@@ -17,5 +17,17 @@ export {
   type ModelKeyReport,
   type ModelProviderId,
 } from './doctor/detect-environment';
-export { createTestRunReview, parseTestSummary, reviewFromTestRun, type TestRunCounts, type TestRunReviewOptions } from './looper/test-run-review';
+export { formatRegistryReport, inspectRegistry, type RegistryEntryReport, type RegistryReport } from './doctor/registry-report';
+export { registryCandidates, type RegistryLookup } from './registry/cli-registry';
+export {
+  createTestRunReview,
+  parseTestSummary,
+  reviewFromTestRun,
+  type TestRunCounts,
+  type TestRunReviewOptions,
+  type TestRunReviewTexts,
+} from './looper/test-run-review';
+export { CLI_CATALOGUES, localeFromEnv, parseLocale, type CliCatalogue, type CliLocale } from './i18n/cli-catalogue';
+export { englishCliMessages, type CliMessages } from './i18n/cli-messages';
+export { simplifiedChineseCliMessages } from './i18n/cli-messages-zh-cn';
 export { VERSION } from './version';

@@ -33,7 +33,7 @@ function start(args: string[], env?: NodeJS.ProcessEnv): TroupeProcess {
   return run;
 }
 
-function coderLog(path: string): { prompt: string; review: boolean; cwd: string }[] {
+function coderLog(path: string): { prompt: string; review: boolean; cwd: string; argv: string[] }[] {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
 }
 
@@ -100,9 +100,10 @@ describe('seed 000 §8 CLI tests', () => {
 
     const stop = await runTroupe(['--workspace', dir, '--looper', '-p', '{"type":"stop"}'], env);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(stop.stdout).toMatch(/^Stop requested: the loop ends after the current step \(iteration 2, coder\)\./);
+    expect(stop.stdout).toMatch(/^Stop requested: the loop ends after the current iteration \(iteration 2, now at coder; Review and JUDGE still run and the state is saved\)\./);
     release(2);
-    await runner.waitFor(/\[AUTO\] Loop finished \(stopped\) after 2 iterations: Stopped on request after the Coder step of iteration 2\./);
+    // The iteration finishes: the Coder's change is reviewed and judged before the run ends (here JUDGE ends it itself).
+    await runner.waitFor(/\[AUTO\] Review done: health normal[^\n]*\n[\s\S]*\[AUTO\] JUDGE: terminate[\s\S]*\[AUTO\] Loop finished \(terminated\) after 2 iterations/);
     expect(await runner.exited()).toBe(0);
 
     const coderPrompts = coderLog(log).filter((entry) => !entry.review).map((entry) => entry.prompt);
@@ -112,8 +113,23 @@ describe('seed 000 §8 CLI tests', () => {
     // Nothing is pending any more, and nobody holds the workspace.
     const after = await runTroupe(['--workspace', dir, '--looper', '-p', '{"type":"status"}'], env);
     expect(after.stdout).toContain('Pending (0): none');
-    expect(after.stdout).toContain('Last run: stopped after 2 iteration(s)');
+    expect(after.stdout).toContain('Last run: terminated after 2 iteration(s)');
   }, 90_000);
+
+  it('{"type":"stop","now":true} from a second process cancels the step in progress: the runner ends at once with exit 3', async () => {
+    const dir = workspace();
+    const gate = workspace();
+    const env = testEnv({ FAKE_CLAUDE_GATE_DIR: gate, FAKE_CLAUDE_LOG: join(gate, 'coder.jsonl'), FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }) });
+    const runner = start(['looper', '-w', dir, '--reviewer', 'tests', '-p', 'A long task'], env);
+    await runner.waitFor(/Iteration 1\/5 started/);
+    const stop = await runTroupe(['looper', '-w', dir, '-p', '{"type":"stop","now":true}'], env);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toBe('Stopping now: the coder step of iteration 1 is canceled and the loop ends.\n');
+    // The Coder never finished (its gate was never opened), and nothing was reviewed.
+    expect(await runner.exited()).toBe(3);
+    expect(runner.stdout()).toContain('[AUTO] Loop finished (stopped) after 1 iteration: Stopped at once on request during the coder step of iteration 1.');
+    expect(runner.stdout()).not.toContain('[AUTO] Review');
+  }, 60_000);
 
   it('a second start while a loop runs is refused (exit 1), naming the running task', async () => {
     const dir = workspace();
@@ -169,6 +185,22 @@ describe('seed 000 §8 CLI tests', () => {
     expect(await runner.exited()).toBe(0);
     await attached.waitFor(/The troupe process running this workspace has exited\./);
     expect(await attached.exited()).toBe(0);
+  }, 60_000);
+
+  it('a registry in schema 1.1 (seed 001\'s example, no "agents" wrapper) is read with a warning on stderr; its entry runs the Coder', async () => {
+    const dir = workspace();
+    const scratch = workspace();
+    const registry = join(scratch, 'config.json');
+    writeFileSync(registry, JSON.stringify({ claude: { command: 'claude', args: ['--append-system-prompt', 'Always end with [DONE]. Keep responses concise.'] } }));
+    const log = join(scratch, 'coder.jsonl');
+    const run = await runTroupe(['looper', '-w', dir, '--registry', registry, '--reviewer', 'tests', '-p', 'Add a README'], testEnv({
+      FAKE_CLAUDE_LOG: log,
+      FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }),
+    }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^troupe: warning: .*config\.json uses registry schema 1\.1 \("args"\); read as a fallback\. Run migrateRegistry\(\) \(or `troupe migrate-registry`\) to convert it to 1\.2\.\n/);
+    // The role text was taken out of the technical arguments.
+    expect(coderLog(log)[0]?.argv ?? []).not.toContain('Always end with [DONE]. Keep responses concise.');
   }, 60_000);
 
   it('without -p, there is nothing to resume in a fresh workspace', async () => {

@@ -94,6 +94,7 @@ export {
 export {
   loadRegistryFile,
   parseRegistryConfig,
+  resolveRegistryPaths,
   REGISTRY_SCHEMA_VERSION,
   type ParsedRegistry,
   type ParseRegistryOptions,
@@ -101,6 +102,12 @@ export {
 export { migrateRegistry, type MigrateRegistryOptions, type MigrateRegistryResult } from './registry/migrate-registry';
 export type { RemovedSystemPrompt } from './registry/convert-legacy-registry';
 export { knownAgentDefaults } from './registry/known-agent-defaults';
+export {
+  readRegistryAgentSettings,
+  withCompletionStrategy,
+  type RegistryAdapterFacts,
+  type RegistryAgentSettings,
+} from './registry/registry-agent-settings';
 
 // Utilities
 export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';

@@ -1,15 +1,30 @@
+import { englishCliMessages } from '../i18n/cli-messages';
 import type { CliOptionSpec } from './parse-cli-args';
 
 const HELP: CliOptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'Show this help.' };
 const WORKSPACE: CliOptionSpec = { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The project folder the agents work in; state goes in DIR/.troupe/. Default: the current folder.' };
 const NEW_SESSION: CliOptionSpec = { name: 'newsession', type: 'boolean', description: 'Start a fresh session (Looper state, pending tasks and messages) instead of resuming the previous one.' };
 const AUTO_ALLOW: CliOptionSpec = { name: 'auto-allow', type: 'boolean', description: 'Let agent CLIs edit files and run commands without asking (full-auto). Default: file edits only.' };
+const REGISTRY: CliOptionSpec = {
+  name: 'registry',
+  type: 'string',
+  value: 'FILE',
+  description: 'Agent registry (schema 1.2; 1.1 is read with a warning). Default: WORKSPACE/.troupe/agents.json, else ~/.troupe/agents/config.json.',
+};
+const CODER: CliOptionSpec = { name: 'coder', type: 'string', value: 'AGENT', description: 'Coder agent: an entry of the agent registry, or claude, codex or gemini. Default: claude.' };
+const REVIEWER: CliOptionSpec = {
+  name: 'reviewer',
+  type: 'string',
+  value: 'AGENT',
+  description: "Review agent: a registry entry, claude, codex, gemini, or tests (runs the test command and reports health from the results). Default: the Coder's agent.",
+};
 const MODEL: CliOptionSpec = { name: 'model', type: 'string', value: 'PROVIDER[:MODEL]', description: 'Model for DevHub and JUDGE: anthropic, openai or gemini, optionally :MODEL. Default: TROUPE_MODEL, else the first provider whose API key is set.' };
 
 /** Options of the Looper that DevHub starts (`troupe devhub`, and the interactive session). */
 const DEVHUB_LOOPER_OPTIONS: readonly CliOptionSpec[] = [
-  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI of the Looper: claude, codex or gemini. Default: claude.' },
-  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent of the Looper (see troupe looper --help).' },
+  CODER,
+  REVIEWER,
+  REGISTRY,
   { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per Looper run. Default: 5.' },
   { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
@@ -22,8 +37,9 @@ export const LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   WORKSPACE,
   NEW_SESSION,
   AUTO_ALLOW,
-  { name: 'coder', type: 'string', value: 'CLI', description: 'Coder agent CLI: claude, codex or gemini. Default: claude.' },
-  { name: 'reviewer', type: 'string', value: 'CLI', description: 'Review agent: claude, codex, gemini, or tests (runs the test command and reports health from the results). Default: the Coder\'s CLI.' },
+  CODER,
+  REVIEWER,
+  REGISTRY,
   { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per run. Default: 5.' },
   { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
   MODEL,
@@ -47,7 +63,12 @@ export const DEVHUB_OPTIONS: readonly CliOptionSpec[] = [
 ];
 
 /** Options of `troupe doctor`. */
-export const DOCTOR_OPTIONS: readonly CliOptionSpec[] = [{ name: 'json', type: 'boolean', description: 'Print the report as JSON.' }, HELP];
+export const DOCTOR_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'json', type: 'boolean', description: 'Print the report as JSON.' },
+  REGISTRY,
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'Look for the agent registry in DIR/.troupe/agents.json first. Default: the current folder.' },
+  HELP,
+];
 
 /** Options of `troupe migrate-registry`. */
 export const MIGRATE_OPTIONS: readonly CliOptionSpec[] = [
@@ -62,6 +83,7 @@ export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'config', type: 'string', value: 'FILE', description: 'Team file. Default: WORKSPACE/.troupe/team.json.' },
   { name: 'from', type: 'string', value: 'MEMBER', description: 'Member (id or name) who says the first message, e.g. you at the terminal.' },
   { name: 'to', type: 'string', value: 'MEMBER', description: 'Member (id or name) who speaks first.' },
+  REGISTRY,
   AUTO_ALLOW,
   HELP,
 ];
@@ -95,6 +117,30 @@ function formatOptions(specs: readonly CliOptionSpec[]): string {
   return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`).join('\n');
 }
 
+/** What every exit code means, for `--help`. */
+function exitCodesText(): string[] {
+  return ['Exit codes:', ...Object.entries(englishCliMessages.exitCodes).map(([code, meaning]) => `  ${code.padEnd(4)} ${meaning}`)];
+}
+
+const AGENTS_TEXT = [
+  'Agents (--coder, --reviewer): an entry of the agent registry, or a built-in adapter:',
+  "  claude   Claude Code   key: ANTHROPIC_API_KEY (or its login)   troupe looper --coder claude -p '…'",
+  "  codex    Codex CLI     key: OPENAI_API_KEY (or its login)      troupe looper --coder codex -p '…'",
+  "  gemini   Gemini CLI    key: GEMINI_API_KEY (+ GOOGLE_GEMINI_BASE_URL for another endpoint; no settings file needed)",
+  "                                                                troupe looper --coder gemini -p '…'",
+  'A registry entry (WORKSPACE/.troupe/agents.json, ~/.troupe/agents/config.json or --registry FILE) sets what the',
+  'adapter supports: command, baseArgs, env, model, baseUrl, apiKeyEnv (the variable holding the key), home (a private',
+  'home), maxRetries, capabilities.completionDetection (jsonl, idleTimeout with idleTimeoutMs, exit). For example:',
+  '  {"schemaVersion":"1.2","agents":{"local-codex":{"name":"codex","command":"codex",',
+  '    "baseArgs":["exec","--json","--skip-git-repo-check"],"model":"gpt-5.5","baseUrl":"http://127.0.0.1:8080/v1",',
+  '    "apiKeyEnv":"MY_OPENAI_KEY","capabilities":{"supportsSystemPrompt":false,"completionDetection":"jsonl",',
+  '    "completionTypes":["turn.completed","turn.failed"]}}}}',
+  '  troupe looper --coder local-codex --reviewer tests -p \'{"type":"start","task":"…"}\'',
+  '"troupe doctor" checks the registry and each entry.',
+];
+
+const LANGUAGE_TEXT = 'Language: --lang en|zh-CN, else LC_ALL / LC_MESSAGES / LANG (zh_CN.UTF-8 → Simplified Chinese); English by default.';
+
 /** `--help` text of each command. */
 export function helpText(command: string): string {
   switch (command) {
@@ -113,9 +159,14 @@ export function helpText(command: string): string {
         `  troupe looper -w ./app -p '{"type":"start","task":"Add a sum function in sum.js with tests"}'`,
         `  troupe looper -w ./app -p '{"type":"add_pending","task":"Add logging"}'   # from another terminal`,
         `  troupe looper -w ./app -p '{"type":"status"}'`,
-        `  troupe looper -w ./app -p '{"type":"stop"}'`,
+        `  troupe looper -w ./app -p '{"type":"stop"}'              # ends after the current iteration (Review and JUDGE run)`,
+        `  troupe looper -w ./app -p '{"type":"stop","now":true}'   # cancels the step in progress`,
         '',
-        'Exit codes: 0 done, 1 failed or refused, 2 bad input, 130 interrupted.',
+        ...AGENTS_TEXT,
+        '',
+        LANGUAGE_TEXT,
+        '',
+        ...exitCodesText(),
       ].join('\n');
     case 'devhub':
       return [
@@ -125,25 +176,38 @@ export function helpText(command: string): string {
         'set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model.',
         'Without -p: an interactive session (same as `troupe`).',
         '',
+        'DevHub remembers the session: its conversation and the Looper\'s [AUTO] progress are saved in',
+        'WORKSPACE/.troupe/ and given back to it in later invocations ("how is it going?").',
+        '',
         'Options:',
         formatOptions(DEVHUB_OPTIONS),
+        '',
+        LANGUAGE_TEXT,
+        '',
+        ...exitCodesText(),
       ].join('\n');
     case 'team':
       return [
         'Usage: troupe team [--workspace DIR] [--config FILE] [-p TEXT] [--from MEMBER] [--to MEMBER]',
         '',
-        'Runs the team described in .troupe/team.json (@troupe/team): AI members through their agent CLIs, human',
-        'members typing at the prompt ([NEXT: name] picks the next speaker, [DONE] from a human or /end ends it).',
+        'Runs the team described in .troupe/team.json (@troupe/team): AI members through their agents (a registry entry',
+        'or claude, codex, gemini), in their workDir or else the workspace; human members answer with a line of stdin,',
+        'typed at the prompt or piped ([NEXT: name] picks the next speaker, [DONE] from a human or /end ends it;',
+        'when piped input runs out, the conversation ends).',
         '',
         'Options:',
         formatOptions(TEAM_OPTIONS),
+        '',
+        LANGUAGE_TEXT,
       ].join('\n');
     case 'doctor':
       return [
-        'Usage: troupe doctor [--json]',
+        'Usage: troupe doctor [--json] [--registry FILE] [--workspace DIR]',
         '',
         'Shows which agent CLIs (claude, codex, gemini) are installed and their versions against the tested ones,',
-        'where their credentials are (never the values), which model API keys are set, and what the demo will use.',
+        'where their credentials are (never the values), which model API keys are set, and what the demo will use;',
+        'then validates the agent registry and reports each entry (adapter, command found, settings, problems).',
+        'Exits 2 when the registry is invalid or one of its entries cannot be used, 0 otherwise.',
         '',
         'Options:',
         formatOptions(DOCTOR_OPTIONS),
@@ -153,6 +217,7 @@ export function helpText(command: string): string {
         'Usage: troupe migrate-registry [PATH] [--dry-run]',
         '',
         'Converts an agent registry file from schema 1.1 to 1.2 in place, after writing a backup next to it.',
+        'Reads 1.1 files with or without the "agents" wrapper (seed 001\'s example has none).',
         'Default PATH: ~/.troupe/agents/config.json.',
         '',
         'Options:',
@@ -172,6 +237,10 @@ export function helpText(command: string): string {
         formatOptions(ROOT_OPTIONS),
         '',
         'Run "troupe COMMAND --help" for a command\'s options.',
+        '',
+        LANGUAGE_TEXT,
+        '',
+        ...exitCodesText(),
       ].join('\n');
   }
 }

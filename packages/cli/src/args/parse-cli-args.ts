@@ -1,4 +1,5 @@
 import { CliUsageError } from '../cli-errors';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 
 /** One option a command accepts. */
 export interface CliOptionSpec {
@@ -27,14 +28,15 @@ export interface ParsedCliArgs {
  * `--name=value`, `-n value`, boolean flags, and `--` (everything after it is
  * positional).
  *
- * @throws CliUsageError naming the unknown option, or the option missing its value.
+ * @throws CliUsageError naming the unknown option, or the option missing its value (worded by `messages`).
  */
-export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionSpec[], command: string): ParsedCliArgs {
+export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionSpec[], command: string, messages: CliMessages = englishCliMessages): ParsedCliArgs {
+  const m = messages.usage;
   const byLong = new Map(specs.map((spec) => [spec.name, spec]));
   const byShort = new Map(specs.filter((spec) => spec.short).map((spec) => [spec.short as string, spec]));
   const options: Record<string, string | boolean | undefined> = {};
   const positionals: string[] = [];
-  const hint = `run "troupe ${command === 'troupe' ? '' : `${command} `}--help" for usage`;
+  const hint = m.hint(command);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') {
@@ -52,10 +54,10 @@ export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionS
     const spec = long ? byLong.get(name) : byShort.get(name);
     if (!spec) {
       const suggestion = long ? closest(name, [...byLong.keys()]) : undefined;
-      throw new CliUsageError(`unknown option ${arg.split('=')[0]} for "${commandLabel(command)}"${suggestion ? ` (did you mean --${suggestion}?)` : ''}; ${hint}`, { command });
+      throw new CliUsageError(`${m.unknownOption(arg.split('=')[0] as string, commandLabel(command), suggestion)}; ${hint}`, { command });
     }
     if (spec.type === 'boolean') {
-      if (equals >= 0) throw new CliUsageError(`option --${spec.name} takes no value; ${hint}`, { command });
+      if (equals >= 0) throw new CliUsageError(`${m.takesNoValue(spec.name)}; ${hint}`, { command });
       options[spec.name] = true;
       continue;
     }
@@ -64,11 +66,11 @@ export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionS
     else {
       value = argv[i + 1];
       if (value === undefined || (value.startsWith('-') && value.length > 1 && !/^-\d/.test(value))) {
-        throw new CliUsageError(`option ${arg} needs a value (${spec.value ?? 'VALUE'}); ${hint}`, { command });
+        throw new CliUsageError(`${m.needsValue(arg, spec.value ?? 'VALUE')}; ${hint}`, { command });
       }
       i++;
     }
-    if (options[spec.name] !== undefined) throw new CliUsageError(`option --${spec.name} given twice; ${hint}`, { command });
+    if (options[spec.name] !== undefined) throw new CliUsageError(`${m.givenTwice(spec.name)}; ${hint}`, { command });
     options[spec.name] = value;
   }
   return { options, positionals };
@@ -103,20 +105,31 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Reads a positive integer option. */
-export function positiveIntegerOption(value: string | boolean | undefined, name: string, command: string): number | undefined {
+export function positiveIntegerOption(
+  value: string | boolean | undefined,
+  name: string,
+  command: string,
+  messages: CliMessages = englishCliMessages,
+): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
   if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
-    throw new CliUsageError(`option --${name} expects a positive whole number, got ${JSON.stringify(value)}`, { command });
+    throw new CliUsageError(messages.usage.positiveInteger(name, value), { command });
   }
   return number;
 }
 
 /** Reads an option whose value must be one of `choices`. */
-export function choiceOption<T extends string>(value: string | boolean | undefined, name: string, choices: readonly T[], command: string): T | undefined {
+export function choiceOption<T extends string>(
+  value: string | boolean | undefined,
+  name: string,
+  choices: readonly T[],
+  command: string,
+  messages: CliMessages = englishCliMessages,
+): T | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
-    throw new CliUsageError(`option --${name} expects one of ${choices.join(', ')}, got ${JSON.stringify(value)}`, { command });
+    throw new CliUsageError(messages.usage.choice(name, choices, value), { command });
   }
   return value as T;
 }

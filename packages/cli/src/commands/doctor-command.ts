@@ -1,18 +1,29 @@
 import { DOCTOR_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
-import type { CliIo } from '../cli-io';
+import { catalogueOf, type CliIo } from '../cli-io';
 import { detectEnvironment, formatEnvironmentReport } from '../doctor/detect-environment';
+import { formatRegistryReport, inspectRegistry, registryHasProblems } from '../doctor/registry-report';
+import { resolveWorkspacePath } from '../workspace/troupe-workspace';
 
-/** `troupe doctor`: what is installed and configured. Always exits 0 (it reports; it does not judge). */
+/**
+ * `troupe doctor`: what is installed and configured — the agent CLIs, the
+ * model keys, and the agent registry with each of its entries. Exits 0, or 2
+ * when the registry is invalid or one of its entries cannot be used.
+ */
 export async function runDoctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { options, positionals } = parseCliArgs(argv, DOCTOR_OPTIONS, 'doctor');
+  const m = catalogueOf(io).cli;
+  const { options, positionals } = parseCliArgs(argv, DOCTOR_OPTIONS, 'doctor', m);
   if (options.help) {
     io.stdout.write(`${helpText('doctor')}\n`);
     return EXIT_CODES.ok;
   }
-  if (positionals.length > 0) throw new CliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, { command: 'doctor' });
-  const report = await detectEnvironment({ env: io.env });
-  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatEnvironmentReport(report)}\n`);
-  return EXIT_CODES.ok;
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'doctor' });
+  const workspaceRoot = typeof options.workspace === 'string' ? resolveWorkspacePath(options.workspace, io.cwd, m) : io.cwd;
+  const [report, registry] = await Promise.all([
+    detectEnvironment({ env: io.env }),
+    inspectRegistry({ option: typeof options.registry === 'string' ? options.registry : undefined, workspaceRoot, env: io.env, cwd: io.cwd }, m),
+  ]);
+  io.stdout.write(options.json ? `${JSON.stringify({ ...report, registry }, null, 2)}\n` : `${formatEnvironmentReport(report)}\n\n${formatRegistryReport(registry, m)}\n`);
+  return registryHasProblems(registry) ? EXIT_CODES.usage : EXIT_CODES.ok;
 }

@@ -1,6 +1,7 @@
 import type { ChatModel } from '@troupe/core';
-import { CliError, EXIT_CODES } from '../cli-errors';
-import type { CliIo } from '../cli-io';
+import { CliError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
+import { catalogueOf, type CliIo } from '../cli-io';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { controlSocketPath, removeStaleSocket } from '../control/control-server';
 import type { CliLooperSetup } from '../looper/create-cli-looper';
 import { describeRunError, WorkspaceRunner } from '../looper/workspace-runner';
@@ -27,15 +28,18 @@ export interface HoldWorkspaceOptions {
   /**
    * The command's work, after an interrupted run (if any) was resumed.
    * Returns the exit code, or `undefined` to wait until the Looper is IDLE
-   * and exit 0 (1 when the last run failed).
+   * and exit with the code of how its last run ended (see `exitCodeOfRun`).
    */
   work(runner: WorkspaceRunner, context: { resumed: boolean; progress: LooperProgress }): Promise<number | undefined>;
 }
 
 /** Thrown when another process holds the workspace after all; callers forward the request to it. */
 export class WorkspaceTakenError extends CliError {
-  constructor(readonly holder: RunnerRecord) {
-    super(`another troupe process (pid ${holder.pid}) runs this workspace; retry to send it your command`);
+  constructor(
+    readonly holder: RunnerRecord,
+    messages: CliMessages = englishCliMessages,
+  ) {
+    super(messages.workspace.taken(holder.pid));
     this.name = 'WorkspaceTakenError';
   }
 }
@@ -52,16 +56,26 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
   const token = newRunnerToken();
   const socketPath = controlSocketPath(workspace.dir);
   const claim = await acquireRunner(workspace.store, { startedAt: Date.now(), socketPath, sessionId: workspace.session.id, mode: options.mode, token });
+  const m = catalogueOf(options.io).cli;
   if (!claim.acquired) {
     removeStaleSocket(socketPath);
-    throw new WorkspaceTakenError(claim.holder);
+    throw new WorkspaceTakenError(claim.holder, m);
   }
   if (claim.stale) removeStaleSocket(claim.stale.socketPath);
   let runner: WorkspaceRunner;
   try {
     options.preflight?.();
     if (options.newSession) await workspace.startNewSession();
-    runner = await WorkspaceRunner.start({ workspace, setup: options.setup, token, socketPath, mode: options.mode, devhubModel: options.devhubModel });
+    runner = await WorkspaceRunner.start({
+      workspace,
+      setup: options.setup,
+      token,
+      socketPath,
+      mode: options.mode,
+      devhubModel: options.devhubModel,
+      devhubTexts: catalogueOf(options.io).devhub,
+      devhubNoModelMessage: m.devhub.runnerNeedsModel,
+    });
   } catch (error) {
     await releaseRunner(workspace.store, token).catch(() => {});
     removeStaleSocket(socketPath);
@@ -73,21 +87,28 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
     live: options.live,
     channels: options.channels,
     showChannel: options.channels.length > 1,
+    messages: m,
   });
-  const stopSignals = io.handleSignals && options.mode === 'looper' ? handleSignals(runner, progress) : () => {};
+  const stopSignals = io.handleSignals && options.mode === 'looper' ? handleSignals(runner, progress, m) : () => {};
   try {
     progress.line(options.banner);
     let resumed: boolean;
     try {
       resumed = await runner.resume();
     } catch (error) {
-      throw new CliError(`cannot resume the session's Looper: ${describeRunError(error)}; start over with --newsession`, { cause: error });
+      throw new CliError(m.looper.cannotResume(describeRunError(error)), { cause: error });
     }
     if (resumed) progress.begin(runner.looper.getStatus());
+    // A run that ended before this process (the session's last run) does not decide its exit code.
+    const endedBefore = runner.looper.getStatus().lastRun;
     const code = await options.work(runner, { resumed, progress });
     if (code !== undefined) return code;
     await runner.whenIdle();
-    return runner.looper.getStatus().lastRun?.outcome === 'failed' ? EXIT_CODES.failure : EXIT_CODES.ok;
+    const status = runner.looper.getStatus();
+    const ranHere = resumed || (status.lastRun !== null && (endedBefore === null || status.lastRun.runId !== endedBefore.runId || status.lastRun.endedAt !== endedBefore.endedAt));
+    const exitCode = ranHere ? exitCodeOfRun(status) : EXIT_CODES.ok;
+    if (exitCode !== EXIT_CODES.ok) progress.line(m.looper.exitLine(exitCode, m.exitCodes[exitCode] ?? ''));
+    return exitCode;
   } finally {
     stopSignals();
     progress.close();
@@ -95,17 +116,17 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
   }
 }
 
-/** Ctrl-C once: stop after the current step. Twice (or SIGTERM): leave now; the run stays resumable. */
-function handleSignals(runner: WorkspaceRunner, progress: LooperProgress): () => void {
+/** Ctrl-C once: stop after the current iteration. Twice (or SIGTERM): leave now; the run stays resumable. */
+function handleSignals(runner: WorkspaceRunner, progress: LooperProgress, m: CliMessages): () => void {
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
     if (interrupts === 1 && runner.looper.getStatus().state === 'RUNNING') {
-      progress.line('Stopping after the current step… (Ctrl-C again to quit now; the run stays resumable)');
+      progress.line(m.looper.ctrlCOnce);
       void runner.looperCommand('{"type":"stop"}', 'local').catch(() => {});
       return;
     }
-    progress.line('Interrupted: the run is saved and resumes with the next `troupe looper` on this workspace.');
+    progress.line(m.looper.interrupted);
     void runner.close().finally(() => process.exit(EXIT_CODES.interrupted));
   };
   const onTerminate = () => {

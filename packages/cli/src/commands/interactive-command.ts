@@ -2,15 +2,15 @@ import type { Message } from '@troupe/core';
 import { ROOT_OPTIONS } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
-import type { CliIo } from '../cli-io';
+import { catalogueOf, type CliIo } from '../cli-io';
 import type { ControlClient } from '../control/control-client';
 import type { PingResult } from '../control/control-protocol';
 import { reachRunner } from '../control/reach-runner';
 import { createChatModel, describeModel } from '../looper/cli-model';
-import { readLooperSetup } from '../looper/read-looper-setup';
+import { readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
 import type { WorkspaceRunner } from '../looper/workspace-runner';
 import { runInteractiveSession, type InteractiveChannel, type InteractiveTarget } from '../interactive/interactive-session';
-import { openWorkspace, type TroupeWorkspace } from '../workspace/troupe-workspace';
+import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { holdWorkspace, WorkspaceTakenError } from './hold-workspace';
 
 /**
@@ -19,23 +19,28 @@ import { holdWorkspace, WorkspaceTakenError } from './hold-workspace';
  * the `troupe` process already running it.
  */
 export async function runInteractiveCommand(argv: readonly string[], io: CliIo, defaults: { channel?: InteractiveChannel } = {}): Promise<number> {
+  const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(
     argv.filter((arg) => arg !== '--devhub'),
     ROOT_OPTIONS,
     'troupe',
+    m,
   );
-  if (positionals.length > 0) throw new CliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { setup, model, summary } = readLooperSetup(options, io.env, 'troupe');
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string));
+  const read = readLooperOptions(options, io, 'troupe');
+  const model = read.model;
+  const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
+  const { setup, summary } = await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'troupe');
   // Without a model DevHub cannot answer: start on the Looper channel.
   const channel: InteractiveChannel = defaults.channel ?? (model ? 'devhub' : 'looper');
-  const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', io);
+  const workspace = await openWorkspace(workspacePath, io);
   try {
     for (let attempt = 0; ; attempt++) {
-      const reached = await reachRunner(workspace.store);
+      const reached = await reachRunner(workspace.store, { messages: m });
       if (reached) {
-        if (options.newsession) io.stderr.write(`troupe: note: --newsession ignored: a troupe process (pid ${reached.holder.pid}) is running this workspace's session; attaching to it\n`);
+        if (options.newsession) io.stderr.write(`troupe: ${m.workspace.newSessionIgnored(reached.holder.pid, 'attach')}\n`);
         const target = await attachedTarget(workspace, reached.client, reached.holder.sessionId);
-        await runInteractiveSession(target, io, { channel, banner: `troupe · ${workspace.root} · attached to pid ${reached.holder.pid} (session ${reached.holder.sessionId})` });
+        await runInteractiveSession(target, io, { channel, banner: m.interactive.attached(workspace.root, reached.holder.pid, reached.holder.sessionId) });
         reached.client.close();
         return EXIT_CODES.ok;
       }
@@ -46,12 +51,12 @@ export async function runInteractiveCommand(argv: readonly string[], io: CliIo, 
           devhubModel: model ? createChatModel(model) : undefined,
           mode: 'interactive',
           newSession: options.newsession === true,
-          banner: `troupe · ${workspace.root} · session ${workspace.session.id}\n${model ? `DevHub: ${describeModel(model)}` : 'DevHub: no model'} · ${summary}`,
+          banner: m.interactive.banner(workspace.root, workspace.session.id, model ? m.interactive.devhubModel(describeModel(model, m)) : m.interactive.devhubNoModel, summary),
           channels: [],
           live: false,
           async work(runner) {
-            await runInteractiveSession(localTarget(runner), io, { channel, banner: `Session ${runner.workspace.session.id}. Type /help for commands.` });
-            if (runner.looper.getStatus().state === 'RUNNING') io.stdout.write('The loop is still running: it is saved and resumes with the next `troupe` or `troupe looper` on this workspace.\n');
+            await runInteractiveSession(localTarget(runner), io, { channel, banner: m.interactive.session(runner.workspace.session.id) });
+            if (runner.looper.getStatus().state === 'RUNNING') io.stdout.write(`${m.interactive.stillRunning}\n`);
             return EXIT_CODES.ok;
           },
         });

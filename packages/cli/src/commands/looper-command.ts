@@ -3,59 +3,67 @@ import { parseLooperCommand, type LooperCommand } from '@troupe/looper';
 import { LOOPER_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
-import { isLiveTerminal, type CliIo } from '../cli-io';
+import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
 import { removeStaleSocket } from '../control/control-server';
 import { reachRunner } from '../control/reach-runner';
 import { createSessionLooperStateStore } from '../looper/create-cli-looper';
 import { answerFromCheckpoint, LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import type { LooperReplySummary } from '../looper/looper-reply';
-import { checkAgentClis, readLooperSetup } from '../looper/read-looper-setup';
+import { checkAgentClis, readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
 import { SessionMessageLog } from '../workspace/session-message-log';
-import { openWorkspace, type TroupeWorkspace } from '../workspace/troupe-workspace';
+import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
 import { holdWorkspace, WorkspaceTakenError } from './hold-workspace';
 
 /**
  * `troupe looper`: runs the Looper on a workspace, or sends the command to
- * the `troupe` process already running it. Returns the exit code.
+ * the `troupe` process already running it. Returns the exit code: a run
+ * this process carries to its end exits with how it ended (see
+ * `exitCodeOfRun`).
  */
 export async function runLooperCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { options, positionals } = parseCliArgs(argv, LOOPER_OPTIONS, 'looper');
+  const catalogue = catalogueOf(io);
+  const m = catalogue.cli;
+  const { options, positionals } = parseCliArgs(argv, LOOPER_OPTIONS, 'looper', m);
   if (options.help) {
     io.stdout.write(`${helpText('looper')}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) {
-    throw new CliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; pass the Looper command with -p (quote it)`, { command: 'looper' });
+    throw new CliUsageError(`${m.usage.unexpectedArgument(positionals[0] as string)}; ${m.usage.passWithP('command')}`, { command: 'looper' });
   }
   const input = typeof options.prompt === 'string' ? options.prompt : undefined;
   let command: LooperCommand | undefined;
   if (input !== undefined) {
-    const parsed = parseLooperCommand(input);
-    if (!parsed.success) throw new CliUsageError(`invalid -p command: ${parsed.error}`, { command: 'looper' });
+    const parsed = parseLooperCommand(input, catalogue.looper.command);
+    if (!parsed.success) throw new CliUsageError(m.usage.invalidLooperCommand(parsed.error), { command: 'looper' });
     command = parsed.command;
   }
-  const { setup, summary } = readLooperSetup(options, io.env, 'looper');
-  const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', io);
+  const read = readLooperOptions(options, io, 'looper');
+  const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
+  // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.
+  const resolved = command === undefined || command.type === 'start' ? await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
+  const workspace = await openWorkspace(workspacePath, io);
   const newSession = options.newsession === true;
   try {
     for (let attempt = 0; ; attempt++) {
       const forwarded = await forward(workspace, input, newSession, io);
       if (forwarded !== undefined) return forwarded;
       try {
-        if (command && command.type !== 'start') return await answerWithoutRunner(workspace, command, input as string, newSession, setup.maxIterations ?? 5, io);
+        if (command && command.type !== 'start') return await answerWithoutRunner(workspace, command, input as string, newSession, read.base.maxIterations ?? 5, io);
+        const { setup, summary } = resolved as NonNullable<typeof resolved>;
         return await holdWorkspace(workspace, {
           io,
           setup,
           mode: 'looper',
           newSession,
-          banner: `troupe looper · ${workspace.root} · ${summary}`,
+          banner: m.looper.banner(workspace.root, summary),
           channels: [LOOPER_ID],
           live: isLiveTerminal(io),
-          preflight: () => checkAgentClis(setup, io.env),
+          preflight: () => checkAgentClis(setup, io),
           async work(runner, { resumed, progress }) {
             if (input === undefined && !resumed) {
-              progress.line(`Nothing to resume in ${workspace.root}.\n${runner.looper.formatStatus()}\nStart a run with: troupe looper --workspace ${workspace.root} -p '{"type":"start","task":"…"}'`);
+              progress.line(m.looper.nothingToResume(workspace.root, runner.looper.formatStatus()));
               return EXIT_CODES.ok;
             }
             if (input !== undefined) {
@@ -78,14 +86,15 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
 
 /** Sends the command to the process running the workspace; undefined when none runs. */
 async function forward(workspace: TroupeWorkspace, input: string | undefined, newSession: boolean, io: CliIo): Promise<number | undefined> {
-  const reached = await reachRunner(workspace.store);
+  const m = catalogueOf(io).cli;
+  const reached = await reachRunner(workspace.store, { messages: m });
   if (!reached) return undefined;
   const { client, holder } = reached;
   try {
-    if (newSession) io.stderr.write(`troupe: note: --newsession ignored: a troupe process (pid ${holder.pid}) is running this workspace's session; the command goes to it\n`);
+    if (newSession) io.stderr.write(`troupe: ${m.workspace.newSessionIgnored(holder.pid, 'command')}\n`);
     const reply = await client.request<LooperReplySummary>({ op: 'looper', input: input ?? '{"type":"status"}' });
     io.stdout.write(`${reply.text}\n`);
-    if (input === undefined) io.stdout.write(`(A troupe process, pid ${holder.pid}, is running this workspace; send it commands with -p.)\n`);
+    if (input === undefined) io.stdout.write(`${m.looper.runnerNote(holder.pid)}\n`);
     return reply.ok ? EXIT_CODES.ok : EXIT_CODES.failure;
   } finally {
     client.close();
@@ -104,7 +113,7 @@ async function answerWithoutRunner(
   // Hold the workspace while changing the checkpoint, so no runner starts from a stale one meanwhile.
   const token = newRunnerToken();
   const claim = await acquireRunner(workspace.store, { startedAt: Date.now(), socketPath: '', sessionId: workspace.session.id, mode: 'looper', token });
-  if (!claim.acquired) throw new WorkspaceTakenError(claim.holder);
+  if (!claim.acquired) throw new WorkspaceTakenError(claim.holder, catalogueOf(io).cli);
   if (claim.stale) removeStaleSocket(claim.stale.socketPath);
   try {
     if (newSession) await workspace.startNewSession();
@@ -126,7 +135,7 @@ async function answerFromSession(
   try {
     const stateStore = createSessionLooperStateStore(workspace, log);
     log.messages.append(LOOPER_ID, { role: 'user', speaker: 'user', content: input, metadata: { origin: 'local' } });
-    const reply = await answerFromCheckpoint(command, stateStore, { maxIterations, workspace: workspace.root });
+    const reply = await answerFromCheckpoint(command, stateStore, { maxIterations, workspace: workspace.root, catalogue: catalogueOf(io) });
     log.messages.append(LOOPER_ID, { role: 'assistant', speaker: LOOPER_ID, content: reply.text, metadata: { reply: true, command: reply.command, accepted: reply.ok } });
     await log.flush();
     io.stdout.write(`${reply.text}\n`);
@@ -135,4 +144,3 @@ async function answerFromSession(
     log.close();
   }
 }
-

@@ -1,60 +1,134 @@
-import { createInterface } from 'node:readline/promises';
-import { AgentManager, EventBus, TroupeError } from '@troupe/core';
-import { runTeam } from '@troupe/team';
+import { createInterface } from 'node:readline';
+import { AbortError, EventBus, TroupeError } from '@troupe/core';
+import { loadTeamConfig, runTeam, type TeamConfig } from '@troupe/team';
 import { helpText, TEAM_OPTIONS } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
-import type { CliIo } from '../cli-io';
-import { createCliAdapterRegistry } from '../looper/create-cli-looper';
+import { catalogueOf, type CliIo } from '../cli-io';
+import { createCliAgentManager } from '../looper/create-cli-looper';
+import { loadCliRegistry } from '../registry/cli-registry';
 import { resolveWorkspacePath } from '../workspace/troupe-workspace';
 
 /**
  * `troupe team`: runs the team in `.troupe/team.json` (or `--config`) through
- * `@troupe/team`'s `runTeam`, printing each message; human members type
- * their turns at the prompt; Ctrl-C ends the conversation. Exits 0 when it
- * ended normally, 1 on an error or failed members, 130 when interrupted.
+ * `@troupe/team`'s `runTeam`, printing each message. AI members run through
+ * their agents (a registry entry or a built-in adapter), in their `workDir`
+ * or else the workspace; human members' turns are the lines of stdin (typed
+ * at a prompt, or piped); Ctrl-C ends the conversation. Exits 0 when it
+ * ended normally, 1 on an error or failed members, 2 for a bad team file or
+ * registry, 130 when interrupted.
  */
 export async function runTeamCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { options, positionals } = parseCliArgs(argv, TEAM_OPTIONS, 'team');
+  const m = catalogueOf(io).cli;
+  const { options, positionals } = parseCliArgs(argv, TEAM_OPTIONS, 'team', m);
   if (options.help) {
     io.stdout.write(`${helpText('team')}\n`);
     return EXIT_CODES.ok;
   }
-  if (positionals.length > 0) throw new CliUsageError(`unexpected argument ${JSON.stringify(positionals[0])}; pass the first message with -p (quote it)`, { command: 'team' });
-  const root = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd);
+  if (positionals.length > 0) throw new CliUsageError(`${m.usage.unexpectedArgument(positionals[0] as string)}; ${m.usage.passWithP('message')}`, { command: 'team' });
+  const root = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd, m);
+  const config = withWorkspaceWorkDir(await loadTeamConfig(typeof options.config === 'string' ? options.config : undefined, { cwd: root }), root);
+  const registry = await loadCliRegistry(
+    { option: typeof options.registry === 'string' ? options.registry : undefined, workspaceRoot: root, env: io.env, cwd: io.cwd },
+    m,
+    (warning) => io.stderr.write(`troupe: ${m.config.warning(warning)}\n`),
+  );
   const bus = new EventBus();
   bus.on('team:message', (event) => {
     const { message } = event.payload;
     io.stdout.write(`${message.speakerName}: ${message.content}\n`);
   });
-  const agentManager = new AgentManager({ adapters: createCliAdapterRegistry(options['auto-allow'] === true), eventBus: bus });
-  const rl = createInterface({ input: io.stdin, output: io.stdout as NodeJS.WritableStream, terminal: Boolean(io.stdin.isTTY) });
+  const agentManager = createCliAgentManager({ autoAllow: options['auto-allow'] === true, registry, bus });
+  const lines = createLineReader(io);
   // Ctrl-C ends the conversation (reason "aborted"); the running member's CLI is stopped.
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   if (io.handleSignals) process.on('SIGINT', onInterrupt);
-  rl.on('SIGINT', onInterrupt);
+  lines.onInterrupt(onInterrupt);
   try {
     const result = await runTeam({
-      cwd: root,
-      ...(typeof options.config === 'string' ? { config: options.config } : {}),
+      config,
       ...(typeof options.prompt === 'string' ? { firstMessage: options.prompt } : {}),
       ...(typeof options.from === 'string' ? { from: options.from } : {}),
       ...(typeof options.to === 'string' ? { to: options.to } : {}),
       agentManager,
       eventBus: bus,
-      onHumanTurn: ({ member, signal }) => rl.question(`${member.displayName ?? member.name}> `, { signal }),
+      onHumanTurn: async ({ member, signal }) => {
+        const name = member.displayName ?? member.name;
+        const line = await lines.next(`${name}> `, signal);
+        if (line !== undefined) return line;
+        // stdin is closed (a pipe that ran out): the human cannot answer any more.
+        io.stdout.write(`\n${m.team.noMoreInput(name)}\n`);
+        return '/end';
+      },
       signal: controller.signal,
     });
-    io.stdout.write(`Conversation ended (${result.reason}) after ${result.turns} turn(s): ${result.detail}\n`);
+    io.stdout.write(`${m.team.ended(result.reason, result.turns, result.detail)}\n`);
     if (result.reason === 'aborted') return EXIT_CODES.interrupted;
     return ['error', 'member-failed', 'too-many-failures'].includes(result.reason) ? EXIT_CODES.failure : EXIT_CODES.ok;
   } catch (error) {
     if (TroupeError.isInstance(error)) throw error;
-    throw new CliError(`the team could not run: ${(error as Error).message}`, { cause: error });
+    throw new CliError(m.team.couldNotRun((error as Error).message), { cause: error });
   } finally {
     if (io.handleSignals) process.off('SIGINT', onInterrupt);
-    rl.close();
+    lines.close();
     await agentManager.cleanup();
   }
+}
+
+/** AI members without a `workDir` run in the workspace (`--workspace`), not in the shell's folder. */
+export function withWorkspaceWorkDir(config: TeamConfig, root: string): TeamConfig {
+  return { ...config, members: config.members.map((member) => (member.type === 'ai' && member.workDir === undefined ? { ...member, workDir: root } : member)) };
+}
+
+/** Lines of stdin, queued as they arrive, so piped input is never lost between turns. */
+interface LineReader {
+  /** The next line (showing `prompt` first), or undefined once stdin is closed and every line was read. */
+  next(prompt: string, signal: AbortSignal): Promise<string | undefined>;
+  onInterrupt(listener: () => void): void;
+  close(): void;
+}
+
+function createLineReader(io: CliIo): LineReader {
+  const terminal = Boolean(io.stdin.isTTY);
+  const rl = createInterface({ input: io.stdin, output: io.stdout as NodeJS.WritableStream, terminal });
+  const queued: string[] = [];
+  let closed = false;
+  let waiter: ((line: string | undefined) => void) | undefined;
+  rl.on('line', (line) => {
+    if (waiter) {
+      const wake = waiter;
+      waiter = undefined;
+      wake(line);
+    } else queued.push(line);
+  });
+  rl.on('close', () => {
+    closed = true;
+    waiter?.(undefined);
+    waiter = undefined;
+  });
+  return {
+    next(prompt, signal) {
+      if (queued.length > 0) return Promise.resolve(queued.shift());
+      if (closed) return Promise.resolve(undefined);
+      if (terminal) {
+        rl.setPrompt(prompt);
+        rl.prompt();
+      } else io.stdout.write(prompt);
+      return new Promise((resolve, reject) => {
+        if (signal.aborted) return reject(new AbortError('The human turn was aborted', { cause: signal.reason }));
+        const onAbort = () => {
+          waiter = undefined;
+          reject(new AbortError('The human turn was aborted', { cause: signal.reason }));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter = (line) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(line);
+        };
+      });
+    },
+    onInterrupt: (listener) => rl.on('SIGINT', listener),
+    close: () => rl.close(),
+  };
 }

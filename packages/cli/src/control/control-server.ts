@@ -6,6 +6,9 @@ import { basename, dirname, join } from 'node:path';
 import { serializeError } from '@troupe/core';
 import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
 
+/** How long closing waits for requests still being answered. */
+const CLOSE_WAIT_MS = 5000;
+
 /** Unix sockets paths are limited to ~107 bytes; stay well under. */
 const MAX_SOCKET_PATH_BYTES = 100;
 
@@ -69,6 +72,8 @@ export async function startControlServer(socketPath: string, handler: ControlHan
   // A socket file left by a process with our pid (reused after a crash) would block listen.
   if (process.platform !== 'win32' && existsSync(socketPath)) unlinkSync(socketPath);
   const sockets = new Set<Socket>();
+  /** Requests being answered: closing waits for them, so a command that ends the run (stop now) still gets its reply. */
+  const inflight = new Set<Promise<void>>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.setEncoding('utf8');
@@ -90,7 +95,11 @@ export async function startControlServer(socketPath: string, handler: ControlHan
       while ((index = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, index);
         buffer = buffer.slice(index + 1);
-        if (line.trim() !== '') void answer(line, socket, connection);
+        if (line.trim() !== '') {
+          const answering = answer(line, socket, connection);
+          inflight.add(answering);
+          void answering.finally(() => inflight.delete(answering));
+        }
       }
     });
     socket.on('error', () => {});
@@ -125,6 +134,11 @@ export async function startControlServer(socketPath: string, handler: ControlHan
   return {
     socketPath,
     async close() {
+      if (inflight.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...inflight]), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+        clearTimeout(timer);
+      }
       // End (flushing what was pushed), then make sure nothing lingers.
       for (const socket of sockets) {
         socket.end();

@@ -1,5 +1,6 @@
 import type { Store } from '@troupe/core';
 import { CliError } from '../cli-errors';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { isRunnerAlive, readRunner, type RunnerRecord } from '../workspace/workspace-runner-lock';
 import { connectControl, type ControlClient } from './control-client';
 
@@ -17,7 +18,7 @@ export interface ReachedRunner {
  *
  * @throws CliError when a live holder never answers.
  */
-export async function reachRunner(store: Store, options: { patienceMs?: number } = {}): Promise<ReachedRunner | undefined> {
+export async function reachRunner(store: Store, options: { patienceMs?: number; messages?: CliMessages } = {}): Promise<ReachedRunner | undefined> {
   const deadline = Date.now() + (options.patienceMs ?? 3000);
   let lastError: unknown;
   for (;;) {
@@ -29,10 +30,8 @@ export async function reachRunner(store: Store, options: { patienceMs?: number }
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      throw new CliError(
-        `a troupe process (pid ${holder.pid}) holds this workspace but does not answer on ${holder.socketPath} (${(lastError as Error).message}); if it is stuck, stop it (kill ${holder.pid}) and retry`,
-        { cause: lastError },
-      );
+      const messages = options.messages ?? englishCliMessages;
+      throw new CliError(messages.workspace.notAnswering(holder.pid, holder.socketPath, (lastError as Error).message), { cause: lastError });
     }
     await new Promise((resolve) => setTimeout(resolve, 150));
   }

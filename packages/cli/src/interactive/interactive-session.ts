@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Message } from '@troupe/core';
-import type { CliIo } from '../cli-io';
+import { catalogueOf, type CliIo } from '../cli-io';
 
 /** The two channels of the interactive session (seed 000: the Monitor tab runs DevHub). */
 export const INTERACTIVE_CHANNELS = ['devhub', 'looper'] as const;
@@ -22,16 +22,6 @@ export interface InteractiveTarget {
   /** Called when the target goes away (the attached process exited). */
   onClose(listener: () => void): void;
 }
-
-const HELP = [
-  'Channels: devhub (Monitor: talk to DevHub) and looper (Looper commands). Messages of both show as they arrive.',
-  '  /devhub, /monitor   switch to the DevHub channel',
-  '  /looper             switch to the Looper channel (plain text starts a task; JSON commands as with -p)',
-  '  /switch, /s         switch to the other channel',
-  '  /status             the Looper\'s status',
-  '  /history [N]        the last N messages of this channel (default 20)',
-  '  /quit, /exit        leave (a running loop stays resumable)',
-].join('\n');
 
 interface LoopStatus {
   text: string;
@@ -66,6 +56,7 @@ function statusFromMessage(message: Message, previous: LoopStatus | undefined): 
  * target goes away.
  */
 export async function runInteractiveSession(target: InteractiveTarget, io: CliIo, options: { channel: InteractiveChannel; banner: string }): Promise<void> {
+  const m = catalogueOf(io).cli.interactive;
   let channel: InteractiveChannel = options.channel;
   let loop: LoopStatus | undefined;
   const tty = Boolean(io.stdout.isTTY) && Boolean(io.stdin.isTTY);
@@ -99,13 +90,13 @@ export async function runInteractiveSession(target: InteractiveTarget, io: CliIo
 
   const printHistory = async (limit: number) => {
     const messages = await target.history(channel, limit);
-    if (messages.length === 0) show(`(no messages in ${channel} yet)`);
+    if (messages.length === 0) show(m.noMessages(channel));
     for (const message of messages) show(format(message));
   };
 
   show(options.banner);
-  show(HELP);
-  if (!target.devhubAvailable) show('(DevHub has no model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model. The looper channel works without one.)');
+  show(m.help);
+  if (!target.devhubAvailable) show(m.noModel);
   await printHistory(10);
   rl.setPrompt(promptText());
   rl.prompt();
@@ -120,20 +111,20 @@ export async function runInteractiveSession(target: InteractiveTarget, io: CliIo
       resolve();
     };
     target.onClose(() => {
-      show('The troupe process running this workspace has exited.');
+      show(m.targetExited);
       leave();
     });
     rl.on('close', leave);
     rl.on('SIGINT', () => {
       interrupts++;
       if (interrupts >= 2) return leave();
-      show('(Ctrl-C again, Ctrl-D or /quit to leave)');
+      show(m.ctrlC);
     });
     // Lines are handled one at a time, in order.
     let queue = Promise.resolve();
     rl.on('line', (line) => {
       interrupts = 0;
-      queue = queue.then(() => handle(line.trim())).catch((error: unknown) => show(`error: ${(error as Error).message}`));
+      queue = queue.then(() => handle(line.trim())).catch((error: unknown) => show(m.error((error as Error).message)));
     });
 
     async function handle(line: string): Promise<void> {
@@ -147,7 +138,7 @@ export async function runInteractiveSession(target: InteractiveTarget, io: CliIo
             return leave();
           case 'help':
           case '?':
-            show(HELP);
+            show(m.help);
             break;
           case 'devhub':
           case 'monitor':
@@ -155,7 +146,7 @@ export async function runInteractiveSession(target: InteractiveTarget, io: CliIo
           case 'switch':
           case 's':
             channel = name === 'looper' ? 'looper' : name === 'devhub' || name === 'monitor' ? 'devhub' : channel === 'looper' ? 'devhub' : 'looper';
-            show(`— switched to ${channel} —`);
+            show(m.switched(channel));
             await printHistory(10);
             break;
           case 'status':
@@ -165,13 +156,13 @@ export async function runInteractiveSession(target: InteractiveTarget, io: CliIo
             await printHistory(arg && /^\d+$/.test(arg) ? Number(arg) : 20);
             break;
           default:
-            show(`unknown command /${name ?? ''}; type /help`);
+            show(m.unknownCommand(name ?? ''));
         }
         rl.setPrompt(promptText());
         return rl.prompt();
       }
       if (channel === 'devhub' && !target.devhubAvailable) {
-        show('DevHub has no model here (see /help); switch to the Looper with /looper.');
+        show(m.devhubUnavailable);
       } else {
         await target.send(channel, line);
       }

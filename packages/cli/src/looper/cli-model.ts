@@ -3,6 +3,7 @@ import { createOpenAIModel } from '@troupe/adapter-codex';
 import { createGeminiModel } from '@troupe/adapter-gemini';
 import type { ChatModel } from '@troupe/core';
 import { CliUsageError } from '../cli-errors';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { MODEL_PROVIDERS, type ModelProviderId } from '../doctor/detect-environment';
 
 /** A model choice: provider and optional model id (`anthropic`, `openai:gpt-5.5`). */
@@ -20,13 +21,16 @@ const PROVIDER_IDS = MODEL_PROVIDERS.map((provider) => provider.id);
  *
  * @throws CliUsageError for an unknown provider.
  */
-export function chooseModel(spec: string | undefined, env: Readonly<Record<string, string | undefined>>, command: string): ModelChoice | undefined {
+export function chooseModel(
+  spec: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  command: string,
+  messages: CliMessages = englishCliMessages,
+): ModelChoice | undefined {
   const value = spec ?? env.TROUPE_MODEL;
   if (value !== undefined && value !== '') {
     const [provider, ...rest] = value.split(':');
-    if (!(PROVIDER_IDS as readonly string[]).includes(provider as string)) {
-      throw new CliUsageError(`--model expects ${PROVIDER_IDS.join(', ')} optionally followed by :MODEL (e.g. anthropic:claude-sonnet-5-5), got ${JSON.stringify(value)}`, { command });
-    }
+    if (!(PROVIDER_IDS as readonly string[]).includes(provider as string)) throw new CliUsageError(messages.usage.model(PROVIDER_IDS, value), { command });
     const model = rest.join(':');
     return { provider: provider as ModelProviderId, model: model === '' ? undefined : model };
   }
@@ -48,6 +52,6 @@ export function createChatModel(choice: ModelChoice): ChatModel {
 }
 
 /** `anthropic (default model)` / `openai:gpt-5.5`, for messages. */
-export function describeModel(choice: ModelChoice): string {
-  return choice.model ? `${choice.provider}:${choice.model}` : `${choice.provider} (default model)`;
+export function describeModel(choice: ModelChoice, messages: CliMessages = englishCliMessages): string {
+  return choice.model ? `${choice.provider}:${choice.model}` : messages.devhub.defaultModel(choice.provider);
 }

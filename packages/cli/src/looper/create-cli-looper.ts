@@ -1,20 +1,26 @@
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, type ChatModel, type EventBus, type RunnableAgent } from '@troupe/core';
-import { createLooperStateStore, Looper, type LooperMember, type LooperStateStore } from '@troupe/looper';
-import type { AgentCliId } from '../doctor/detect-environment';
+import { AdapterRegistry, AgentManager, ConfigError, createGenericAdapter, type AgentDefinition, type ChatModel, type EventBus, type RunnableAgent } from '@troupe/core';
+import { createLooperStateStore, englishLooperTexts, Looper, type LooperMember, type LooperStateStore, type LooperTexts } from '@troupe/looper';
+import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
-import { createTestRunReview } from './test-run-review';
+import { createTestRunReview, type TestRunReviewTexts } from './test-run-review';
 
-/** Which agent does a Looper step: an agent CLI, or (Review only) the workspace's tests. */
-export type CliMemberChoice = AgentCliId | 'tests';
+/** Which agent does a Looper step: an agent (a registry entry or a built-in adapter), or (Review only) the workspace's tests. */
+export type CliMemberChoice = AgentChoice | 'tests';
 
 /** How `troupe looper` sets up its Looper. */
 export interface CliLooperSetup {
-  coder: AgentCliId;
+  coder: AgentChoice;
   reviewer: CliMemberChoice;
+  /** The agent registry the agents come from, if any. */
+  registry: CliRegistry | undefined;
+  /** The language of the Looper's messages. Default English. */
+  texts?: LooperTexts;
+  /** The language of the `tests` reviewer's report. Default English. */
+  testsReviewTexts?: TestRunReviewTexts;
   /** Let the agent CLIs edit files and run commands without asking (`full-auto`); otherwise file edits only (`auto-edit`). */
   autoAllow: boolean;
   maxIterations: number | undefined;
@@ -26,14 +32,41 @@ export interface CliLooperSetup {
   stepTimeoutMs: number | undefined;
 }
 
-/** The adapter registry the CLI drives agent CLIs through. */
-export function createCliAdapterRegistry(autoAllow: boolean): AdapterRegistry {
+/**
+ * The adapter registry the CLI drives agent CLIs through: Claude Code, Codex
+ * and Gemini CLI with the permission mode of `--auto-allow`, and, for each
+ * registry entry of another adapter type, core's generic adapter (its
+ * `baseArgs`, `env`, `home` and declared completion detection).
+ */
+export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegistry): AdapterRegistry {
   const permissionMode = autoAllow ? 'full-auto' : 'auto-edit';
   const adapters = new AdapterRegistry();
   adapters.register(createClaudeCodeAdapterPlugin({ permissionMode }));
   adapters.register(createCodexAdapterPlugin({ permissionMode }));
   adapters.register(createGeminiCliAdapterPlugin({ permissionMode }));
+  for (const [key, definition] of Object.entries(registry?.parsed.config.agents ?? {})) {
+    const type = definition.adapter ?? definition.name;
+    if (adapters.has(type)) continue;
+    try {
+      adapters.register({ type, displayName: definition.displayName ?? type, create: (entry?: AgentDefinition) => createGenericAdapter(entry ?? definition) });
+    } catch (error) {
+      const field = definition.adapter !== undefined ? 'adapter' : 'name';
+      throw new ConfigError(registry?.path ?? 'agent registry', [{ path: ['agents', key, field], message: `${(error as Error).message} (the adapter type)` }], { cause: error });
+    }
+  }
   return adapters;
+}
+
+/**
+ * An agent manager on {@link createCliAdapterRegistry}: a config id names a
+ * registry entry (its settings reach the adapter) or a built-in adapter.
+ */
+export function createCliAgentManager(options: { autoAllow: boolean; registry: CliRegistry | undefined; bus?: EventBus }): AgentManager {
+  return new AgentManager({
+    adapters: createCliAdapterRegistry(options.autoAllow, options.registry),
+    definitions: registryDefinitions(options.registry),
+    ...(options.bus ? { eventBus: options.bus } : {}),
+  });
 }
 
 /**
@@ -64,8 +97,8 @@ export function createSessionLooperStateStore(workspace: TroupeWorkspace, log: S
 }
 
 function member(choice: CliMemberChoice, step: 'coder' | 'review', setup: CliLooperSetup): LooperMember | RunnableAgent {
-  if (choice === 'tests') return createTestRunReview({ command: setup.testCommand });
-  return { configId: choice, roleId: `looper-${step}` };
+  if (choice === 'tests') return createTestRunReview({ command: setup.testCommand, ...(setup.testsReviewTexts ? { texts: setup.testsReviewTexts } : {}) });
+  return { configId: choice.name, roleId: `looper-${step}` };
 }
 
 /**
@@ -81,8 +114,9 @@ export function createCliLooper(options: {
   setup: CliLooperSetup;
 }): { looper: Looper; agentManager: AgentManager } {
   const { workspace, log, bus, setup } = options;
-  const agentManager = new AgentManager({ adapters: createCliAdapterRegistry(setup.autoAllow), eventBus: bus });
+  const agentManager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus });
   const looper = new Looper({
+    texts: setup.texts ?? englishLooperTexts,
     coder: member(setup.coder, 'coder', setup),
     review: member(setup.reviewer, 'review', setup),
     ...(setup.judgeModel ? { model: setup.judgeModel } : {}),

@@ -1,12 +1,5 @@
-import {
-  addPending,
-  createLooperSnapshot,
-  finishRun,
-  formatLooperStatus,
-  type LooperCommand,
-  type LooperSnapshot,
-  type LooperStateStore,
-} from '@troupe/looper';
+import { addPending, createLooperSnapshot, finishRun, type LooperCommand, type LooperSnapshot, type LooperStateStore } from '@troupe/looper';
+import { CLI_CATALOGUES, type CliCatalogue } from '../i18n/cli-catalogue';
 import type { LooperReplySummary } from './looper-reply';
 
 /** Looper id and channel of the CLI's Looper. */
@@ -22,33 +15,34 @@ export const LOOPER_ID = 'looper';
 export async function answerFromCheckpoint(
   command: Exclude<LooperCommand, { type: 'start' }>,
   stateStore: LooperStateStore,
-  options: { maxIterations: number; workspace: string; now?: () => number },
+  options: { maxIterations: number; workspace: string; now?: () => number; catalogue?: CliCatalogue },
 ): Promise<LooperReplySummary> {
   const now = options.now ?? Date.now;
+  const { cli: m, looper: texts } = options.catalogue ?? CLI_CATALOGUES.en;
   const saved = await stateStore.load(LOOPER_ID);
   const snapshot: LooperSnapshot = saved ?? createLooperSnapshot({ looperId: LOOPER_ID, maxIterations: options.maxIterations, now: now() });
   const interrupted = snapshot.state === 'RUNNING';
-  const resumeHint = `run "troupe looper --workspace ${options.workspace}" to resume it, or start over with --newsession`;
+  const resumeHint = m.looper.resumeHint(options.workspace);
   switch (command.type) {
     case 'status': {
-      const note = interrupted ? `\nInterrupted: no troupe process is running this loop (it stopped at iteration ${snapshot.iteration}, step ${snapshot.step}); ${resumeHint}.` : '';
-      return { ok: true, command: 'status', text: `${formatLooperStatus(snapshot)}${note}`, state: snapshot.state };
+      const note = interrupted ? `\n${m.looper.interruptedNote(snapshot.iteration, snapshot.step, resumeHint)}` : '';
+      return { ok: true, command: 'status', text: `${texts.status(snapshot)}${note}`, state: snapshot.state };
     }
     case 'add_pending': {
       const item = { id: `pending-${snapshot.revision + 1}`, task: command.task, addedAt: now() };
       const next = addPending(snapshot, item, now());
       await stateStore.save(next, [{ kind: 'pending-added', revision: next.revision, runId: next.runId, iteration: next.iteration, at: next.updatedAt, data: { task: command.task } }]);
-      const when = interrupted
-        ? `The interrupted run takes it up when it resumes (${resumeHint}).`
-        : 'The Looper is IDLE: JUDGE will consider it during the next run (send start to begin one).';
-      return { ok: true, command: 'add_pending', text: `Task queued (pending: ${next.pending.length}): ${command.task}. ${when}`, state: next.state };
+      const text = interrupted
+        ? m.looper.queuedForResume(next.pending.length, command.task, resumeHint)
+        : texts.reply.pendingQueued(next.pending.length, command.task, false);
+      return { ok: true, command: 'add_pending', text, state: next.state };
     }
     case 'stop': {
-      if (!interrupted) return { ok: false, command: 'stop', text: 'Nothing to stop: the Looper is IDLE.', state: 'IDLE' };
-      const reason = `Stopped on request while interrupted (no process was running it) at iteration ${snapshot.iteration}, step ${snapshot.step}.`;
+      if (!interrupted) return { ok: false, command: 'stop', text: texts.reply.nothingToStop, state: 'IDLE' };
+      const reason = m.looper.stoppedInterruptedReason(snapshot.iteration, snapshot.step);
       const next = finishRun(snapshot, { outcome: 'stopped', reason, now: now() });
       await stateStore.save(next, [{ kind: 'run-finished', revision: next.revision, runId: snapshot.runId, iteration: next.iteration, at: next.updatedAt, data: { outcome: 'stopped', reason } }]);
-      return { ok: true, command: 'stop', text: `Stopped the interrupted run: ${reason}`, state: 'IDLE' };
+      return { ok: true, command: 'stop', text: m.looper.stoppedInterrupted(reason), state: 'IDLE' };
     }
   }
 }

@@ -1,5 +1,6 @@
 import { defineAgent, InvalidArgumentError, runProcess, type RunnableAgent } from '@troupe/core';
 import type { ReviewFinding, ReviewReport } from '@troupe/looper';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 
 /** Options for {@link createTestRunReview}. */
 export interface TestRunReviewOptions {
@@ -9,7 +10,12 @@ export interface TestRunReviewOptions {
   timeoutMs?: number;
   /** Most output lines kept in the review text. Default 60. */
   maxOutputLines?: number;
+  /** The report's language. Default English. */
+  texts?: TestRunReviewTexts;
 }
+
+/** The `tests` reviewer's report texts (they show in the Looper's `[AUTO]` lines and in the next task). */
+export type TestRunReviewTexts = CliMessages['testsReview'];
 
 /** Counts read from a `node --test` summary (spec or TAP reporter). */
 export interface TestRunCounts {
@@ -39,27 +45,18 @@ export function failingTestNames(output: string): string[] {
 }
 
 /** Health from a test run: `normal` when tests ran and all passed, else `critical`. */
-export function reviewFromTestRun(exitCode: number | null, output: string, commandLine: string): ReviewReport {
+export function reviewFromTestRun(exitCode: number | null, output: string, commandLine: string, texts: TestRunReviewTexts = englishCliMessages.testsReview): ReviewReport {
   const counts = parseTestSummary(output);
-  if (counts && counts.tests > 0 && counts.fail === 0 && exitCode === 0) {
-    return { health: 'normal', summary: `All ${counts.tests} test${counts.tests === 1 ? '' : 's'} pass (${commandLine}).`, findings: [] };
-  }
+  if (counts && counts.tests > 0 && counts.fail === 0 && exitCode === 0) return { health: 'normal', summary: texts.allPass(counts.tests, commandLine), findings: [] };
   if (counts && counts.tests === 0) {
-    return {
-      health: 'critical',
-      summary: `No tests ran (${commandLine}).`,
-      findings: [{ severity: 'critical', message: 'No test files were found: add tests for the task (e.g. a *.test.js file using node:test).' }],
-    };
+    return { health: 'critical', summary: texts.noTests(commandLine), findings: [{ severity: 'critical', message: texts.noTestFiles }] };
   }
   const failing = failingTestNames(output);
-  const findings: ReviewFinding[] = failing.length > 0
-    ? failing.slice(0, 10).map((name) => ({ severity: 'critical', message: `Failing test: ${name}` }))
-    : [{ severity: 'critical', message: `${commandLine} exited with code ${String(exitCode)}${counts ? ` (${counts.fail} failing)` : ''}.` }];
-  return {
-    health: 'critical',
-    summary: counts ? `${counts.fail} of ${counts.tests} tests fail (${commandLine}).` : `${commandLine} failed with exit code ${String(exitCode)}.`,
-    findings,
-  };
+  const findings: ReviewFinding[] =
+    failing.length > 0
+      ? failing.slice(0, 10).map((name) => ({ severity: 'critical', message: texts.failingTest(name) }))
+      : [{ severity: 'critical', message: texts.exited(commandLine, String(exitCode), counts?.fail) }];
+  return { health: 'critical', summary: counts ? texts.someFail(counts.fail, counts.tests, commandLine) : texts.failedWithCode(commandLine, String(exitCode)), findings };
 }
 
 /**
@@ -89,7 +86,7 @@ export function createTestRunReview(options: TestRunReviewOptions = {}): Runnabl
       sinks.status?.(`running ${commandLine}`);
       const [program, ...args] = command as [string, ...string[]];
       const { exitCode, output } = await runCommand(program === 'node' ? process.execPath : program, args, cwd, timeoutMs, signal);
-      const report = reviewFromTestRun(exitCode, output, commandLine);
+      const report = reviewFromTestRun(exitCode, output, commandLine, options.texts);
       const tail = output.trimEnd().split('\n').slice(-maxOutputLines).join('\n');
       const text = [`Health: ${report.health}. ${report.summary}`, ...report.findings.map((f) => `- [${f.severity}] ${f.message}`), '', `$ ${commandLine}`, tail].join('\n');
       return { text, data: report };

@@ -1,5 +1,5 @@
-import { AgentRegistry, EventBus, Executor, serializeError, type AgentManager, type ChatModel, type Message } from '@troupe/core';
-import { createDevHubAgent, type DevHubAgent, type Looper, type LooperReply } from '@troupe/looper';
+import { AgentRegistry, EventBus, Executor, serializeError, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
+import { createDevHubAgent, type DevHubAgent, type DevHubTexts, type Looper, type LooperReply } from '@troupe/looper';
 import { startControlServer, type ControlServer } from '../control/control-server';
 import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
@@ -20,6 +20,10 @@ export interface WorkspaceRunnerOptions {
   mode: 'looper' | 'interactive';
   /** DevHub's model; without one, DevHub does not run in this process. */
   devhubModel?: ChatModel | undefined;
+  /** The language of DevHub's tool answers and notes. Default English. */
+  devhubTexts?: DevHubTexts;
+  /** The error when a message for DevHub arrives and it has no model. */
+  devhubNoModelMessage?: string;
 }
 
 /** DevHub's channel (the seed's Monitor tab). */
@@ -62,6 +66,10 @@ export class WorkspaceRunner {
           looperAgentId: this.looper.id,
           looperChannelId: this.looper.channelId,
           workspacePath: options.workspace.root,
+          // The session's saved Looper progress and conversation: DevHub remembers across invocations.
+          initialProgress: this.log.messages.list(this.looper.channelId),
+          initialHistory: savedConversation(this.log.messages.list(DEVHUB_CHANNEL)),
+          ...(options.devhubTexts ? { texts: options.devhubTexts } : {}),
         })
       : undefined;
     if (this.devhub) agents.register(this.devhub);
@@ -114,7 +122,7 @@ export class WorkspaceRunner {
    * @throws CliError-like Error when no model is configured.
    */
   async devhubMessage(input: string, origin: 'local' | 'remote'): Promise<{ ok: boolean; text: string }> {
-    if (!this.devhub) throw new Error('DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or pass --model) for the troupe process running this workspace');
+    if (!this.devhub) throw new Error(this.options.devhubNoModelMessage ?? 'DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or pass --model) for the troupe process running this workspace');
     const result = await this.executor.execute(DEVHUB_CHANNEL, this.devhub.id, input, { sourceChannelId: origin === 'local' ? 'user' : 'remote', workspacePath: this.workspace.root });
     await this.looper.flush();
     await this.log.flush();
@@ -173,6 +181,16 @@ export class WorkspaceRunner {
       }
     }
   }
+}
+
+/** DevHub's conversation as saved in its channel: the user's messages and DevHub's answers (notes and errors left out). */
+export function savedConversation(messages: readonly Message[]): ChatMessage[] {
+  const conversation: ChatMessage[] = [];
+  for (const message of messages) {
+    if (message.role === 'user') conversation.push({ role: 'user', content: message.content });
+    else if (message.role === 'assistant' && message.speaker === DEVHUB_CHANNEL) conversation.push({ role: 'assistant', content: message.content });
+  }
+  return conversation;
 }
 
 /** One line for an error thrown while running (never a stack). */

@@ -1,4 +1,5 @@
 import type { EventBus, Message, Unsubscribe } from '@troupe/core';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 
 /** Where and how progress is shown. */
 export interface LooperProgressOptions {
@@ -12,6 +13,8 @@ export interface LooperProgressOptions {
   showChannel?: boolean;
   /** Clock, for tests. */
   now?: () => number;
+  /** Its texts' language. Default English. */
+  messages?: CliMessages;
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -106,7 +109,7 @@ export class LooperProgress {
     if (!this.status) return;
     if (!this.options.live) {
       if (this.status.step !== 'coder') {
-        this.line(`[${formatElapsed(this.now() - this.startedAt)}] Iteration ${this.status.iteration}/${this.status.maxIterations}: ${this.status.step} step…`);
+        this.line((this.options.messages ?? englishCliMessages).looper.stepLine(formatElapsed(this.now() - this.startedAt), this.status.iteration, this.status.maxIterations, this.status.step));
       }
       return;
     }
@@ -122,7 +125,8 @@ export class LooperProgress {
     if (!this.options.live || !this.status) return;
     const now = this.now();
     const spinner = SPINNER[this.frame % SPINNER.length];
-    const text = `${spinner} Iteration ${this.status.iteration}/${this.status.maxIterations} · ${this.status.step} · step ${formatElapsed(now - this.status.stepStartedAt)} · total ${formatElapsed(now - this.status.runStartedAt)}`;
+    const texts = (this.options.messages ?? englishCliMessages).looper;
+    const text = `${spinner} ${texts.spinner(this.status.iteration, this.status.maxIterations, this.status.step, formatElapsed(now - this.status.stepStartedAt), formatElapsed(now - this.status.runStartedAt))}`;
     this.options.write(`\r\x1b[2K${text}`);
     this.statusShown = true;
   }

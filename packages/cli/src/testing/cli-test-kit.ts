@@ -19,9 +19,26 @@ export const troupeBin = fileURLToPath(new URL('../../bin/troupe.js', import.met
 /** Folder of the fake agent CLIs (`claude`), put first on `PATH`. */
 export const fakeBinDir = fileURLToPath(new URL('../__fixtures__/bin', import.meta.url));
 
-const SCRUBBED = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'TROUPE_MODEL', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_AUTH_TOKEN', 'CODEX_API_KEY', 'NODE_OPTIONS'];
+const SCRUBBED = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'GOOGLE_GEMINI_BASE_URL',
+  'TROUPE_MODEL',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CODEX_API_KEY',
+  'NODE_OPTIONS',
+  // The machine's language must not change what the tests read; a test that wants one sets it.
+  'LC_ALL',
+  'LC_MESSAGES',
+  'LANG',
+];
 
-/** The environment of a spawned `troupe`: no real credentials, fake CLIs first on PATH, plain output. */
+/** The environment of a spawned `troupe`: no real credentials, English, fake CLIs first on PATH, plain output. */
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', PATH: `${fakeBinDir}${delimiter}${process.env.PATH ?? ''}` };
   for (const name of SCRUBBED) delete env[name];

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { TroupeError } from '@troupe/core';
 import { openSqliteStore, SqliteStoreError, type SqliteStore } from '@troupe/store-sqlite';
 import { CliError, CliUsageError } from '../cli-errors';
+import { CLI_CATALOGUES, localeFromEnv, type CliLocale } from '../i18n/cli-catalogue';
+import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 
 /** Name of the folder Troupe keeps its state in, inside the workspace. */
 export const TROUPE_DIR = '.troupe';
@@ -41,34 +43,34 @@ export interface OpenWorkspaceOptions {
   cwd: string;
   /** `TROUPE_DB_BUSY_TIMEOUT_MS` sets how long a write waits for another process's lock (default 5000 ms). */
   env: Readonly<Record<string, string | undefined>>;
+  /** The language of its errors (`--lang`); default from the environment. */
+  locale?: CliLocale;
 }
 
-function busyTimeout(env: Readonly<Record<string, string | undefined>>): number {
+function busyTimeout(env: Readonly<Record<string, string | undefined>>, messages: CliMessages): number {
   const value = env.TROUPE_DB_BUSY_TIMEOUT_MS;
   if (value === undefined || value === '') return 5000;
-  if (!/^\d+$/.test(value)) throw new CliUsageError(`TROUPE_DB_BUSY_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value)) throw new CliUsageError(messages.usage.busyTimeout(value));
   return Number(value);
 }
 
 /** Checks the workspace path: it must exist and be a directory. Returns its absolute path. */
-export function resolveWorkspacePath(path: string, cwd: string): string {
+export function resolveWorkspacePath(path: string, cwd: string, messages: CliMessages = englishCliMessages): string {
   const root = resolve(cwd, path);
-  if (!existsSync(root)) throw new CliUsageError(`workspace ${root} does not exist; create it first or pass an existing folder to --workspace`);
-  if (!statSync(root).isDirectory()) throw new CliUsageError(`workspace ${root} is not a folder`);
+  if (!existsSync(root)) throw new CliUsageError(messages.workspace.missing(root));
+  if (!statSync(root).isDirectory()) throw new CliUsageError(messages.workspace.notFolder(root));
   return root;
 }
 
 /** Creates `<root>/.troupe` (mode 0700) when missing and checks it can be written. */
-export function ensureTroupeDir(root: string): string {
+export function ensureTroupeDir(root: string, messages: CliMessages = englishCliMessages): string {
   const dir = join(root, TROUPE_DIR);
-  if (existsSync(dir) && !statSync(dir).isDirectory()) {
-    throw new CliError(`cannot use ${dir}: it exists and is not a folder; remove or rename it`);
-  }
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CliError(messages.workspace.troupeNotFolder(dir));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    throw new CliError(`cannot write to ${dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the folder's permissions`, { cause: error });
+    throw new CliError(messages.workspace.cannotWrite(dir, (error as NodeJS.ErrnoException).code ?? (error as Error).message), { cause: error });
   }
   const ignore = join(dir, '.gitignore');
   if (!existsSync(ignore)) {
@@ -87,9 +89,9 @@ export function newSessionId(now = Date.now()): string {
 }
 
 /** Turns store failures into one-line CLI errors. */
-export function describeStoreFailure(error: unknown, what: string): unknown {
+export function describeStoreFailure(error: unknown, what: string, messages: CliMessages = englishCliMessages): unknown {
   if (SqliteStoreError.isSqliteStoreError(error)) {
-    const prefix = error.reason === 'locked' ? 'the session database is locked' : 'the session database cannot be used';
+    const prefix = error.reason === 'locked' ? messages.workspace.databaseLocked : messages.workspace.databaseUnusable;
     return new CliError(`${what}: ${prefix}: ${error.message}`, { cause: error });
   }
   return TroupeError.isInstance(error) ? error : new CliError(`${what}: ${(error as Error).message ?? String(error)}`, { cause: error });
@@ -103,13 +105,15 @@ export function describeStoreFailure(error: unknown, what: string): unknown {
  * @throws CliError when `.troupe/` cannot be written or the database is locked, too new or damaged.
  */
 export async function openWorkspace(path: string, options: OpenWorkspaceOptions): Promise<TroupeWorkspace> {
-  const root = resolveWorkspacePath(path, options.cwd);
-  const dir = ensureTroupeDir(root);
+  const messages = CLI_CATALOGUES[options.locale ?? localeFromEnv(options.env)].cli;
+  const root = resolveWorkspacePath(path, options.cwd, messages);
+  const dir = ensureTroupeDir(root, messages);
+  const timeout = busyTimeout(options.env, messages);
   let store: SqliteStore;
   try {
-    store = openSqliteStore(join(dir, DATABASE_FILE), { busyTimeoutMs: busyTimeout(options.env) });
+    store = openSqliteStore(join(dir, DATABASE_FILE), { busyTimeoutMs: timeout });
   } catch (error) {
-    throw describeStoreFailure(error, `cannot open the session of ${root}`);
+    throw describeStoreFailure(error, messages.workspace.cannotOpen(root), messages);
   }
   let session: SessionRecord;
   try {
@@ -122,7 +126,7 @@ export async function openWorkspace(path: string, options: OpenWorkspaceOptions)
     });
   } catch (error) {
     store.closeSync();
-    throw describeStoreFailure(error, `cannot open the session of ${root}`);
+    throw describeStoreFailure(error, messages.workspace.cannotOpen(root), messages);
   }
   const workspace: TroupeWorkspace = {
     root,

@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import type { CompletionStrategy } from '../process/completion-strategy';
 import type { AgentDefinition } from '../registry/registry-schema';
@@ -18,6 +19,15 @@ import type { AgentStreamPart } from './v1/agent-stream-part';
  */
 export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV1 {
   if (!definition) throw new InvalidArgumentError('definition', 'the generic adapter needs a registry entry');
+  // Settings a dedicated adapter maps to its CLI's flags: for an unknown CLI they go in baseArgs or env.
+  const unmappable = (['model', 'baseUrl', 'apiKeyEnv', 'maxRetries'] as const).filter((field) => definition[field] !== undefined);
+  const issues: { path: string[]; message: string }[] = unmappable.map((field) => ({
+    path: [field],
+    message: `"${definition.adapter ?? definition.name}" has no dedicated adapter that knows how to pass ${field} to it; put the flag in baseArgs or the variable in env (or set "adapter" to claude, codex or gemini)`,
+  }));
+  if (definition.usePty === true) issues.push({ path: ['usePty'], message: 'pseudo-terminals are not supported: the CLI\'s output is read through pipes; remove usePty or set it to false' });
+  if (issues.length > 0) throw new ConfigError(`agent registry entry "${definition.name}"`, issues);
+  const processEnv = definition.env || definition.home ? { ...definition.env, ...(definition.home ? { HOME: definition.home } : {}) } : undefined;
   const caps = definition.capabilities;
   const completion: CompletionStrategy =
     caps.completionDetection === 'jsonl'
@@ -38,7 +48,7 @@ export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV
         command: definition.command,
         args,
         ...(workDir ?? member.workDir ? { cwd: workDir ?? member.workDir } : {}),
-        ...(member.env ? { env: member.env } : {}),
+        ...(processEnv || member.env ? { env: { ...processEnv, ...member.env } } : {}),
       };
     },
     prepareMessage(message, member) {

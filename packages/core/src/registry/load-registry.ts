@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors/config-error';
 import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
 import { legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
@@ -41,7 +43,7 @@ export function parseRegistryConfig(input: unknown, options: ParseRegistryOption
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ConfigError(source, [{ path: [], message: 'expected a JSON object with "schemaVersion" and "agents"' }]);
   }
-  const raw = input as Record<string, unknown>;
+  const raw = unwrapLegacyAgents(input as Record<string, unknown>);
   const version = raw.schemaVersion === undefined ? '1.1' : String(raw.schemaVersion);
   if (!['1.0', '1.1', '1.2'].includes(version)) {
     const newer = Number.parseFloat(version) > 1.2;
@@ -94,6 +96,20 @@ export function parseRegistryConfig(input: unknown, options: ParseRegistryOption
 }
 
 /**
+ * Seed 001's 1.1 example has no `agents` wrapper and no version: the agent
+ * entries are the top-level keys (`{ "claude": { "command": …, "args": … } }`).
+ * Such an object is read as `{ schemaVersion: '1.1', agents: … }`.
+ */
+function unwrapLegacyAgents(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.agents !== undefined || raw.schemaVersion !== undefined) return raw;
+  const entries = Object.values(raw);
+  const looksLikeAgents =
+    entries.length > 0 &&
+    entries.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry) && typeof (entry as { command?: unknown }).command === 'string');
+  return looksLikeAgents ? { schemaVersion: '1.1', agents: raw } : raw;
+}
+
+/**
  * Reads and validates a registry JSON file (see {@link parseRegistryConfig}).
  *
  * @throws ConfigError for unreadable files, invalid JSON (with the parser's
@@ -103,7 +119,28 @@ export async function loadRegistryFile(path: string, options: ParseRegistryOptio
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new ConfigError(path, [{ path: [], message: `cannot read file (${error.code ?? error.message})` }], { cause: error });
   });
-  return parseRegistryConfig(parseJsonText(text, path), { ...options, source: options.source ?? path });
+  const parsed = parseRegistryConfig(parseJsonText(text, path), { ...options, source: options.source ?? path });
+  return { ...parsed, config: resolveRegistryPaths(parsed.config, dirname(resolve(path))) };
+}
+
+/**
+ * Makes an entry's `home` absolute (`~/…` is the user's home; a relative path
+ * is read from `baseDir`, the registry file's folder), and so its `command`
+ * when it is a relative path (`./bin/claude`); a bare name stays a `PATH` lookup.
+ */
+export function resolveRegistryPaths(config: RegistryConfig, baseDir: string): RegistryConfig {
+  const absolute = (path: string) => (path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : resolve(baseDir, path));
+  const agents = Object.fromEntries(
+    Object.entries(config.agents).map(([key, agent]) => [
+      key,
+      {
+        ...agent,
+        ...(agent.home !== undefined ? { home: absolute(agent.home) } : {}),
+        ...(/[\\/]/.test(agent.command) && !isAbsolute(agent.command) ? { command: absolute(agent.command) } : {}),
+      },
+    ]),
+  );
+  return { ...config, agents };
 }
 
 /** Parses JSON text, turning syntax errors into a ConfigError naming the file. */

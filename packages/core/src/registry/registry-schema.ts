@@ -36,6 +36,28 @@ export const agentDefinitionSchema = z
     usePty: z.boolean().optional(),
     version: z.string().optional(),
     installedAt: z.string().optional(),
+    /** Model the CLI runs (`--model` / `-m`); the adapter's default otherwise. */
+    model: z.string().trim().min(1, 'expected a model name').optional(),
+    /** API endpoint the CLI talks to instead of the vendor's (a gateway, a local server). */
+    baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:8080' }).optional(),
+    /**
+     * Name of the environment variable that holds the CLI's API key. The key
+     * itself never goes in the registry; the variable is read when the
+     * adapter is built.
+     */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name such as MY_OPENAI_KEY (the name, not the key)')
+      .optional(),
+    /** Extra environment of the CLI's process. Values are never printed. */
+    env: z.record(z.string(), z.string()).optional(),
+    /**
+     * A private home folder for the CLI (its settings, sessions and state),
+     * instead of the user's. A relative path is read from the registry file's folder.
+     */
+    home: z.string().min(1, 'expected a folder path').optional(),
+    /** API retries per request (each adapter maps it to its CLI's own setting). */
+    maxRetries: z.number().int('expected a whole number').min(0, 'expected 0 or more').max(100, 'expected at most 100').optional(),
   })
   .superRefine((agent, ctx) => {
     const caps = agent.capabilities;

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { defineAgent, type ChatModelV1Request } from '@troupe/core';
+import { defineAgent, type ChatModelV1Request, type Message } from '@troupe/core';
 import { createScriptedChatModel, type ScriptedChatModel } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedAgent, normal, scriptedReviewer } from '../looper/looper-test-helpers';
-import { createDevHubAgent, createLooperSystem, MEDIATOR_SYSTEM_PROMPT, type LooperSystem } from './index';
+import { simplifiedChineseLooperTexts } from '../looper/index';
+import { createDevHubAgent, createLooperSystem, MEDIATOR_SYSTEM_PROMPT, simplifiedChineseDevHubTexts, type LooperSystem } from './index';
 
 const systems: LooperSystem[] = [];
 afterEach(async () => {
@@ -33,6 +34,58 @@ const answerFromProgress = (request: { system?: string }) => {
   return { text: `Latest from the Looper: ${lines.at(-1)?.replace(/^- \d\d:\d\d:\d\d /, '') ?? 'nothing yet'}` };
 };
 
+describe('DevHub across processes (a resumed session)', () => {
+  it('starts from the saved [AUTO] progress and conversation, as if it had heard them', async () => {
+    const model = createScriptedChatModel({ responses: [answerFromProgress] });
+    const saved = (content: string, timestamp: number): Message => ({ id: `m${timestamp}`, channelId: 'looper', seq: timestamp, role: 'system', speaker: 'looper', content, timestamp });
+    const created = createLooperSystem({
+      looper: { coder: gatedAgent('coder').agent, review: scriptedReviewer(normal).agent },
+      devhub: {
+        model,
+        initialProgress: [
+          saved('[AUTO] Loop started (up to 5 iterations): Optimize the code', 1),
+          saved('Started loop: Optimize the code', 2),
+          saved('[AUTO] Loop finished (terminated) after 1 iteration: All tests pass.', 3),
+        ],
+        initialHistory: [
+          { role: 'user', content: '优化代码' },
+          { role: 'assistant', content: '好的，已启动优化循环。' },
+        ],
+      },
+    });
+    systems.push(created);
+    const reply = await created.executor.execute('devhub', 'devhub', '进展如何？');
+    expect(reply.text).toBe('Latest from the Looper: [AUTO] Loop finished (terminated) after 1 iteration: All tests pass.');
+    expect(created.devhub?.progress().map((m) => m.content)).toEqual([
+      '[AUTO] Loop started (up to 5 iterations): Optimize the code',
+      '[AUTO] Loop finished (terminated) after 1 iteration: All tests pass.',
+    ]);
+    expect(model.requests[0]?.messages.slice(0, 3)).toEqual([
+      { role: 'user', content: '优化代码' },
+      { role: 'assistant', content: '好的，已启动优化循环。' },
+      { role: 'user', content: '进展如何？' },
+    ]);
+  });
+
+  it('answers its tools and posts its notes in Simplified Chinese with simplifiedChineseDevHubTexts', async () => {
+    const model = createScriptedChatModel({
+      responses: [{ toolCalls: [{ name: 'send_to_looper', input: { command: 'start', task: '优化代码' } }] }, (request) => ({ text: toolResults(request)[0] ?? '' })],
+    });
+    const coder = gatedAgent('coder');
+    const created = createLooperSystem({
+      looper: { coder: coder.agent, review: scriptedReviewer(normal).agent, texts: simplifiedChineseLooperTexts },
+      devhub: { model, texts: simplifiedChineseDevHubTexts },
+    });
+    systems.push(created);
+    const reply = await created.executor.execute('devhub', 'devhub', '优化代码');
+    expect(reply.text).toBe('命令已发送给 Looper（start）。Looper 回复:\n启动循环任务: 优化代码（最多 5 轮）。进度会推送到本频道。');
+    expect(created.messages.list('devhub').map((m) => m.content)).toContain('命令已发送给 Looper: start — "优化代码"');
+    await coder.started();
+    coder.release('完成');
+    await created.looper.whenIdle();
+  });
+});
+
 describe('DevHub — seed 000 acceptance tests', () => {
   it('Test 1: DevHub starts a loop with send_to_looper and answers without waiting for the work', async () => {
     const model = createScriptedChatModel({
@@ -51,9 +104,11 @@ describe('DevHub — seed 000 acceptance tests', () => {
       ['user', 'devhub', '{"type":"start","task":"Improve code quality, focusing on error handling in src/"}'],
       ['system', 'looper', '[AUTO] Loop started (up to 5 iterations): Improve code quality, focusing on error handling in src/'],
     ]);
-    expect(messages.list('devhub').map((m) => [m.role, m.content.slice(0, 20)])).toEqual([
-      ['user', 'Optimize the code qu'],
-      ['assistant', 'Started the optimiza'],
+    // DevHub's channel says which command went to the Looper, between the question and the answer.
+    expect(messages.list('devhub').map((m) => [m.role, m.content.slice(0, 38)])).toEqual([
+      ['user', 'Optimize the code quality, focus on er'],
+      ['system', 'Command sent to the Looper: start — "I'],
+      ['assistant', 'Started the optimization loop. Started'],
     ]);
     // The tools offered match the seed.
     expect(model.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['send_to_looper', 'query_looper_state']);
@@ -114,7 +169,7 @@ describe('DevHub — seed 000 acceptance tests', () => {
     expect(steering.text).toBe(
       [
         'Sent "add_pending" to the Looper. The Looper replied:\nTask queued (pending: 1): Add logging. JUDGE folds it into the next task once the current task is done.',
-        'Sent "stop" to the Looper. The Looper replied:\nStop requested: the loop ends after the current step (iteration 1, coder).',
+        'Sent "stop" to the Looper. The Looper replied:\nStop requested: the loop ends after the current iteration (iteration 1, now at coder; Review and JUDGE still run and the state is saved). For an immediate stop send {"type":"stop","now":true}.',
       ].join('\n---\n'),
     );
     coder.release('optimized');

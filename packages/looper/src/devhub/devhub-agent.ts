@@ -15,7 +15,10 @@ import {
   type Unsubscribe,
 } from '@troupe/core';
 import { AUTO_PREFIX } from '../looper/looper-messages';
+import { englishDevHubTexts, type DevHubTexts } from './devhub-texts';
 import { createQueryLooperStateTool, createSendToLooperTool } from './devhub-tools';
+
+const SEND_TO_LOOPER = 'send_to_looper';
 import { MEDIATOR_SYSTEM_PROMPT } from './mediator-prompt';
 
 /** Options for {@link createDevHubAgent}. */
@@ -50,6 +53,19 @@ export interface DevHubOptions {
   tools?: readonly AnyTool[];
   /** Which Looper-channel messages are progress. Default: content starting with `[AUTO]`. */
   isProgressMessage?: (message: Message) => boolean;
+  /**
+   * Looper-channel messages posted before DevHub was created (a session's
+   * saved messages, when a new process resumes it), oldest first. The progress
+   * ones (see `isProgressMessage`) become its context, as if it had heard them.
+   */
+  initialProgress?: readonly Message[];
+  /**
+   * The conversation so far (a session's saved user and DevHub messages),
+   * oldest first; it continues from there.
+   */
+  initialHistory?: readonly ChatMessage[];
+  /** What its tools answer and the notes it posts, in one language. Default {@link englishDevHubTexts}. */
+  texts?: DevHubTexts;
 }
 
 /** DevHub: a {@link RunnableAgent} with its progress context and an unsubscribe. */
@@ -80,7 +96,9 @@ function clock(timestamp: number): string {
  * (fire-and-forget through the executor) and `query_looper_state`, listens
  * to `message:added` on the Looper's channel, keeps the latest `[AUTO]`
  * messages (bounded) and puts them in its system prompt, so "how is it
- * going?" is answered from what the Looper actually reported.
+ * going?" is answered from what the Looper actually reported. A session
+ * resumed in a new process hands it the saved progress and conversation
+ * (`initialProgress`, `initialHistory`).
  *
  * @example
  * ```ts
@@ -103,16 +121,18 @@ export function createDevHubAgent(options: DevHubOptions): DevHubAgent {
   const maxSteps = positiveInteger(options.maxSteps, 6, 'maxSteps');
   const isProgress = options.isProgressMessage ?? ((message: Message) => message.content.trimStart().startsWith(AUTO_PREFIX));
   const system = options.system ?? MEDIATOR_SYSTEM_PROMPT;
+  const texts = options.texts ?? englishDevHubTexts;
   const toolOptions = {
     executor: options.executor,
     looperChannelId,
     sourceChannelId: channelId,
     ...(options.looperAgentId !== undefined ? { looperAgentId: options.looperAgentId } : {}),
     ...(options.ackTimeoutMs !== undefined ? { ackTimeoutMs: options.ackTimeoutMs } : {}),
+    texts,
   };
   const tools: AnyTool[] = [createSendToLooperTool(toolOptions), createQueryLooperStateTool(toolOptions), ...(options.tools ?? [])];
-  const progress: Message[] = [];
-  let conversation: ChatMessage[] = [];
+  const progress: Message[] = (options.initialProgress ?? []).filter((message) => isProgress(message)).slice(-maxProgress);
+  let conversation: ChatMessage[] = [...(options.initialHistory ?? [])].slice(-maxHistory);
 
   const unsubscribe: Unsubscribe = options.eventBus.on(
     'message:added',
@@ -151,6 +171,12 @@ export function createDevHubAgent(options: DevHubOptions): DevHubAgent {
       ...(sinks.text ? { onTextDelta: (text: string) => sinks.text?.(text) } : {}),
       onStep: (step) => {
         for (const call of step.toolCalls) sinks.status?.(`tool ${call.toolName}`);
+        // Say in DevHub's channel which commands went to the Looper (its reply shows in the Looper's channel).
+        for (const result of step.toolResults) {
+          if (result.toolName !== SEND_TO_LOOPER || !result.result.success) continue;
+          const { command, task } = result.input as { command: string; task?: string };
+          sinks.message?.({ role: 'system', content: texts.commandSent(command, task), metadata: { kind: 'looper-command-sent', command } });
+        }
       },
     });
     remember(input, result.text);

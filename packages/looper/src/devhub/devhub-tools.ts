@@ -1,5 +1,6 @@
 import { defineTool, InvalidArgumentError, type Executor, type Tool } from '@troupe/core';
 import { z } from 'zod';
+import { englishDevHubTexts, type DevHubTexts } from './devhub-texts';
 
 /** Where DevHub's tools send Looper commands. */
 export interface LooperToolOptions {
@@ -18,13 +19,18 @@ export interface LooperToolOptions {
    * reply, not the work). Default 2000 ms.
    */
   ackTimeoutMs?: number;
+  /** What the tools answer, in one language. Default {@link englishDevHubTexts}. */
+  texts?: DevHubTexts;
 }
 
 /** Arguments of `send_to_looper`. */
 export const sendToLooperParameters = z
   .object({
-    command: z.enum(['start', 'stop', 'status', 'add_pending']).describe('start: begin a loop on task; add_pending: queue task while a loop runs; stop: end the loop after its current step; status: ask for its state'),
+    command: z
+      .enum(['start', 'stop', 'status', 'add_pending'])
+      .describe('start: begin a loop on task; add_pending: queue task while a loop runs; stop: end the loop after its current iteration; status: ask for its state'),
     task: z.string().optional().describe('The task, self-contained (required for start and add_pending)'),
+    now: z.boolean().optional().describe('stop only: true cancels the step in progress and stops at once (only when the user asks for an immediate stop)'),
   })
   .superRefine((value, context) => {
     if ((value.command === 'start' || value.command === 'add_pending') && !value.task?.trim()) {
@@ -46,6 +52,7 @@ function resolve(options: LooperToolOptions) {
     sourceChannelId: options.sourceChannelId ?? 'devhub',
     workspacePath: options.workspacePath,
     ackTimeoutMs,
+    texts: options.texts ?? englishDevHubTexts,
   };
 }
 
@@ -88,12 +95,12 @@ export function createSendToLooperTool(options: LooperToolOptions): Tool<SendToL
     description:
       'Send the Looper (the background Coder → Review → JUDGE loop) a command: start a loop on a task, queue a task with add_pending while one runs, stop the loop, or ask for its status. Returns the Looper\'s acknowledgement, not the result of the work.',
     parameters: sendToLooperParameters,
-    execute: async ({ command, task }, context) => {
-      const payload = JSON.stringify(command === 'start' || command === 'add_pending' ? { type: command, task: task?.trim() } : { type: command });
+    execute: async ({ command, task, now }, context) => {
+      const payload = JSON.stringify(
+        command === 'start' || command === 'add_pending' ? { type: command, task: task?.trim() } : command === 'stop' && now ? { type: 'stop', now: true } : { type: command },
+      );
       const ack = await sendCommand(settings, payload, context.data);
-      return ack === undefined
-        ? `Sent "${command}" to the Looper; it has not acknowledged yet. Progress will arrive as [AUTO] messages.`
-        : `Sent "${command}" to the Looper. The Looper replied:\n${ack}`;
+      return ack === undefined ? settings.texts.sentNoAck(command) : settings.texts.sent(command, ack);
     },
   });
 }
@@ -111,7 +118,7 @@ export function createQueryLooperStateTool(options: LooperToolOptions): Tool<Rec
     parameters: z.object({}),
     execute: async (_args, context) => {
       const ack = await sendCommand(settings, JSON.stringify({ type: 'status' }), context.data);
-      return ack ?? 'The Looper did not answer the status request in time; rely on its latest [AUTO] messages.';
+      return ack ?? settings.texts.statusTimeout;
     },
   });
 }

@@ -7,5 +7,6 @@ export {
   type LooperToolOptions,
   type SendToLooperArgs,
 } from './devhub-tools';
+export { englishDevHubTexts, simplifiedChineseDevHubTexts, type DevHubTexts } from './devhub-texts';
 export { MEDIATOR_SYSTEM_PROMPT } from './mediator-prompt';
 export { createLooperSystem, type LooperSystem, type LooperSystemOptions } from './looper-system';

@@ -16,7 +16,8 @@ and keep the user informed.
   work itself.
   - \`start\` with \`task\`: begin a loop on a task. The Looper refuses while it is already running.
   - \`add_pending\` with \`task\`: queue more work while a loop runs; JUDGE folds it in once the current task is done.
-  - \`stop\`: end the running loop after its current step.
+  - \`stop\`: end the running loop after its current iteration (its Review and JUDGE still run); add \`now: true\`
+    only when the user wants it stopped immediately.
   - \`status\`: ask for the Looper's state (the reply also appears in its channel).
 - \`query_looper_state\` — the Looper's current state: IDLE or RUNNING, iteration, task, last results, pending queue.
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LooperStepResult, ReviewStepResult } from '../looper/index';
+import { simplifiedChineseLooperTexts } from '../looper/index';
 import { baseTask, createRuleJudge, decideByRules, type JudgeInput } from './index';
 
 const ok: LooperStepResult = { status: 'SUCCESS', output: 'done', durationMs: 1, timedOut: false };
@@ -93,5 +94,21 @@ describe('decideByRules', () => {
     const judge = createRuleJudge({ continueOnWarning: true });
     expect(judge.kind).toBe('rules');
     expect(await judge.decide(warned)).toMatchObject({ type: 'continue', nextTask: expect.stringContaining('1. [warning] src/a.ts: No tests') });
+  });
+});
+
+describe('decideByRules in Simplified Chinese', () => {
+  const texts = simplifiedChineseLooperTexts.rules;
+
+  it('writes its reasons and follow-ups with the given texts, and still replaces an earlier follow-up of any language', () => {
+    expect(decideByRules(input(), { texts })).toEqual({ type: 'terminate', reason: '评审通过，健康度 normal，没有待处理消息。' });
+    const critical = review('critical', [{ severity: 'critical', message: '密码以明文保存', file: 'src/signup.ts' }]);
+    const first = decideByRules(input({ currentTask: 'Build the signup form\n\nFollow-up from iteration 1 — old:\nx', iteration: 2, review: critical }), { texts });
+    expect(first).toEqual({
+      type: 'continue',
+      nextTask: 'Build the signup form\n\n【后续】第 2 轮 — 评审发现需要修复的问题:\n1. [critical] src/signup.ts: 密码以明文保存',
+      reason: '评审健康度为 critical（1 个严重问题）；先修复这些问题。',
+    });
+    expect(baseTask(first.type === 'continue' ? first.nextTask : '')).toBe('Build the signup form');
   });
 });

@@ -1,5 +1,7 @@
 import type { ReviewFinding } from '../looper/looper-review-report';
 import { truncateText } from '../looper/looper-step-result';
+import { englishLooperTexts, type RuleJudgeTexts } from '../looper/looper-texts';
+import { FOLLOW_UP_MARKERS } from '../looper/looper-texts-zh-cn';
 import type { Judge } from './judge';
 import type { JudgeDecision } from './judge-decision';
 import type { JudgeInput } from './judge-input';
@@ -13,33 +15,32 @@ export interface RuleJudgeOptions {
   continueOnWarning?: boolean;
   /** Most findings folded into a next task. Default 10. */
   maxFindings?: number;
+  /** The reasons and next tasks it writes, in one language. Default {@link englishLooperTexts}' `rules`. */
+  texts?: RuleJudgeTexts;
 }
 
 /**
- * Heading of the follow-up section the rule policy appends to a task. The
- * policy strips an earlier one before appending, so the task does not grow
- * with every iteration.
+ * Marker of the follow-up section the rule policy appends to a task (in
+ * English). The policy strips an earlier one (of any built-in language)
+ * before appending, so the task does not grow with every iteration.
  */
-export const FOLLOW_UP_HEADING = '\n\nFollow-up from iteration ';
+export const FOLLOW_UP_HEADING = englishLooperTexts.rules.followUpMarker;
 
-/** The task without the rule policy's follow-up section. */
-export function baseTask(task: string): string {
-  const index = task.indexOf(FOLLOW_UP_HEADING);
-  return (index >= 0 ? task.slice(0, index) : task).trim();
+/** The task without the rule policy's follow-up section (`marker`, else any built-in language's). */
+export function baseTask(task: string, marker?: string): string {
+  const markers = marker !== undefined ? [marker, ...FOLLOW_UP_MARKERS] : FOLLOW_UP_MARKERS;
+  const cut = Math.min(...markers.map((m) => task.indexOf(m)).filter((index) => index >= 0), task.length);
+  return task.slice(0, cut).trim();
 }
 
-function followUp(input: JudgeInput, title: string, body: string): string {
-  return `${baseTask(input.currentTask)}${FOLLOW_UP_HEADING}${input.iteration} — ${title}:\n${body}`;
+function followUp(input: JudgeInput, texts: RuleJudgeTexts, title: string, body: string): string {
+  return `${baseTask(input.currentTask, texts.followUpMarker)}${texts.followUpMarker}${texts.followUpHeading(input.iteration, title)}\n${body}`;
 }
 
-function formatFindings(findings: readonly ReviewFinding[], max: number): string {
+function formatFindings(findings: readonly ReviewFinding[], max: number, texts: RuleJudgeTexts): string {
   const shown = findings.slice(0, max).map((f, i) => `${i + 1}. [${f.severity}] ${f.file ? `${f.file}: ` : ''}${f.message}`);
-  if (findings.length > max) shown.push(`(and ${findings.length - max} more)`);
+  if (findings.length > max) shown.push(texts.moreFindings(findings.length - max));
   return shown.join('\n');
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /**
@@ -62,45 +63,41 @@ function plural(count: number, word: string): string {
  */
 export function decideByRules(input: JudgeInput, options: RuleJudgeOptions = {}): JudgeDecision {
   const maxFindings = options.maxFindings ?? 10;
+  const texts = options.texts ?? englishLooperTexts.rules;
   const { coder, review, pending } = input;
   const report = review.status === 'SUCCESS' ? review.report : undefined;
   const relevant = (report?.findings ?? []).filter((f) => f.severity !== 'info');
 
   if (input.iteration >= input.maxIterations) {
     const left: string[] = [];
-    if (coder.status === 'FAILED') left.push('the last Coder attempt failed');
-    if (report?.health === 'critical') left.push(`${plural(relevant.length, 'open finding')} (health critical)`);
-    if (pending.length > 0) left.push(`${plural(pending.length, 'pending message')} still queued`);
-    return {
-      type: 'terminate',
-      reason: `Reached the iteration limit (${input.iteration} of ${input.maxIterations}).${left.length > 0 ? ` Left undone: ${left.join('; ')}.` : ''}`,
-    };
+    if (coder.status === 'FAILED') left.push(texts.leftCoderFailed);
+    if (report?.health === 'critical') left.push(texts.leftOpenFindings(relevant.length));
+    if (pending.length > 0) left.push(texts.leftPending(pending.length));
+    return { type: 'terminate', reason: texts.limitReached(input.iteration, input.maxIterations, left) };
   }
   if (coder.status === 'FAILED') {
     const error = coder.error ? `${coder.error.name}: ${coder.error.message}` : truncateText(coder.output.trim(), 300);
-    if (coder.failureKind === 'environment') {
-      return { type: 'terminate', reason: `The Coder cannot run (${error}); fix the environment, then start again.` };
-    }
+    if (coder.failureKind === 'environment') return { type: 'terminate', reason: texts.cannotRun(error) };
     return {
       type: 'continue',
-      nextTask: followUp(input, 'the previous attempt failed', `${truncateText(coder.output.trim(), 800)}\nFind the cause, avoid it, and complete the task.`),
-      reason: `The Coder failed${coder.timedOut ? ' (timed out)' : ''} but the failure looks fixable: ${truncateText(error, 200)}`,
+      nextTask: followUp(input, texts, texts.followUpTitle.failed, `${truncateText(coder.output.trim(), 800)}\n${texts.fixFailure}`),
+      reason: texts.fixableFailure(coder.timedOut, error),
     };
   }
   if (report?.health === 'critical') {
-    const body = relevant.length > 0 ? formatFindings(relevant, maxFindings) : `The review reported critical health: ${report.summary || 'no details given'}.`;
+    const body = relevant.length > 0 ? formatFindings(relevant, maxFindings, texts) : texts.criticalWithoutFindings(report.summary);
     return {
       type: 'continue',
-      nextTask: followUp(input, 'the review found problems to fix', body),
-      reason: `Review health is critical (${plural(relevant.filter((f) => f.severity === 'critical').length, 'critical finding')}); fixing before anything else.`,
+      nextTask: followUp(input, texts, texts.followUpTitle.problems, body),
+      reason: texts.critical(relevant.filter((f) => f.severity === 'critical').length),
     };
   }
   if (pending.length > 0) {
     const list = pending.map((item, index) => `${index + 1}. ${item.task}`).join('\n');
     return {
       type: 'continue',
-      nextTask: `${list}\n\nContext: these tasks follow the finished task: ${truncateText(baseTask(input.currentTask), 300)}`,
-      reason: `The current task is done${review.status === 'FAILED' ? ' (review unavailable)' : ` (health ${report?.health})`}; taking up ${plural(pending.length, 'pending message')}.`,
+      nextTask: texts.pendingTask(list, baseTask(input.currentTask, texts.followUpMarker)),
+      reason: texts.pendingReason(review.status === 'FAILED' ? undefined : report?.health, pending.length),
       consumedPending: pending.map((_item, index) => index + 1),
     };
   }
@@ -108,17 +105,13 @@ export function decideByRules(input: JudgeInput, options: RuleJudgeOptions = {})
   if (options.continueOnWarning && report?.health === 'warning' && warnings.length > 0) {
     return {
       type: 'continue',
-      nextTask: followUp(input, 'the review asked for improvements', formatFindings(warnings, maxFindings)),
-      reason: `Review health is warning with ${plural(warnings.length, 'finding')}; continueOnWarning is on.`,
+      nextTask: followUp(input, texts, texts.followUpTitle.improvements, formatFindings(warnings, maxFindings, texts)),
+      reason: texts.warningContinue(warnings.length),
     };
   }
-  if (review.status === 'FAILED') {
-    return { type: 'terminate', reason: `The review failed (${review.error?.message ?? 'no report'}); the work could not be verified and nothing is pending.` };
-  }
-  if (report?.health === 'warning') {
-    return { type: 'terminate', reason: `Review passed with ${plural(warnings.length, 'warning')} and no messages are pending.` };
-  }
-  return { type: 'terminate', reason: 'Review passed with health normal and no messages are pending.' };
+  if (review.status === 'FAILED') return { type: 'terminate', reason: texts.reviewFailed(review.error?.message ?? 'no report') };
+  if (report?.health === 'warning') return { type: 'terminate', reason: texts.passedWithWarnings(warnings.length) };
+  return { type: 'terminate', reason: texts.passed };
 }
 
 /**

@@ -17,7 +17,9 @@ export {
   registerLooperEvents,
   type LooperEventPayloads,
 } from './looper-events';
-export { AUTO_PREFIX, formatLooperStatus, STATUS_PENDING_SHOWN } from './looper-messages';
+export { AUTO_PREFIX, formatLooperStatus } from './looper-messages';
+export { englishLooperTexts, STATUS_PENDING_SHOWN, type LooperCommandTexts, type LooperTexts, type RuleJudgeTexts } from './looper-texts';
+export { simplifiedChineseLooperTexts } from './looper-texts-zh-cn';
 export {
   buildReviewPrompt,
   formatReviewReport,

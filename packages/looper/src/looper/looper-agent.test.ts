@@ -2,7 +2,7 @@ import { defineAgent, MemoryStore, parseEvent, serializeEvent, type AnyTroupeEve
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createRuleJudge, formatJudgeInput, type Judge, type JudgeInput } from '../judge/index';
-import { createLooperStateStore, Looper } from './index';
+import { createLooperStateStore, Looper, simplifiedChineseLooperTexts } from './index';
 import { critical, gatedAgent, instantCoder, normal, scriptedReviewer, setupLooper } from './looper-test-helpers';
 
 describe('Looper — seed 000 acceptance tests', () => {
@@ -143,22 +143,66 @@ describe('Looper — seed 000 acceptance tests', () => {
     expect(looper.getStatus().pending).toEqual([]);
   });
 
-  it('Test 7: stop ends the run after the current step', async () => {
+  it('Test 7: stop ends the run after the current iteration — the Coder\'s last change is reviewed and judged, the state saved', async () => {
+    const coder = gatedAgent('coder');
+    const review = scriptedReviewer(critical('Still broken'));
+    const store = new MemoryStore();
+    const { looper, send, autos } = setupLooper({ coder: coder.agent, review: review.agent, store });
+    await send('Optimize all files');
+    await coder.started();
+    const stop = await send('{"type":"stop"}');
+    expect(stop.text).toBe(
+      'Stop requested: the loop ends after the current iteration (iteration 1, now at coder; Review and JUDGE still run and the state is saved). For an immediate stop send {"type":"stop","now":true}.',
+    );
+    expect(looper.getStatus()).toMatchObject({ state: 'RUNNING', stopRequested: true });
+    expect((await send('{"type":"status"}')).text).toContain('Stop requested: the run ends after the current iteration.');
+    coder.release('half done');
+    await looper.whenIdle();
+    // Review ran on the Coder's change, and JUDGE decided (continue, on a critical review), then the run ended.
+    expect(review.inputs).toHaveLength(1);
+    expect(coder.inputs).toHaveLength(1);
+    expect(looper.getStatus()).toMatchObject({ lastRun: { outcome: 'stopped', iterations: 1 }, last: { iteration: 1, decision: { type: 'continue' } } });
+    expect(autos().slice(-2)).toEqual([
+      expect.stringMatching(/^\[AUTO\] JUDGE: continue — Review health is critical/),
+      '[AUTO] Loop finished (stopped) after 1 iteration: Stopped on request after iteration 1 (Review and JUDGE ran).',
+    ]);
+    await looper.flush();
+    const saved = await createLooperStateStore(store).load('looper');
+    expect(saved).toMatchObject({ state: 'IDLE', lastRun: { outcome: 'stopped' }, last: { iteration: 1 } });
+    expect((await send('{"type":"stop"}')).text).toBe('Nothing to stop: the Looper is IDLE.');
+  });
+
+  it('{"type":"stop","now":true} cancels the step in progress and ends the run at once', async () => {
     const coder = gatedAgent('coder');
     const review = scriptedReviewer(normal);
     const { looper, send, autos } = setupLooper({ coder: coder.agent, review: review.agent });
     await send('Optimize all files');
     await coder.started();
-    const stop = await send('{"type":"stop"}');
-    expect(stop.text).toBe('Stop requested: the loop ends after the current step (iteration 1, coder).');
-    expect(looper.getStatus()).toMatchObject({ state: 'RUNNING', stopRequested: true });
-    expect((await send('{"type":"status"}')).text).toContain('Stop requested: the run ends after the current step.');
-    coder.release('half done');
+    const stop = await send('{"type":"stop","now":true}');
+    expect(stop.text).toBe('Stopping now: the coder step of iteration 1 is canceled and the loop ends.');
     await looper.whenIdle();
-    expect(review.inputs).toEqual([]); // no step after the one in flight
-    expect(looper.getStatus().lastRun).toMatchObject({ outcome: 'stopped', iterations: 1 });
-    expect(autos().at(-1)).toBe('[AUTO] Loop finished (stopped) after 1 iteration: Stopped on request after the Coder step of iteration 1.');
-    expect((await send('{"type":"stop"}')).text).toBe('Nothing to stop: the Looper is IDLE.');
+    expect(review.inputs).toEqual([]);
+    expect(looper.getStatus()).toMatchObject({ state: 'IDLE', lastRun: { outcome: 'stopped', iterations: 1 } });
+    expect(autos().at(-1)).toBe('[AUTO] Loop finished (stopped) after 1 iteration: Stopped at once on request during the coder step of iteration 1.');
+    // The canceled Coder step was not recorded as a result.
+    expect(autos().some((text) => text.startsWith('[AUTO] Coder'))).toBe(false);
+  });
+
+  it('speaks Simplified Chinese with simplifiedChineseLooperTexts (seed 000 phrases)', async () => {
+    const coder = gatedAgent('coder');
+    const { looper, send, autos } = setupLooper({ coder: coder.agent, review: scriptedReviewer(normal).agent, texts: simplifiedChineseLooperTexts });
+    expect((await send('{"type":"status"}')).text).toBe('状态: IDLE\n待处理任务（0）: 无');
+    expect((await send('{"type":"start","task":"创建一个简单的 hello.txt 文件"}')).text).toContain('启动循环任务: 创建一个简单的 hello.txt 文件');
+    await coder.started();
+    expect((await send('{"type":"add_pending","task":"添加日志功能"}')).text).toMatch(/^任务已加入队列（待处理: 1）: 添加日志功能。/);
+    expect((await send('{"type":"stop"}')).text).toMatch(/^收到停止信号: 当前轮次完成后循环终止/);
+    expect((await send('{"type":"bogus"}')).text).toMatch(/^无效命令: 未知的命令类型 "bogus"/);
+    coder.release('完成');
+    await looper.whenIdle();
+    expect(autos()[0]).toBe('[AUTO] 启动循环任务: 创建一个简单的 hello.txt 文件（最多 5 轮）');
+    expect(autos()[1]).toBe('[AUTO] Iteration 1 开始（共 5 轮）: 创建一个简单的 hello.txt 文件');
+    expect(autos().at(-1)).toMatch(/^\[AUTO\] 循环结束（已停止，stopped），共 1 轮: 应请求在第 1 轮结束后停止/);
+    expect(looper.formatStatus()).toMatch(/^状态: IDLE\n上次运行: 已停止（stopped），共 1 轮/);
   });
 
   it('refuses start while RUNNING, and answers malformed or unknown commands without changing state', async () => {

@@ -20,9 +20,9 @@ import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision
 import type { JudgeInput, PendingTask } from '../judge/judge-input';
 import { createModelJudge } from '../judge/model-judge';
 import { createRuleJudge, decideByRules, type RuleJudgeOptions } from '../judge/rule-judge';
-import { parseLooperCommand, LOOPER_COMMAND_USAGE, type LooperCommand } from './looper-command';
+import { parseLooperCommand, type LooperCommand } from './looper-command';
 import { registerLooperEvents } from './looper-events';
-import { autoText, formatLooperStatus } from './looper-messages';
+import { englishLooperTexts, type LooperTexts } from './looper-texts';
 import { buildReviewPrompt, parseReviewReport, reviewReportSchema, type ReviewPromptInput } from './looper-review-report';
 import {
   appendPendingInPlace,
@@ -38,6 +38,7 @@ import {
 } from './looper-state';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
 import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
+import { raceAbort, timeoutMessage } from './looper-abort';
 import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 
 const DEFAULT_TIMEOUTS: Required<LooperStepTimeouts> = { coder: 15 * 60_000, review: 10 * 60_000, judge: 2 * 60_000 };
@@ -62,8 +63,13 @@ function positiveInteger(value: unknown, what: string): number | undefined {
  *   at once (its completion resolves immediately); the loop runs behind it.
  * - **State machine** `IDLE ↔ RUNNING`. `start` while RUNNING is **refused**
  *   (with a message naming the running task): queue work with `add_pending`,
- *   or `stop` first. `stop` ends the run after the current step. `status`
- *   reports state, iteration, task, last results and the pending queue.
+ *   or `stop` first. `stop` ends the run after the current **iteration**
+ *   (Review and JUDGE still run on the Coder's last change, and the state is
+ *   saved); `{"type":"stop","now":true}` cancels the step in progress and
+ *   ends it at once. `status` reports state, iteration, task, last results
+ *   and the pending queue.
+ * - **Language**: every text it posts or answers comes from `texts`
+ *   ({@link englishLooperTexts} by default).
  * - **Steps** run through a `TaskManager` with a timeout each; a failed or
  *   timed-out step reaches JUDGE as `FAILED` with its output, never as a crash.
  * - **Progress** goes to the `looper` channel as `[AUTO]` messages (and as
@@ -108,6 +114,9 @@ export class Looper implements RunnableAgent {
   private readonly timeouts: Required<LooperStepTimeouts>;
   private readonly maxOutputChars: number;
   private readonly now: () => number;
+  private readonly texts: LooperTexts;
+  /** Aborts the step in progress on an immediate stop. */
+  private stepController: AbortController | undefined;
   private ownManager: AgentManager | undefined;
   private snapshot: LooperSnapshot;
   private loop: Promise<void> | undefined;
@@ -129,7 +138,8 @@ export class Looper implements RunnableAgent {
     this.messages = options.messages ?? new MessageStore(options.eventBus);
     this.coder = this.resolveMember(options.coder, 'coder');
     this.review = this.resolveMember(options.review, 'review');
-    this.rules = options.rules ?? {};
+    this.texts = options.texts ?? englishLooperTexts;
+    this.rules = { texts: this.texts.rules, ...options.rules };
     this.judge = options.judge ?? (options.model ? createModelJudge({ model: options.model }) : createRuleJudge(this.rules));
     if (typeof this.judge?.decide !== 'function') throw new InvalidArgumentError('judge', 'expected a Judge { kind, decide(input) }');
     this.tasks = options.taskManager ?? new TaskManager({ ...(options.eventBus ? { eventBus: options.eventBus } : {}), now: this.now });
@@ -161,10 +171,10 @@ export class Looper implements RunnableAgent {
    * Malformed or unknown commands are answered with an error, state unchanged.
    */
   command(input: string | LooperCommand, context: AgentContext = {}): LooperReply {
-    const parsed = typeof input === 'string' ? parseLooperCommand(input) : parseLooperCommand(JSON.stringify(input));
+    const parsed = parseLooperCommand(typeof input === 'string' ? input : JSON.stringify(input), this.texts.command);
     let reply: LooperReply;
-    if (!parsed.success) reply = this.reply(false, 'invalid', `Invalid command: ${parsed.error}. ${LOOPER_COMMAND_USAGE}`);
-    else if (this.disposed) reply = this.reply(false, parsed.command.type, `The Looper "${this.id}" was disposed and accepts no more commands.`);
+    if (!parsed.success) reply = this.reply(false, 'invalid', `${this.texts.reply.invalid(parsed.error)} ${this.texts.command.usage}`);
+    else if (this.disposed) reply = this.reply(false, parsed.command.type, this.texts.reply.disposed(this.id));
     else {
       const command = parsed.command;
       switch (command.type) {
@@ -172,10 +182,10 @@ export class Looper implements RunnableAgent {
           reply = this.handleStart(command.task, context);
           break;
         case 'stop':
-          reply = this.handleStop();
+          reply = this.handleStop(command.now === true);
           break;
         case 'status':
-          reply = this.reply(true, 'status', formatLooperStatus(this.snapshot));
+          reply = this.reply(true, 'status', this.texts.status(this.snapshot));
           break;
         case 'add_pending':
           reply = this.handleAddPending(command.task);
@@ -193,7 +203,7 @@ export class Looper implements RunnableAgent {
 
   /** The `status` reply text. */
   formatStatus(): string {
-    return formatLooperStatus(this.snapshot);
+    return this.texts.status(this.snapshot);
   }
 
   /** Resolves when no run is in progress (at once when IDLE). Never rejects. */
@@ -225,7 +235,7 @@ export class Looper implements RunnableAgent {
     if (!saved) return false;
     this.snapshot = saved;
     if (saved.state !== 'RUNNING' || saved.runId === null) return false;
-    this.postAuto('resumed', autoText.resumed(saved));
+    this.postAuto('resumed', this.texts.auto.resumed(saved));
     this.launch(saved.runId);
     return true;
   }
@@ -272,26 +282,30 @@ export class Looper implements RunnableAgent {
   private handleStart(task: string, context: AgentContext): LooperReply {
     const s = this.snapshot;
     if (s.state === 'RUNNING') {
-      return this.reply(
-        false,
-        'start',
-        `Refused: the Looper is already RUNNING "${truncateText(s.currentTask ?? '', 200)}" (iteration ${s.iteration}/${s.maxIterations}). ` +
-          'Send add_pending to queue this task, or stop first.',
-      );
+      return this.reply(false, 'start', this.texts.reply.startRefused(s.currentTask ?? '', s.iteration, s.maxIterations));
     }
     const runId = `run-${s.revision + 1}`;
     if (context.workspacePath !== undefined) this.workspacePath = context.workspacePath;
     this.update(startRun(s, { task, runId, now: this.now() }), { kind: 'run-started', data: { task } });
-    this.postAuto('run-started', autoText.runStarted(task, s.maxIterations));
+    this.postAuto('run-started', this.texts.auto.runStarted(task, s.maxIterations));
     this.launch(runId);
-    return this.reply(true, 'start', `Started loop: ${truncateText(task, 500)} (up to ${s.maxIterations} iterations). Progress follows in this channel.`);
+    return this.reply(true, 'start', this.texts.reply.started(task, s.maxIterations));
   }
 
-  private handleStop(): LooperReply {
+  /**
+   * `stop`: the run ends once JUDGE has decided on the current iteration
+   * (its Review and JUDGE still run, so the Coder's last change is reviewed
+   * and the state saved). `now`: the step in progress is canceled and the
+   * run ends at once.
+   */
+  private handleStop(now: boolean): LooperReply {
     const s = this.snapshot;
-    if (s.state !== 'RUNNING') return this.reply(false, 'stop', 'Nothing to stop: the Looper is IDLE.');
-    if (!s.stopRequested) this.update(requestStop(s, this.now()), { kind: 'stop-requested' });
-    return this.reply(true, 'stop', `Stop requested: the loop ends after the current step (iteration ${s.iteration}, ${s.step}).`);
+    if (s.state !== 'RUNNING') return this.reply(false, 'stop', this.texts.reply.nothingToStop);
+    if (!s.stopRequested || (now && !s.stopNow)) this.update(requestStop(s, this.now(), { immediate: now }), { kind: 'stop-requested', data: { now } });
+    if (!now) return this.reply(true, 'stop', this.texts.reply.stopAfterIteration(s.iteration, s.step));
+    this.stepController?.abort(new Error('stopped at once on request'));
+    if (this.currentTaskId) this.tasks.cancel(this.currentTaskId, 'Looper stopped at once on request');
+    return this.reply(true, 'stop', this.texts.reply.stopNow(s.iteration, s.step));
   }
 
   private handleAddPending(task: string): LooperReply {
@@ -300,11 +314,7 @@ export class Looper implements RunnableAgent {
     this.update(appendPendingInPlace(s, item, this.now()), { kind: 'pending-added', data: { task } });
     const count = this.snapshot.pending.length;
     this.emit('looper:pending-added', { task, pendingCount: count });
-    const when =
-      s.state === 'RUNNING'
-        ? 'JUDGE folds it into the next task once the current task is done.'
-        : 'The Looper is IDLE: JUDGE will consider it during the next run (send start to begin one).';
-    return this.reply(true, 'add_pending', `Task queued (pending: ${count}): ${truncateText(task, 300)}. ${when}`);
+    return this.reply(true, 'add_pending', this.texts.reply.pendingQueued(count, task, s.state === 'RUNNING'));
   }
 
   private launch(runId: string): void {
@@ -313,7 +323,7 @@ export class Looper implements RunnableAgent {
     const loop = this.runLoop(runId, controller.signal)
       .catch((error: unknown) => {
         if (!controller.signal.aborted && this.snapshot.state === 'RUNNING' && this.snapshot.runId === runId) {
-          this.finish('failed', `The loop failed unexpectedly: ${serializeError(error).message}`);
+          this.finish('failed', this.texts.reason.loopFailed(serializeError(error).message));
         }
       })
       .finally(() => {
@@ -331,15 +341,20 @@ export class Looper implements RunnableAgent {
     for (;;) {
       const s = this.snapshot;
       if (signal.aborted || s.state !== 'RUNNING' || s.runId !== runId) return;
+      // An immediate stop: the canceled step's result is not recorded.
+      if (s.stopNow) return this.finish('stopped', this.texts.reason.stoppedNow(s.iteration, s.step));
+      const stepController = new AbortController();
+      this.stepController = stepController;
       const task = s.currentTask ?? '';
       if (s.step === 'coder') {
-        this.postAuto('iteration-started', autoText.iterationStarted(s.iteration, s.maxIterations, task));
+        this.postAuto('iteration-started', this.texts.auto.iterationStarted(s.iteration, s.maxIterations, task));
         this.emit('looper:iteration-started', { runId, iteration: s.iteration, maxIterations: s.maxIterations, task });
         const input = this.options.coderPrompt?.({ task, iteration: s.iteration, maxIterations: s.maxIterations }) ?? task;
         const result = await this.runStep('coder', this.coder, input, this.timeouts.coder);
         if (signal.aborted) return;
+        if (this.snapshot.stopNow) continue;
         this.update(recordCoderResult(this.snapshot, result, this.now()), { kind: 'coder', data: result });
-        this.postAuto('coder', autoText.coder(result));
+        this.postAuto('coder', this.texts.auto.coder(result));
         this.emitStep('coder', result);
       } else if (s.step === 'review') {
         const coder = s.current.coder as LooperStepResult;
@@ -352,23 +367,20 @@ export class Looper implements RunnableAgent {
         const input = (this.options.reviewPrompt ?? buildReviewPrompt)(promptInput);
         const result = await this.runReview(input);
         if (signal.aborted) return;
+        if (this.snapshot.stopNow) continue;
         this.update(recordReviewResult(this.snapshot, result, this.now()), { kind: 'review', data: result });
-        this.postAuto('review', autoText.review(result));
+        this.postAuto('review', this.texts.auto.review(result));
         this.emitStep('review', result);
       } else if (s.step === 'judge') {
-        await this.judgeStep(runId, signal);
-        continue; // the judge step finishes the run or starts the next iteration itself
+        // JUDGE finishes the run (a requested stop included) or starts the next iteration itself.
+        await this.judgeStep(runId, signal, stepController.signal);
       } else {
         throw new InvalidStateError(`Looper "${this.id}" is RUNNING without a step`);
-      }
-      if (this.snapshot.stopRequested) {
-        this.finish('stopped', `Stopped on request after the ${this.snapshot.step === 'review' ? 'Coder' : 'Review'} step of iteration ${this.snapshot.iteration}.`);
-        return;
       }
     }
   }
 
-  private async judgeStep(runId: string, signal: AbortSignal): Promise<void> {
+  private async judgeStep(runId: string, signal: AbortSignal, stepSignal: AbortSignal): Promise<void> {
     const s = this.snapshot;
     const input: JudgeInput = {
       currentTask: s.currentTask ?? '',
@@ -383,23 +395,23 @@ export class Looper implements RunnableAgent {
     let source: 'model' | 'rules' = this.judge.kind === 'rules' ? 'rules' : 'model';
     try {
       const timeout = AbortSignal.timeout(this.timeouts.judge);
-      const judgeSignal = AbortSignal.any([signal, timeout]);
+      const judgeSignal = AbortSignal.any([signal, timeout, stepSignal]);
       decision = judgeDecisionSchema.parse(await raceAbort(this.judge.decide(input, { signal: judgeSignal }), judgeSignal));
     } catch (error) {
-      if (signal.aborted) return;
+      if (signal.aborted || this.snapshot.stopNow) return;
       const message = timeoutMessage(error, this.timeouts.judge) ?? serializeError(error).message;
-      this.postAuto('judge-fallback', autoText.judgeFallback(message));
+      this.postAuto('judge-fallback', this.texts.auto.judgeFallback(message));
       decision = decideByRules(input, this.rules);
       source = 'rules';
     }
-    if (signal.aborted || this.snapshot.runId !== runId) return;
+    if (signal.aborted || this.snapshot.runId !== runId || this.snapshot.stopNow) return;
     // Pending tasks leave the queue only when the next iteration really takes them up (not at the limit, not when stopping).
     const continuing = decision.type === 'continue' && s.iteration < s.maxIterations && !this.snapshot.stopRequested;
     const consumed =
       continuing && decision.type === 'continue'
         ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined)
         : [];
-    this.postAuto('decision', autoText.decision(decision, consumed.length));
+    this.postAuto('decision', this.texts.auto.decision(decision, consumed.length));
     this.emit('looper:decision', {
       runId,
       iteration: s.iteration,
@@ -411,9 +423,9 @@ export class Looper implements RunnableAgent {
     });
     if (decision.type === 'terminate') return this.finish('terminated', decision.reason, decision, source);
     if (s.iteration >= s.maxIterations) {
-      return this.finish('max-iterations', `Reached the iteration limit (${s.iteration} of ${s.maxIterations}); JUDGE wanted to continue: ${decision.reason}`, decision, source);
+      return this.finish('max-iterations', this.texts.reason.iterationLimit(s.iteration, s.maxIterations, decision.reason), decision, source);
     }
-    if (this.snapshot.stopRequested) return this.finish('stopped', `Stopped on request after JUDGE in iteration ${s.iteration}.`, decision, source);
+    if (this.snapshot.stopRequested) return this.finish('stopped', this.texts.reason.stoppedAfterIteration(s.iteration), decision, source);
     this.update(continueRun(this.snapshot, { decision, source, consumed, now: this.now() }), { kind: 'decision', data: { decision, source } });
   }
 
@@ -455,7 +467,7 @@ export class Looper implements RunnableAgent {
       { kind: 'run-finished', data: { outcome, reason } },
       reason,
     );
-    this.postAuto('run-finished', autoText.finished(outcome, s.iteration, reason));
+    this.postAuto('run-finished', this.texts.auto.finished(outcome, s.iteration, reason));
     this.emit('looper:run-finished', { runId, outcome, reason, iterations: s.iteration });
   }
 
@@ -517,26 +529,4 @@ export class Looper implements RunnableAgent {
   private emit<T extends keyof TroupeEventPayloads & `looper:${string}`>(type: T, payload: Omit<TroupeEventPayloads[T], 'looperId' | 'channelId'>): void {
     this.bus?.emit(type, { looperId: this.id, channelId: this.channelId, ...payload } as TroupeEventPayloads[T], { source: this.id });
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function timeoutMessage(error: unknown, timeoutMs: number): string | undefined {
-  return error instanceof DOMException && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : undefined;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { englishLooperTexts, type LooperCommandTexts, type LooperTexts } from './looper-texts';
 
 const taskSchema = z.string().trim().min(1, 'must not be empty');
 
@@ -8,7 +9,8 @@ const taskSchema = z.string().trim().min(1, 'must not be empty');
  */
 export const looperCommandSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), task: taskSchema }),
-  z.object({ type: z.literal('stop') }),
+  /** `now: true` cancels the step in progress; by default the current iteration finishes (Review and JUDGE run). */
+  z.object({ type: z.literal('stop'), now: z.boolean().optional() }),
   z.object({ type: z.literal('status') }),
   z.object({ type: z.literal('add_pending'), task: taskSchema }),
 ]);
@@ -22,14 +24,14 @@ export const LOOPER_COMMAND_TYPES = ['start', 'stop', 'status', 'add_pending'] a
 /** Result of {@link parseLooperCommand}: a command, or a message saying what was wrong. */
 export type ParseLooperCommandResult = { success: true; command: LooperCommand } | { success: false; error: string };
 
-/** How to write commands, appended to every parse error. */
-export const LOOPER_COMMAND_USAGE =
-  'Send plain text to start a task, or JSON: {"type":"start","task":"…"}, {"type":"stop"}, {"type":"status"}, {"type":"add_pending","task":"…"}.';
+/** How to write commands, appended to every parse error (English; each language's is in its {@link LooperTexts}). */
+export const LOOPER_COMMAND_USAGE = englishLooperTexts.command.usage;
 
 /**
  * Parses a Looper command. Input whose first non-blank character is `{` is
  * JSON and must match {@link looperCommandSchema}; anything else is a
- * `start` whose task is the trimmed text. Never throws.
+ * `start` whose task is the trimmed text. Never throws. Errors are worded by
+ * `texts` (English by default; see {@link LooperTexts}).
  *
  * @example
  * ```ts
@@ -38,28 +40,26 @@ export const LOOPER_COMMAND_USAGE =
  * parseLooperCommand('{"type":"pause"}');                            // { success: false, error: 'Unknown command type "pause"; …' }
  * ```
  */
-export function parseLooperCommand(input: unknown): ParseLooperCommandResult {
-  if (typeof input !== 'string') return { success: false, error: `a command must be a string, got ${input === null ? 'null' : typeof input}` };
+export function parseLooperCommand(input: unknown, texts: LooperCommandTexts = englishLooperTexts.command): ParseLooperCommandResult {
+  if (typeof input !== 'string') return { success: false, error: texts.notString(input === null ? 'null' : typeof input) };
   const text = input.trim();
-  if (text === '') return { success: false, error: 'the command is empty' };
+  if (text === '') return { success: false, error: texts.empty };
   if (!text.startsWith('{')) return { success: true, command: { type: 'start', task: text } };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { success: false, error: `malformed JSON (${(error as Error).message})` };
+    return { success: false, error: texts.malformedJson((error as Error).message) };
   }
   const type = (json as { type?: unknown }).type;
-  if (typeof type !== 'string') return { success: false, error: 'the JSON command has no "type" string' };
-  if (!(LOOPER_COMMAND_TYPES as readonly string[]).includes(type)) {
-    return { success: false, error: `unknown command type ${JSON.stringify(type)}; expected one of ${LOOPER_COMMAND_TYPES.join(', ')}` };
-  }
+  if (typeof type !== 'string') return { success: false, error: texts.noType };
+  if (!(LOOPER_COMMAND_TYPES as readonly string[]).includes(type)) return { success: false, error: texts.unknownType(type, LOOPER_COMMAND_TYPES) };
   const parsed = looperCommandSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.length ? `"${issue.path.join('.')}"` : 'the command';
-    const message = issue?.code === 'invalid_type' && issue.input === undefined ? 'is required' : (issue?.message ?? 'is invalid');
-    return { success: false, error: `"${type}" command: ${field} ${message}` };
+    const field = issue?.path.length ? issue.path.join('.') : undefined;
+    const required = issue?.code === 'invalid_type' && issue.input === undefined;
+    return { success: false, error: texts.badField(type, field, required ? 'required' : 'invalid', issue?.message ?? 'is invalid') };
   }
   return { success: true, command: parsed.data };
 }

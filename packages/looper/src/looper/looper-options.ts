@@ -5,6 +5,7 @@ import type { LooperCommand } from './looper-command';
 import type { buildReviewPrompt, ReviewPromptInput } from './looper-review-report';
 import type { LooperState } from './looper-state';
 import type { LooperStateStore } from './looper-state-store';
+import type { englishLooperTexts, LooperTexts } from './looper-texts';
 
 /** A Coder or Review member given as a registered CLI adapter (run through `AgentManager`). */
 export interface LooperAdapterMember {
@@ -76,6 +77,12 @@ export interface LooperOptions {
   reviewPrompt?: (input: ReviewPromptInput) => string;
   /** Longest step output kept in prompts and JUDGE input. Default 4000 characters. */
   maxOutputChars?: number;
+  /**
+   * The language of everything it posts and answers (`[AUTO]` progress,
+   * replies, `status`, end reasons, the rule policy's decisions). Default
+   * {@link englishLooperTexts}; `simplifiedChineseLooperTexts` is built in.
+   */
+  texts?: LooperTexts;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }

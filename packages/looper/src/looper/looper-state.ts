@@ -54,8 +54,10 @@ export const looperSnapshotSchema = z.object({
   maxIterations: z.number().int().positive(),
   /** The step running (or next to run) while RUNNING; null when IDLE. */
   step: looperStepSchema.nullable(),
-  /** A stop was requested: the run ends after the current step. */
+  /** A stop was requested: the run ends after the current iteration (Review and JUDGE run), or now with `stopNow`. */
   stopRequested: z.boolean(),
+  /** The stop requested is immediate: the step in progress is canceled. */
+  stopNow: z.boolean().optional(),
   /** Tasks queued with `add_pending`, oldest first. */
   pending: z.array(pendingTaskSchema),
   /** Results of the iteration in progress. */
@@ -131,10 +133,13 @@ export function startRun(snapshot: LooperSnapshot, options: { task: string; runI
   );
 }
 
-/** Marks a RUNNING Looper to stop after its current step. */
-export function requestStop(snapshot: LooperSnapshot, now: number): LooperSnapshot {
+/**
+ * Marks a RUNNING Looper to stop after its current iteration (Review and
+ * JUDGE still run), or at once with `immediate`.
+ */
+export function requestStop(snapshot: LooperSnapshot, now: number, options: { immediate?: boolean } = {}): LooperSnapshot {
   expect(snapshot, 'RUNNING');
-  return next(snapshot, { stopRequested: true }, now);
+  return next(snapshot, { stopRequested: true, ...(options.immediate || snapshot.stopNow ? { stopNow: true } : {}) }, now);
 }
 
 /** Queues a pending task (in either state). */
@@ -218,6 +223,7 @@ export function finishRun(
       runId: null,
       step: null,
       stopRequested: false,
+      stopNow: undefined,
       current: {},
     },
     options.now,

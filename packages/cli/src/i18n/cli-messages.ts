@@ -1,0 +1,169 @@
+/**
+ * The `troupe` command line's own texts in English: usage errors, banners,
+ * notes, progress lines, the interactive session and the exit-code
+ * explanations. The Simplified Chinese ones (`cli-messages-zh-cn.ts`)
+ * implement the same {@link CliMessages}; `cli-catalogue.ts` bundles each with
+ * the Looper's and DevHub's texts into one catalogue per language.
+ */
+export const englishCliMessages = {
+  locale: 'en',
+  usage: {
+    hint: (command: string) => `run "troupe ${command === 'troupe' ? '' : `${command} `}--help" for usage`,
+    unknownCommand: (name: string, suggestion: string | undefined, commands: readonly string[]) =>
+      `unknown command "${name}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; commands: ${commands.join(', ')}; run "troupe --help"`,
+    unknownOption: (option: string, commandLabel: string, suggestion: string | undefined) =>
+      `unknown option ${option} for "${commandLabel}"${suggestion ? ` (did you mean --${suggestion}?)` : ''}`,
+    takesNoValue: (name: string) => `option --${name} takes no value`,
+    needsValue: (option: string, placeholder: string) => `option ${option} needs a value (${placeholder})`,
+    givenTwice: (name: string) => `option --${name} given twice`,
+    positiveInteger: (name: string, value: unknown) => `option --${name} expects a positive whole number, got ${JSON.stringify(value)}`,
+    choice: (name: string, choices: readonly string[], value: unknown) => `option --${name} expects one of ${choices.join(', ')}, got ${JSON.stringify(value)}`,
+    agent: (option: string, entries: readonly string[], builtIns: readonly string[], value: string, registryPath: string | undefined) =>
+      `option ${option} expects ${entries.length > 0 ? `an entry of the agent registry ${registryPath} (${entries.join(', ')}) or ` : ''}one of ${builtIns.join(', ')}, got ${JSON.stringify(value)}`,
+    unexpectedArgument: (arg: string) => `unexpected argument ${JSON.stringify(arg)}`,
+    passWithP: (what: 'command' | 'message') => `pass the ${what === 'command' ? 'Looper command' : 'message'} with -p (quote it)`,
+    invalidLooperCommand: (error: string) => `invalid -p command: ${error}`,
+    emptyMessage: 'the -p message is empty',
+    lang: (value: string) => `--lang expects en or zh-CN, got ${JSON.stringify(value)}`,
+    model: (providers: readonly string[], value: string) =>
+      `--model expects ${providers.join(', ')} optionally followed by :MODEL (e.g. anthropic:claude-sonnet-5-5), got ${JSON.stringify(value)}`,
+    judgeNeedsModel: '--judge model needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
+    testCommandEmpty: '--test-command must not be empty',
+    atMostOnePath: (count: number) => `expected at most one registry path, got ${count}`,
+    fileMissing: (what: string, path: string) => `${what} ${path} does not exist`,
+    busyTimeout: (value: string) => `TROUPE_DB_BUSY_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(value)}`,
+  },
+  workspace: {
+    missing: (root: string) => `workspace ${root} does not exist; create it first or pass an existing folder to --workspace`,
+    notFolder: (root: string) => `workspace ${root} is not a folder`,
+    troupeNotFolder: (dir: string) => `cannot use ${dir}: it exists and is not a folder; remove or rename it`,
+    cannotWrite: (dir: string, code: string) => `cannot write to ${dir} (${code}); check the folder's permissions`,
+    cannotOpen: (root: string) => `cannot open the session of ${root}`,
+    databaseLocked: 'the session database is locked',
+    databaseUnusable: 'the session database cannot be used',
+    taken: (pid: number) => `another troupe process (pid ${pid}) runs this workspace; retry to send it your command`,
+    notAnswering: (pid: number, socket: string, detail: string) =>
+      `a troupe process (pid ${pid}) holds this workspace but does not answer on ${socket} (${detail}); if it is stuck, stop it (kill ${pid}) and retry`,
+    newSessionIgnored: (pid: number, then: 'command' | 'message' | 'attach') =>
+      `note: --newsession ignored: a troupe process (pid ${pid}) is running this workspace's session; ${
+        then === 'command' ? 'the command goes to it' : then === 'message' ? 'the message goes to its DevHub' : 'attaching to it'
+      }`,
+  },
+  config: {
+    /** First line of a configuration error; the issues follow, one per line. */
+    invalid: (source: string) => `invalid configuration in ${source}:`,
+    warning: (text: string) => `warning: ${text}`,
+    registryUsed: (path: string) => `agent registry: ${path}`,
+  },
+  looper: {
+    banner: (root: string, summary: string) => `troupe looper · ${root} · ${summary}`,
+    summary: (coder: string, review: string, judge: string, autoAllow: boolean) => `Coder: ${coder} · Review: ${review} · JUDGE: ${judge}${autoAllow ? ' · auto-allow' : ''}`,
+    reviewTests: (command: string) => `tests (${command})`,
+    judgeModel: (model: string) => `model ${model}`,
+    judgeRules: 'rule policy',
+    nothingToResume: (root: string, status: string) =>
+      `Nothing to resume in ${root}.\n${status}\nStart a run with: troupe looper --workspace ${root} -p '{"type":"start","task":"…"}'`,
+    runnerNote: (pid: number) => `(A troupe process, pid ${pid}, is running this workspace; send it commands with -p.)`,
+    cliMissing: (role: string, command: string, displayName: string, installHint: string, option: string) =>
+      `the ${role} CLI "${command}" (${displayName}) is not installed: ${installHint}, or choose another with ${option} (see troupe doctor)`,
+    cannotResume: (detail: string) => `cannot resume the session's Looper: ${detail}; start over with --newsession`,
+    resumeHint: (root: string) => `run "troupe looper --workspace ${root}" to resume it, or start over with --newsession`,
+    interruptedNote: (iteration: number, step: string | null, hint: string) =>
+      `Interrupted: no troupe process is running this loop (it stopped at iteration ${iteration}, step ${step}); ${hint}.`,
+    queuedForResume: (count: number, task: string, hint: string) => `Task queued (pending: ${count}): ${task}. The interrupted run takes it up when it resumes (${hint}).`,
+    stoppedInterruptedReason: (iteration: number, step: string | null) =>
+      `Stopped on request while interrupted (no process was running it) at iteration ${iteration}, step ${step}.`,
+    stoppedInterrupted: (reason: string) => `Stopped the interrupted run: ${reason}`,
+    ctrlCOnce: 'Stopping after the current iteration… (Ctrl-C again to quit now; the run stays resumable)',
+    interrupted: 'Interrupted: the run is saved and resumes with the next `troupe looper` on this workspace.',
+    stepLine: (elapsed: string, iteration: number, maxIterations: number, step: string) => `[${elapsed}] Iteration ${iteration}/${maxIterations}: ${step} step…`,
+    spinner: (iteration: number, maxIterations: number, step: string, stepElapsed: string, total: string) =>
+      `Iteration ${iteration}/${maxIterations} · ${step} · step ${stepElapsed} · total ${total}`,
+    /** Printed last when a run ends with a code other than 0, so the exit code is never a mystery. */
+    exitLine: (code: number, meaning: string) => `Exit code ${code}: ${meaning}`,
+  },
+  devhub: {
+    needsModel: 'DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model PROVIDER[:MODEL] (see troupe doctor)',
+    runnerNeedsModel:
+      'DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or pass --model) for the troupe process running this workspace',
+    banner: (root: string, model: string, summary: string) => `troupe devhub · ${root} · DevHub: ${model} · ${summary}`,
+    defaultModel: (provider: string) => `${provider} (default model)`,
+  },
+  interactive: {
+    banner: (root: string, session: string, devhub: string, summary: string) => `troupe · ${root} · session ${session}\n${devhub} · ${summary}`,
+    devhubModel: (model: string) => `DevHub: ${model}`,
+    devhubNoModel: 'DevHub: no model',
+    attached: (root: string, pid: number, session: string) => `troupe · ${root} · attached to pid ${pid} (session ${session})`,
+    session: (session: string) => `Session ${session}. Type /help for commands.`,
+    stillRunning: 'The loop is still running: it is saved and resumes with the next `troupe` or `troupe looper` on this workspace.',
+    help: [
+      'Channels: devhub (Monitor: talk to DevHub) and looper (Looper commands). Messages of both show as they arrive.',
+      '  /devhub, /monitor   switch to the DevHub channel',
+      '  /looper             switch to the Looper channel (plain text starts a task; JSON commands as with -p)',
+      '  /switch, /s         switch to the other channel',
+      "  /status             the Looper's status",
+      '  /history [N]        the last N messages of this channel (default 20)',
+      '  /quit, /exit        leave (a running loop stays resumable)',
+    ].join('\n'),
+    noModel: '(DevHub has no model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model. The looper channel works without one.)',
+    noMessages: (channel: string) => `(no messages in ${channel} yet)`,
+    switched: (channel: string) => `— switched to ${channel} —`,
+    devhubUnavailable: 'DevHub has no model here (see /help); switch to the Looper with /looper.',
+    ctrlC: '(Ctrl-C again, Ctrl-D or /quit to leave)',
+    targetExited: 'The troupe process running this workspace has exited.',
+    unknownCommand: (name: string) => `unknown command /${name}; type /help`,
+    error: (message: string) => `error: ${message}`,
+  },
+  team: {
+    ended: (reason: string, turns: number, detail: string) => `Conversation ended (${reason}) after ${turns} turn(s): ${detail}`,
+    couldNotRun: (message: string) => `the team could not run: ${message}`,
+    noMoreInput: (member: string) => `(no more input for ${member}: stdin is closed; ending the conversation)`,
+  },
+  migrate: {
+    nothingToDo: (path: string) => `${path} already uses schema 1.2; nothing to do.`,
+    wouldMigrate: (path: string, from: string) => `Would migrate ${path} from schema ${from} to 1.2 (dry run: nothing written).`,
+    migrated: (path: string, from: string) => `Migrated ${path} from schema ${from} to 1.2.`,
+    backup: (path: string) => `Backup: ${path}`,
+    movedOut: (agent: string, text: string) => `Moved out of ${agent}'s args (put it in a member's systemInstruction): ${JSON.stringify(text)}`,
+    warning: (text: string) => `Warning: ${text}`,
+    cannotMigrate: (path: string, message: string) => `cannot migrate ${path}: ${message}`,
+  },
+  doctor: {
+    registryNone: (paths: readonly string[]) => `Agent registry: none (looked for ${paths.join(', ')}); --coder and --reviewer name the built-in adapters.`,
+    registryFile: (path: string, version: string) => `Agent registry: ${path} (schema ${version})`,
+    registryShadowed: (path: string) => `  (also found, not used: ${path})`,
+    registryInvalid: (path: string) => `Agent registry: ${path} is INVALID:`,
+    entry: (key: string, adapter: string, ok: boolean) => `  ${ok ? '✓' : '✗'} ${key} (adapter: ${adapter})`,
+    entryDetail: (label: string, value: string) => `      ${label}: ${value}`,
+    entryProblem: (text: string) => `      ✗ ${text}`,
+    entryNote: (text: string) => `      note: ${text}`,
+    commandMissing: (command: string) => `${command} is not installed or not executable`,
+    idleTimeoutNote: (adapter: string, ms: number) =>
+      `completionDetection idleTimeout: a turn ends after ${ms} ms without output, even when ${adapter} is still working (a long command, a slow model); its own completion event is surer`,
+    genericNote: 'no dedicated adapter: run through the generic adapter (plain output, its declared completion detection)',
+    apiKeySet: (name: string) => `${name} (set)`,
+  },
+  /** The `tests` reviewer's report. */
+  testsReview: {
+    allPass: (count: number, command: string) => `All ${count} test${count === 1 ? '' : 's'} pass (${command}).`,
+    noTests: (command: string) => `No tests ran (${command}).`,
+    noTestFiles: 'No test files were found: add tests for the task (e.g. a *.test.js file using node:test).',
+    failingTest: (name: string) => `Failing test: ${name}`,
+    exited: (command: string, code: string, failing: number | undefined) => `${command} exited with code ${code}${failing !== undefined ? ` (${failing} failing)` : ''}.`,
+    someFail: (fail: number, tests: number, command: string) => `${fail} of ${tests} tests fail (${command}).`,
+    failedWithCode: (command: string, code: string) => `${command} failed with exit code ${code}.`,
+  },
+  /** What each exit code means (help, README, the last line of a run that did not pass). */
+  exitCodes: {
+    0: 'done: JUDGE ended the run and the last review passed (or the command was answered)',
+    1: 'failed or refused (the message says why)',
+    2: 'bad input or configuration (unknown command or option, malformed JSON, invalid registry or team file)',
+    3: 'stopped on request before JUDGE ended the run',
+    4: 'ended with work open: the iteration limit was reached, or JUDGE ended the run while the review still reported findings',
+    5: 'an agent failed: the Coder or the Review could not do its step (CLI missing, crashed, timed out, rejected credentials)',
+    130: 'interrupted (Ctrl-C twice); the run stays resumable',
+  } as Record<number, string>,
+};
+
+/** The `troupe` command line's texts in one language (see {@link englishCliMessages}). */
+export type CliMessages = typeof englishCliMessages;

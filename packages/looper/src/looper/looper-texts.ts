@@ -1,0 +1,233 @@
+import type { JudgeDecision } from '../judge/judge-decision';
+import type { LooperRunOutcome, LooperSnapshot, LooperStep } from './looper-state';
+import { truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
+
+/** The prefix of every progress message the Looper posts (seed 000: subscribers filter on it), in every language. */
+export const AUTO_PREFIX = '[AUTO]';
+
+/** The rule policy's texts: JUDGE's reasons and the next tasks it writes. */
+export interface RuleJudgeTexts {
+  /**
+   * Starts the follow-up section the policy appends to a task
+   * (`\n\nFollow-up from iteration `). A task is cut at the first marker of
+   * any language before a new section is appended, so it does not grow.
+   */
+  followUpMarker: string;
+  /** The follow-up section's first line, after the marker: `1 — the review found problems to fix:`. */
+  followUpHeading(iteration: number, title: string): string;
+  followUpTitle: { failed: string; problems: string; improvements: string };
+  /** Appended to a failed attempt's output in the next task. */
+  fixFailure: string;
+  /** The body of a follow-up when a critical review listed no findings. */
+  criticalWithoutFindings(summary: string): string;
+  /** `(and 3 more)` after the findings shown. */
+  moreFindings(count: number): string;
+  limitReached(iteration: number, maxIterations: number, leftUndone: readonly string[]): string;
+  leftCoderFailed: string;
+  leftOpenFindings(count: number): string;
+  leftPending(count: number): string;
+  cannotRun(error: string): string;
+  fixableFailure(timedOut: boolean, error: string): string;
+  critical(criticalFindings: number): string;
+  /** The next task when pending messages are taken up: the list, then the finished task as context. */
+  pendingTask(list: string, finishedTask: string): string;
+  pendingReason(health: string | undefined, count: number): string;
+  warningContinue(count: number): string;
+  reviewFailed(error: string): string;
+  passedWithWarnings(count: number): string;
+  passed: string;
+}
+
+/** What {@link parseLooperCommand} says about a malformed command. */
+export interface LooperCommandTexts {
+  /** How to write commands, after every parse error. */
+  usage: string;
+  notString(type: string): string;
+  empty: string;
+  malformedJson(detail: string): string;
+  noType: string;
+  unknownType(type: string, known: readonly string[]): string;
+  /** `"start" command: "task" is required`. */
+  badField(type: string, field: string | undefined, problem: 'required' | 'invalid', detail: string): string;
+}
+
+/**
+ * Every text the Looper shows a user — `[AUTO]` progress, command replies,
+ * `status`, end-of-run reasons, the rule policy's decisions and command parse
+ * errors — in one language. {@link englishLooperTexts} is the default;
+ * `simplifiedChineseLooperTexts` is the other built-in one. Give your own
+ * (spread one and replace what you need) through `LooperOptions.texts`.
+ */
+export interface LooperTexts {
+  /** BCP 47 tag of the language (`en`, `zh-CN`). */
+  locale: string;
+  auto: {
+    runStarted(task: string, maxIterations: number): string;
+    resumed(snapshot: LooperSnapshot): string;
+    iterationStarted(iteration: number, maxIterations: number, task: string): string;
+    coder(result: LooperStepResult): string;
+    review(result: ReviewStepResult): string;
+    judgeFallback(message: string): string;
+    decision(decision: JudgeDecision, consumed: number): string;
+    finished(outcome: LooperRunOutcome, iterations: number, reason: string): string;
+  };
+  /**
+   * The answer to `status` (seed 000 Test 2: "State: IDLE" / "State: RUNNING"):
+   * state, task and iteration, last results, and the pending queue (the
+   * first {@link STATUS_PENDING_SHOWN} tasks, then a count of the others).
+   */
+  status(snapshot: LooperSnapshot): string;
+  reply: {
+    /** A command that did not parse (the usage follows it). */
+    invalid(error: string): string;
+    disposed(looperId: string): string;
+    startRefused(task: string, iteration: number, maxIterations: number): string;
+    started(task: string, maxIterations: number): string;
+    nothingToStop: string;
+    /** The default `stop`: the current iteration finishes (Review and JUDGE run, state saved). */
+    stopAfterIteration(iteration: number, step: LooperStep | null): string;
+    /** `{"type":"stop","now":true}`: the step in progress is canceled. */
+    stopNow(iteration: number, step: LooperStep | null): string;
+    pendingQueued(count: number, task: string, running: boolean): string;
+  };
+  /** Why a run ended (the `[AUTO]` finish line and `status`'s "Last run"). */
+  reason: {
+    iterationLimit(iteration: number, maxIterations: number, judgeReason: string): string;
+    stoppedAfterIteration(iteration: number): string;
+    stoppedNow(iteration: number, step: LooperStep | null): string;
+    loopFailed(message: string): string;
+  };
+  rules: RuleJudgeTexts;
+  command: LooperCommandTexts;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** @internal Collapses whitespace and shortens. */
+export function oneLine(text: string, max: number): string {
+  return truncateText(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/** Pending tasks a `status` reply lists one by one; the rest are counted, so the reply stays short however long the queue. */
+export const STATUS_PENDING_SHOWN = 50;
+
+/** @internal The numbered lines of the first {@link STATUS_PENDING_SHOWN} pending tasks, then `more(rest)` when the queue is longer. */
+export function pendingLines(pending: LooperSnapshot['pending'], more: (count: number) => string): string[] {
+  const shown = Math.min(pending.length, STATUS_PENDING_SHOWN);
+  const lines: string[] = [];
+  for (let index = 0; index < shown; index++) lines.push(`${index + 1}. ${oneLine((pending[index] as { task: string }).task, 300)}`);
+  if (pending.length > shown) lines.push(more(pending.length - shown));
+  return lines;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** The Looper's texts in English (the default). */
+export const englishLooperTexts: LooperTexts = {
+  locale: 'en',
+  auto: {
+    runStarted: (task, maxIterations) => `${AUTO_PREFIX} Loop started (up to ${maxIterations} iterations): ${oneLine(task, 500)}`,
+    resumed: (s) => `${AUTO_PREFIX} Resumed from checkpoint: iteration ${s.iteration}/${s.maxIterations}, step ${s.step}.`,
+    iterationStarted: (iteration, maxIterations, task) => `${AUTO_PREFIX} Iteration ${iteration}/${maxIterations} started: ${oneLine(task, 300)}`,
+    coder: (result) =>
+      result.status === 'SUCCESS'
+        ? `${AUTO_PREFIX} Coder done (${seconds(result.durationMs)}): ${oneLine(result.output, 300) || '(no output)'}`
+        : `${AUTO_PREFIX} Coder failed${result.timedOut ? ' (timed out)' : ''} (${seconds(result.durationMs)}): ${oneLine(result.error?.message ?? result.output, 300)}`,
+    review: (result) => {
+      if (result.status === 'FAILED' || !result.report) {
+        return `${AUTO_PREFIX} Review failed${result.timedOut ? ' (timed out)' : ''} (${seconds(result.durationMs)}): ${oneLine(result.error?.message ?? result.output, 300)}`;
+      }
+      const { health, findings, summary } = result.report;
+      const detail = result.reportSource === 'fallback' ? 'the reviewer gave no structured report' : summary || findings[0]?.message || 'no details';
+      return `${AUTO_PREFIX} Review done: health ${health}, ${plural(findings.length, 'finding')} — ${oneLine(detail, 300)}`;
+    },
+    judgeFallback: (message) => `${AUTO_PREFIX} JUDGE model failed (${oneLine(message, 200)}); applied the rule policy.`,
+    decision: (decision, consumed) =>
+      decision.type === 'terminate'
+        ? `${AUTO_PREFIX} JUDGE: terminate — ${oneLine(decision.reason, 400)}`
+        : `${AUTO_PREFIX} JUDGE: continue — ${oneLine(decision.reason, 400)}${consumed > 0 ? ` (folded in ${plural(consumed, 'pending task')})` : ''} Next task: ${oneLine(decision.nextTask, 300)}`,
+    finished: (outcome, iterations, reason) => `${AUTO_PREFIX} Loop finished (${outcome}) after ${plural(iterations, 'iteration')}: ${oneLine(reason, 400)}`,
+  },
+  status: (s) => {
+    const lines = [`State: ${s.state}`];
+    if (s.state === 'RUNNING') {
+      lines.push(`Task: ${oneLine(s.currentTask ?? '', 500)}`);
+      lines.push(`Iteration: ${s.iteration}/${s.maxIterations} (step: ${s.step})`);
+      if (s.stopRequested) lines.push(s.stopNow ? 'Stop requested: the run ends now.' : 'Stop requested: the run ends after the current iteration.');
+    } else if (s.lastRun) {
+      lines.push(`Last run: ${s.lastRun.outcome} after ${s.lastRun.iterations} iteration(s) — ${oneLine(s.lastRun.reason, 300)}`);
+    }
+    if (s.last) {
+      const review =
+        s.last.review.status === 'SUCCESS' && s.last.review.report
+          ? `${s.last.review.report.health} (${s.last.review.report.findings.length} finding(s))`
+          : 'FAILED';
+      const decision = s.last.decision ? `${s.last.decision.type} — ${oneLine(s.last.decision.reason, 200)}` : 'none';
+      lines.push(`Last results (iteration ${s.last.iteration}): Coder ${s.last.coder.status}; Review ${review}; JUDGE ${decision}`);
+    }
+    lines.push(`Pending (${s.pending.length}):${s.pending.length === 0 ? ' none' : ''}`);
+    lines.push(...pendingLines(s.pending, (count) => `… and ${count} more (oldest first; JUDGE sees them all)`));
+    return lines.join('\n');
+  },
+  reply: {
+    invalid: (error) => `Invalid command: ${error}.`,
+    disposed: (looperId) => `The Looper "${looperId}" was disposed and accepts no more commands.`,
+    startRefused: (task, iteration, maxIterations) =>
+      `Refused: the Looper is already RUNNING "${truncateText(task, 200)}" (iteration ${iteration}/${maxIterations}). Send add_pending to queue this task, or stop first.`,
+    started: (task, maxIterations) => `Started loop: ${truncateText(task, 500)} (up to ${maxIterations} iterations). Progress follows in this channel.`,
+    nothingToStop: 'Nothing to stop: the Looper is IDLE.',
+    stopAfterIteration: (iteration, step) =>
+      `Stop requested: the loop ends after the current iteration (iteration ${iteration}, now at ${step}; Review and JUDGE still run and the state is saved). For an immediate stop send {"type":"stop","now":true}.`,
+    stopNow: (iteration, step) => `Stopping now: the ${step} step of iteration ${iteration} is canceled and the loop ends.`,
+    pendingQueued: (count, task, running) =>
+      `Task queued (pending: ${count}): ${truncateText(task, 300)}. ${
+        running ? 'JUDGE folds it into the next task once the current task is done.' : 'The Looper is IDLE: JUDGE will consider it during the next run (send start to begin one).'
+      }`,
+  },
+  reason: {
+    iterationLimit: (iteration, maxIterations, judgeReason) => `Reached the iteration limit (${iteration} of ${maxIterations}); JUDGE wanted to continue: ${judgeReason}`,
+    stoppedAfterIteration: (iteration) => `Stopped on request after iteration ${iteration} (Review and JUDGE ran).`,
+    stoppedNow: (iteration, step) => `Stopped at once on request during the ${step} step of iteration ${iteration}.`,
+    loopFailed: (message) => `The loop failed unexpectedly: ${message}`,
+  },
+  rules: {
+    followUpMarker: '\n\nFollow-up from iteration ',
+    followUpHeading: (iteration, title) => `${iteration} — ${title}:`,
+    followUpTitle: { failed: 'the previous attempt failed', problems: 'the review found problems to fix', improvements: 'the review asked for improvements' },
+    fixFailure: 'Find the cause, avoid it, and complete the task.',
+    criticalWithoutFindings: (summary) => `The review reported critical health: ${summary || 'no details given'}.`,
+    moreFindings: (count) => `(and ${count} more)`,
+    limitReached: (iteration, maxIterations, left) =>
+      `Reached the iteration limit (${iteration} of ${maxIterations}).${left.length > 0 ? ` Left undone: ${left.join('; ')}.` : ''}`,
+    leftCoderFailed: 'the last Coder attempt failed',
+    leftOpenFindings: (count) => `${plural(count, 'open finding')} (health critical)`,
+    leftPending: (count) => `${plural(count, 'pending message')} still queued`,
+    cannotRun: (error) => `The Coder cannot run (${error}); fix the environment, then start again.`,
+    fixableFailure: (timedOut, error) => `The Coder failed${timedOut ? ' (timed out)' : ''} but the failure looks fixable: ${truncateText(error, 200)}`,
+    critical: (count) => `Review health is critical (${plural(count, 'critical finding')}); fixing before anything else.`,
+    pendingTask: (list, finishedTask) => `${list}\n\nContext: these tasks follow the finished task: ${truncateText(finishedTask, 300)}`,
+    pendingReason: (health, count) =>
+      `The current task is done${health === undefined ? ' (review unavailable)' : ` (health ${health})`}; taking up ${plural(count, 'pending message')}.`,
+    warningContinue: (count) => `Review health is warning with ${plural(count, 'finding')}; continueOnWarning is on.`,
+    reviewFailed: (error) => `The review failed (${error}); the work could not be verified and nothing is pending.`,
+    passedWithWarnings: (count) => `Review passed with ${plural(count, 'warning')} and no messages are pending.`,
+    passed: 'Review passed with health normal and no messages are pending.',
+  },
+  command: englishCommandTexts(),
+};
+
+function englishCommandTexts(): LooperCommandTexts {
+  return {
+    usage: 'Send plain text to start a task, or JSON: {"type":"start","task":"…"}, {"type":"stop"} (add "now":true to stop at once), {"type":"status"}, {"type":"add_pending","task":"…"}.',
+    notString: (type) => `a command must be a string, got ${type}`,
+    empty: 'the command is empty',
+    malformedJson: (detail) => `malformed JSON (${detail})`,
+    noType: 'the JSON command has no "type" string',
+    unknownType: (type, known) => `unknown command type ${JSON.stringify(type)}; expected one of ${known.join(', ')}`,
+    badField: (type, field, problem, detail) => `"${type}" command: ${field ? `"${field}"` : 'the command'} ${problem === 'required' ? 'is required' : detail}`,
+  };
+}
