@@ -74,10 +74,8 @@ function positiveInteger(value: unknown, what: string): number | undefined {
  *   timed-out step reaches JUDGE as `FAILED` with its output, never as a crash.
  * - **Progress** goes to the `looper` channel as `[AUTO]` messages (and as
  *   `looper:*` bus events), so DevHub or any subscriber follows along.
- * - **Checkpoints**: the state is saved at every change (one `transaction`
- *   each, writing only what changed: a queued task, a step's result), so a
- *   command costs the same with 10,000 tasks pending as with none;
- *   `resume()` continues a run from the last checkpoint.
+ * - **Checkpoints**: every change is saved, writing only what changed (one
+ *   `transaction`); `resume()` continues a run from the last checkpoint.
  *
  * @example
  * ```ts
@@ -405,10 +403,9 @@ export class Looper implements RunnableAgent {
       source = 'rules';
     }
     if (signal.aborted || this.snapshot.runId !== runId || this.snapshot.stopNow) return;
-    // Pending tasks leave the queue only when the next iteration really takes them up (not at the limit, not when stopping).
-    const continuing = decision.type === 'continue' && s.iteration < s.maxIterations && !this.snapshot.stopRequested;
+    // Pending tasks leave the queue only when the next iteration takes them up (not at the limit, not when stopping).
     const consumed =
-      continuing && decision.type === 'continue'
+      decision.type === 'continue' && s.iteration < s.maxIterations && !this.snapshot.stopRequested
         ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined)
         : [];
     this.postAuto('decision', this.texts.auto.decision(decision, consumed.length));
