@@ -31,7 +31,7 @@ import { measureScaling, scalingHeader, type ScalingRow } from './scaling-kit';
  * - team: turns of a two-member conversation with instant in-process agents;
  * - event bus: subscribers on distinct channels — subscribe, one emit each, unsubscribe;
  * - Looper commands: `add_pending` (each checkpointed) growing the queue, then
- *   start / status / stop at that queue length;
+ *   start / status / stop (now) at that queue length;
  * - orchestrator: sub-agents forked by one main agent (limit 4, instant model).
  */
 
@@ -274,7 +274,7 @@ const looperRows: ScalingRow[] = [
     unitsPerSize: 10_000,
   },
   {
-    name: 'Looper start/status/stop with n pending',
+    name: 'Looper start/status/stop now, n pending',
     unit: 'command',
     subject: async (size) => {
       const { system, releaseCoder } = gatedLooper();
@@ -286,7 +286,8 @@ const looperRows: ScalingRow[] = [
       for (let round = 0; round < rounds; round++) {
         system.looper.command({ type: 'start', task: `task ${round}` });
         system.looper.command({ type: 'status' });
-        system.looper.command({ type: 'stop' });
+        // `now`: the run ends without Review and JUDGE, which read the whole queue once per run by design.
+        system.looper.command({ type: 'stop', now: true });
         await system.looper.flush();
         await releaseCoder();
         await system.looper.whenIdle();

@@ -105,6 +105,11 @@ export class MemoryStore implements Store {
     else this.write(nsKey, stored);
   }
 
+  /** @internal The item as kept (not copied), for drafts that only need to know it exists or when it was created. */
+  stored(nsKey: string, key: string): StoredItem | undefined {
+    return this.spaces.get(nsKey)?.items.get(key);
+  }
+
   /** @internal The clock, for drafts. */
   clock(): number {
     return this.now();
@@ -183,15 +188,14 @@ class TransactionDraft implements Store {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
     const nsKey = checkStoreNamespace(namespace, key);
     const json = storeValueToJson(value);
-    const existing = await this.get(namespace, key);
     const now = this.base.clock();
-    this.entry(nsKey).set(key, { namespace: [...namespace], key, json, createdAt: existing?.createdAt ?? now, updatedAt: now });
+    this.entry(nsKey).set(key, { namespace: [...namespace], key, json, createdAt: this.stored(nsKey, key)?.createdAt ?? now, updatedAt: now });
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
     AbortError.throwIfAborted(options?.signal, 'Store.delete');
     const nsKey = checkStoreNamespace(namespace, key);
-    const existed = (await this.get(namespace, key)) !== undefined;
+    const existed = this.stored(nsKey, key) !== undefined;
     this.entry(nsKey).set(key, undefined);
     return existed;
   }
@@ -232,6 +236,13 @@ class TransactionDraft implements Store {
         else this.base.applyCommitted(nsKey, key, stored);
       }
     }
+  }
+
+  /** @internal The item as this transaction sees it (its own writes first), not copied. */
+  stored(nsKey: string, key: string): StoredItem | undefined {
+    const writes = this.log.get(nsKey);
+    if (writes?.has(key)) return writes.get(key);
+    return (this.parent ?? this.base).stored(nsKey, key);
   }
 
   /** @internal */

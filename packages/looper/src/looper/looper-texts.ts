@@ -105,8 +105,41 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** @internal Collapses whitespace and shortens. */
+/** Whether a UTF-16 code unit is whitespace as `\s` in a regular expression means it. */
+function isSpace(code: number): boolean {
+  return (
+    (code >= 9 && code <= 13) || code === 32 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
+}
+
+/** Length of `text` with whitespace runs collapsed to one space and the ends trimmed, without building it. */
+function collapsedLength(text: string): number {
+  let length = 0;
+  let pendingSpace = false;
+  for (let index = 0; index < text.length; index++) {
+    if (isSpace(text.charCodeAt(index))) pendingSpace = length > 0;
+    else {
+      if (pendingSpace) length++;
+      pendingSpace = false;
+      length++;
+    }
+  }
+  return length;
+}
+
+/**
+ * @internal Collapses whitespace and shortens (`truncateText`). A long text
+ * (JUDGE folds every pending task into one) is collapsed only as far as it
+ * is shown, and the rest counted, so a line costs the same however long the text.
+ */
 export function oneLine(text: string, max: number): string {
+  const window = max * 2 + 64;
+  if (text.length > window * 2) {
+    const shown = text.slice(0, window).replace(/\s+/g, ' ').trimStart();
+    const head = Math.max(0, max - 40);
+    if (shown.length > max + 1) return `${shown.slice(0, head)}… [${collapsedLength(text) - head} more characters]`;
+  }
   return truncateText(text.replace(/\s+/g, ' ').trim(), max);
 }
 
