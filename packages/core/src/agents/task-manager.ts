@@ -5,6 +5,7 @@ import { CompletionTimeoutError } from '../errors/completion-timeout-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { TroupeError } from '../errors/troupe-error';
 import type { EventBus } from '../events/event-bus';
+import { nextProcessCount } from '../util/process-singleton';
 import { serializeError } from '../util/serialize-error';
 import type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
 
@@ -72,8 +73,6 @@ export interface StartBackgroundOptions {
   sinks?: AgentSinks;
 }
 
-let taskCounter = 0;
-
 function assertTimeout(value: unknown, what: string): void {
   if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
     throw new InvalidArgumentError(what, `expected a positive number of milliseconds, got ${String(value)}`);
@@ -117,7 +116,7 @@ export class TaskManager {
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
     const bus = this.options.eventBus;
     const task: BackgroundTask = {
-      id: `task-${++taskCounter}`,
+      id: `task-${nextProcessCount('core.task-id')}`,
       agentId: agent.id,
       input,
       status: 'running',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
+import { processSingleton } from '../util/process-singleton';
 import { coreEventSchemas, type AnyTroupeEvent } from './event-map';
 
 interface EventSchemaEntry {
@@ -9,8 +10,10 @@ interface EventSchemaEntry {
 }
 
 const EVENT_TYPE = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)+$/;
-const registry = new Map<string, EventSchemaEntry>(
-  Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }]),
+/** Payload schemas by event type: one map per process, shared by every copy of core (ESM and CJS builds). */
+const registry = processSingleton(
+  'core.event-schemas.v1',
+  () => new Map<string, EventSchemaEntry>(Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }])),
 );
 
 /** Bumped on every registration change, so a cached {@link eventVersion} knows it is stale. */
