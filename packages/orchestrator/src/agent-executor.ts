@@ -1,5 +1,6 @@
 import { AbortError, emptyChatUsage, serializeError, type ChatMessage, type ToolResult } from '@troupe/core';
 import { callsInAnswer, turnEndedBeforeRestart } from './agent-answer-text';
+import { runCliTurn } from './agent-cli-turn';
 import { formatForkResult } from './agent-fork-format';
 import type { AgentForkRunner, ForkOrigin } from './agent-fork-runner';
 import type { AgentOrchestratorOptions, RunAgentOptions } from './agent-orchestrator-options';
@@ -10,6 +11,7 @@ import { formatTagToolResults } from './agent-runner-tags';
 import type { AgentRunnerResult, AgentRunnerSinks } from './agent-runner-types';
 import type { StoredFork } from './agent-session-store';
 import type { AgentSlots, ReleaseSlot } from './agent-slots';
+import type { AgentToolControls } from './agent-tool-context';
 import { isTerminalStatus } from './agent-status';
 import type { AgentTree } from './agent-tree';
 import { AgentFailedError, AgentTerminatedError, AgentTimeoutError } from './orchestrator-errors';
@@ -142,6 +144,18 @@ export class AgentExecutor {
   private async runTurn(record: AgentRecord, messages: ChatMessage[], options: RunAgentOptions): Promise<TurnOutcome> {
     const { strategy } = record;
     const session = this.tree.session;
+    const sinks = orchestratorSinks(
+      this.tree.bus,
+      record.id,
+      [this.options.sinks?.(toAgentInfo(record)), options.sinks].filter((sink): sink is AgentRunnerSinks => sink !== undefined),
+      session ? this.storingHooks(record) : {},
+    );
+    const fork: NonNullable<AgentToolControls['fork']> = (subAgents, forkOptions = {}) => {
+      const origin: ForkOrigin = forkOptions.toolCallId !== undefined ? { kind: 'tool', toolCallId: forkOptions.toolCallId } : { kind: 'request' };
+      return this.forks.run(record, this.forks.prepare(record, subAgents, forkOptions)(), forkOptions, origin);
+    };
+    const workspaceRoot = record.context.workspaceRoot ?? this.options.workspaceRoot;
+    if (strategy.cli) return runCliTurn({ tools: this.tools, sinks, fork, workspaceRoot }, record, messages);
     const data = record.context.data ?? this.resumedData(record);
     const runner = new AgentRunner({
       model: (strategy.model ?? this.options.model)!,
@@ -150,19 +164,11 @@ export class AgentExecutor {
       agentKind: record.kind,
       agentId: record.id,
       maxIterations: strategy.maxIterations,
-      sinks: orchestratorSinks(
-        this.tree.bus,
-        record.id,
-        [this.options.sinks?.(toAgentInfo(record)), options.sinks].filter((sink): sink is AgentRunnerSinks => sink !== undefined),
-        session ? this.storingHooks(record) : {},
-      ),
-      fork: (subAgents, forkOptions = {}) => {
-        const origin: ForkOrigin = forkOptions.toolCallId !== undefined ? { kind: 'tool', toolCallId: forkOptions.toolCallId } : { kind: 'request' };
-        return this.forks.run(record, this.forks.prepare(record, subAgents, forkOptions)(), forkOptions, origin);
-      },
+      sinks,
+      fork,
       ...optional('toolCallFormat', strategy.toolCallFormat),
       ...optional('endMarker', strategy.endMarker),
-      ...optional('workspaceRoot', record.context.workspaceRoot ?? this.options.workspaceRoot),
+      ...optional('workspaceRoot', workspaceRoot),
       ...optional('toolData', data),
       ...optional('abortGraceMs', this.options.abortGraceMs),
       ...optional('maxOutputTokens', strategy.maxOutputTokens),

@@ -65,7 +65,10 @@ export class AgentFactory {
       throw new InvalidStateError(`Agent "${parent.id}" is ${parent.status}; it cannot get new sub-agents`);
     }
     const strategy = this.resolveStrategy(strategyInput, fallback);
-    if (!(strategy.model ?? this.options.model)) {
+    if (strategy.cli && (context.waitForInput ?? strategy.waitForInput) === true) {
+      throw new InvalidArgumentError('waitForInput', `strategy "${strategy.type}" runs a CLI agent (strategy.cli), which completes after its turn; it cannot wait for input`);
+    }
+    if (!strategy.cli && !(strategy.model ?? this.options.model)) {
       throw new InvalidArgumentError('strategy.model', `strategy "${strategy.type}" has no model and the orchestrator has no default model (options.model)`);
     }
     const kind = parent ? 'sub' : 'main';
@@ -119,8 +122,7 @@ export class AgentFactory {
       parentId: parentId ?? '',
       kind,
       strategy: strategy.type,
-      tools: this.tools
-        .getToolsForAgent(kind, strategy.tools)
+      tools: (strategy.cli ? this.tools.getToolsForCliAgent(kind, strategy.tools) : this.tools.getToolsForAgent(kind, strategy.tools))
         .map((tool) => tool.name)
         .join(', '),
       strategies: [...this.strategies.values()].map((known) => `- ${known.type}${known.description ? `: ${known.description}` : ''}`).join('\n'),

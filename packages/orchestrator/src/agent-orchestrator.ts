@@ -1,4 +1,5 @@
 import { assertChatModel, EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
+import { cliAgentParts, type CliAgentOptions, type RunCliAgentOptions } from './agent-cli-options';
 import { AgentExecutor } from './agent-executor';
 import { AgentFactory } from './agent-factory';
 import { formatForkResult } from './agent-fork-format';
@@ -166,6 +167,51 @@ export class AgentOrchestrator {
       return Promise.reject(new InvalidStateError(`Agent "${agentId}" cannot run again (status ${record.status})${hint}`));
     }
     return this.executor.execute(record, options);
+  }
+
+  /**
+   * Creates a CLI agent (status `idle`): a node of the tree run by an agent
+   * CLI — a member of `options.manager` driven through an adapter with the
+   * `mcpServers` capability (Claude Code, Codex, Gemini, an ACP agent) —
+   * instead of a chat model. Its CLI gets the orchestrator's `fork_agents`
+   * (a main agent) and `task_finish` over MCP (the manager needs a tool host,
+   * e.g. `createMcpToolHost()` from `@troupe/mcp`): its forks become its
+   * children, run under the concurrency limit and tool scopes;
+   * `task_finish` ends it with its result (else its answer is its result);
+   * terminating it or an ancestor cancels the CLI's turn. Run it with
+   * {@link runAgent}, or create and run at once with {@link runCliAgent}.
+   */
+  createCliAgent(options: CliAgentOptions): string {
+    const { context, strategy } = cliAgentParts(options, (type) => this.factory.resolveStrategy(type));
+    return this.factory.createRecord(context, strategy, 1, undefined).id;
+  }
+
+  /**
+   * Creates a CLI agent ({@link createCliAgent}) and runs it: resolves with
+   * its result once its CLI turn ended (`completed`), rejects with
+   * {@link AgentFailedError} (`error`: the CLI failed, or `task_finish` with
+   * `success: false`) or {@link AgentTerminatedError}.
+   *
+   * @example
+   * ```ts
+   * const manager = new AgentManager({ toolHost: createMcpToolHost() });
+   * const orchestrator = new AgentOrchestrator({ model, strategies: [tester] });
+   * const result = await orchestrator.runCliAgent({
+   *   manager, configId: 'claude', member: { workDir: process.cwd() },
+   *   task: 'Check the project: fork one tester per package with fork_agents, then task_finish with a summary.',
+   *   signal: AbortSignal.timeout(600_000),
+   * });
+   * console.log(result.text, formatAgentTree(orchestrator.getAgentTree()));
+   * ```
+   */
+  runCliAgent(options: RunCliAgentOptions): Promise<AgentRunResult> {
+    let agentId: string;
+    try {
+      agentId = this.createCliAgent(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.runAgent(agentId, { ...(options.signal ? { signal: options.signal } : {}), ...(options.sinks ? { sinks: options.sinks } : {}) });
   }
 
   /**

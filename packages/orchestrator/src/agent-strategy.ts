@@ -1,5 +1,6 @@
 import { ConfigError, describeChatModelProblem, InvalidArgumentError, type ChatModel } from '@troupe/core';
 import { z } from 'zod';
+import type { CliAgentSpec } from './agent-cli-turn';
 
 /**
  * What happens when a sub-agent ends in `error` (a model failure, a timeout,
@@ -81,6 +82,18 @@ export interface AgentStrategy {
   maxOutputTokens?: number;
   /** Per model call. */
   temperature?: number;
+  /**
+   * Run agents of this strategy as an agent CLI (Claude Code, Codex, Gemini,
+   * an ACP agent) through an `AgentManager` instead of on a chat model: the
+   * CLI gets `fork_agents`/`task_finish` over MCP, its forks become its
+   * children, `task_finish` ends it with its result, and terminating it
+   * cancels the CLI's turn. `model`, `maxIterations`, `toolCallFormat`,
+   * `endMarker` and the sampling settings do not apply; `tools` whitelists
+   * the orchestrator tools served to the CLI (default: `fork_agents` for a
+   * main agent, and `task_finish`); the rendered `systemPrompt` (may be
+   * empty) becomes the CLI's system instruction. See `AgentOrchestrator.runCliAgent`.
+   */
+  cli?: CliAgentSpec;
 }
 
 /** Default of {@link AgentStrategy.maxIterations}. */
@@ -115,6 +128,18 @@ const strategySchema = z.object({
   timeoutMs: positiveInt.optional(),
   maxOutputTokens: positiveInt.optional(),
   temperature: z.number().min(0).optional(),
+  cli: z
+    .object({
+      manager: z.custom<CliAgentSpec['manager']>(
+        (value) => value !== null && typeof value === 'object' && ['ensureAgentStarted', 'send', 'stopAgent', 'isRunning'].every((name) => typeof (value as unknown as Record<string, unknown>)[name] === 'function'),
+        'expected an AgentManager',
+      ),
+      configId: z.string().min(1, 'expected an adapter type or registry config id'),
+      roleId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'expected an agent id (letters, digits, ., _, :, -)').optional(),
+      member: z.custom<NonNullable<CliAgentSpec['member']>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected a member config object').optional(),
+    })
+    .strict()
+    .optional(),
 });
 
 /** @internal Throws `ConfigError` unless `retry` is a valid {@link AgentRetryPolicy}. */

@@ -11,8 +11,8 @@ import {
   type UnregisterTool,
   type WorkspaceToolsOptions,
 } from '@troupe/core';
-import { createForkAgentsTool } from './fork-agents-tool';
-import { createTaskFinishTool } from './task-finish-tool';
+import { createForkAgentsTool, FORK_AGENTS_TOOL_NAME } from './fork-agents-tool';
+import { createTaskFinishTool, TASK_FINISH_TOOL_NAME } from './task-finish-tool';
 
 /** Settings of a {@link ToolManager}. */
 export interface ToolManagerOptions {
@@ -95,6 +95,24 @@ export class ToolManager {
     }
     const allowed = new Set(whitelist);
     return tools.filter((tool) => allowed.has(tool.name));
+  }
+
+  /**
+   * The tools served to a CLI agent (see `AgentStrategy.cli`): by default
+   * only the orchestrator's agent tools of its scope — `fork_agents` for a
+   * main agent — plus `task_finish`, which ends any CLI agent with its
+   * result (the CLI has its own file and shell tools). A `whitelist` picks
+   * tools of its scope as for a model agent (`task_finish` allowed for both kinds).
+   */
+  getToolsForCliAgent(agentKind: ToolAgentKind, whitelist?: readonly string[]): AnyTool[] {
+    const names = whitelist ?? [FORK_AGENTS_TOOL_NAME, TASK_FINISH_TOOL_NAME];
+    const finish = names.includes(TASK_FINISH_TOOL_NAME) ? this.registry.getTool(TASK_FINISH_TOOL_NAME) : undefined;
+    const others = names.filter((name) => name !== TASK_FINISH_TOOL_NAME);
+    const scoped = whitelist === undefined ? this.getToolsForAgent(agentKind).filter((tool) => others.includes(tool.name)) : this.getToolsForAgent(agentKind, others);
+    if (whitelist !== undefined && names.includes(TASK_FINISH_TOOL_NAME) && !finish) {
+      throw new InvalidArgumentError('tools', `no tool named "${TASK_FINISH_TOOL_NAME}" is registered`);
+    }
+    return finish ? [...scoped, finish] : scoped;
   }
 
   /** The provider-facing schema of a tool (name, description, JSON Schema). Throws for an unknown name. */

@@ -436,7 +436,11 @@ function partsIterator(
     wake?.();
   };
   listeners.add(listener);
-  void result.then(() => listener(undefined));
+  // A turn that could not start rejects `result`; the iterator just ends (the caller reads the error from `result`).
+  void result.then(
+    () => listener(undefined),
+    () => listener(undefined),
+  );
   const iterator: AsyncIterableIterator<AgentStreamPart> = {
     async next() {
       for (;;) {

@@ -1,0 +1,160 @@
+import {
+  InvalidStateError,
+  outputOrThrow,
+  type AgentManager,
+  type AgentStreamPart,
+  type AgentUsage,
+  type ChatMessage,
+  type ChatUsage,
+  type MemberAgentConfig,
+} from '@troupe/core';
+import type { AgentRecord } from './agent-record';
+import type { AgentRunnerResult, AgentRunnerSinks, AgentToolCallInfo } from './agent-runner-types';
+import { AGENT_TOOL_CONTEXT_KEY, type AgentFinishRequest, type AgentToolControls } from './agent-tool-context';
+import type { ToolManager } from './tool-manager';
+
+/**
+ * Runs the agents of a strategy as an agent CLI (Claude Code, Codex, Gemini,
+ * any ACP agent…) driven by an `AgentManager`, instead of on a chat model.
+ * The orchestrator serves the agent's tools (`fork_agents`, `task_finish`)
+ * to the CLI as the member's Troupe `tools` (over MCP: give the manager a
+ * tool host such as `createMcpToolHost()` from `@troupe/mcp`), with the
+ * agent's controls in their `toolData`.
+ */
+export interface CliAgentSpec {
+  /** Runs the CLI; needs a `toolHost` (`new AgentManager({ toolHost: createMcpToolHost() })`). */
+  manager: AgentManager;
+  /** Adapter type or registry config id, as for `AgentManager.ensureAgentStarted` (`claude`, `codex`, `gemini`, `acp`…). */
+  configId: string;
+  /**
+   * Member role of the CLI in the manager. Default: the agent's id (each
+   * agent gets its own role). The role must not be started already; the
+   * orchestrator stops it when the agent's run ends.
+   */
+  roleId?: string;
+  /**
+   * The member config (workDir, model, env, `mcpServers`, more `tools`…).
+   * The orchestrator adds its agent tools and their controls, the
+   * strategy's rendered system prompt as `systemInstruction` (unless set
+   * here), and the agent's workspace root as `workDir` (unless set here).
+   */
+  member?: MemberAgentConfig;
+}
+
+/** @internal What a CLI turn needs from the executor. */
+export interface CliTurnHost {
+  readonly tools: ToolManager;
+  /** The agent's sinks (bus events first, then the application's). */
+  readonly sinks: AgentRunnerSinks;
+  /** Forks sub-agents of this agent (the same path `fork_agents` takes for a model agent). */
+  readonly fork: NonNullable<AgentToolControls['fork']>;
+  /** The agent's workspace root (context, else the orchestrator's). */
+  readonly workspaceRoot: string | undefined;
+}
+
+/** @internal What one CLI turn ended with (the executor's turn outcome). */
+export type CliTurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' | 'usage' | 'messages' | 'finish'>;
+
+/**
+ * @internal Runs one turn of a CLI agent: starts its member (its tools
+ * served with the agent's controls), sends its task, streams the turn's
+ * parts to the sinks, and stops the member when the turn ends. Terminating
+ * the agent (its controller) stops the member, which cancels the turn.
+ */
+export async function runCliTurn(host: CliTurnHost, record: AgentRecord, messages: readonly ChatMessage[]): Promise<CliTurnOutcome> {
+  const cli = record.strategy.cli as CliAgentSpec;
+  const { manager } = cli;
+  const roleId = cli.roleId ?? record.id;
+  if (manager.isRunning(roleId)) {
+    throw new InvalidStateError(`Role "${roleId}" is already started in the AgentManager; CLI agent "${record.id}" needs a role of its own (stop it, or set cli.roleId)`);
+  }
+  let finish: AgentFinishRequest | undefined;
+  const controls: AgentToolControls = {
+    agentId: record.id,
+    agentKind: record.kind,
+    finish: (request) => {
+      finish = { result: request.result, success: request.success ?? true };
+    },
+    fork: host.fork,
+  };
+  const member = cliMember(cli.member ?? {}, record, host, controls);
+  const signal = record.controller.signal;
+  const stop = () => void manager.stopAgent(roleId).catch(() => undefined);
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    signal.throwIfAborted();
+    await manager.ensureAgentStarted(roleId, cli.configId, member);
+    signal.throwIfAborted();
+    const turn = manager.send(roleId, cliMessage(record, messages), { signal });
+    const calls = new Map<string, { call: AgentToolCallInfo; startedAt: number }>();
+    for await (const part of turn) streamPart(host.sinks, part, calls);
+    const result = await turn.result;
+    signal.throwIfAborted();
+    outputOrThrow(result.outcome);
+    if (result.agentError) throw result.agentError;
+    record.iterations++;
+    const answer: ChatMessage = { role: 'assistant', content: result.text };
+    host.sinks.message?.(answer);
+    const done = finish as AgentFinishRequest | undefined;
+    return {
+      text: done ? done.result : result.text,
+      stopReason: done ? 'task-finish' : 'turn-end',
+      iterations: 1,
+      usage: chatUsage(result.usage),
+      messages: [...messages, answer],
+      ...(done ? { finish: { result: done.result, success: done.success ?? true } } : {}),
+    };
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await manager.stopAgent(roleId).catch(() => undefined);
+  }
+}
+
+/** The member config the CLI runs with: the user's, plus the agent's tools and controls. */
+function cliMember(base: MemberAgentConfig, record: AgentRecord, host: CliTurnHost, controls: AgentToolControls): MemberAgentConfig {
+  const served = host.tools.getToolsForCliAgent(record.kind, record.strategy.tools);
+  const own = new Set((base.tools ?? []).map((tool) => tool.name));
+  const workDir = base.workDir ?? host.workspaceRoot;
+  return {
+    ...base,
+    ...(base.systemInstruction === undefined && record.systemPrompt.trim() !== '' ? { systemInstruction: record.systemPrompt } : {}),
+    ...(workDir !== undefined ? { workDir } : {}),
+    tools: [...(base.tools ?? []), ...served.filter((tool) => !own.has(tool.name))],
+    toolData: { ...base.toolData, ...record.context.data, [AGENT_TOOL_CONTEXT_KEY]: controls },
+  };
+}
+
+/** What the CLI is sent: the agent's task, or else its last user message. */
+function cliMessage(record: AgentRecord, messages: readonly ChatMessage[]): string {
+  if (record.context.task !== undefined) return record.context.task;
+  const last = [...messages].reverse().find((message) => message.role === 'user');
+  return last?.role === 'user' ? last.content : '';
+}
+
+/** Sends one stream part of the CLI to the sinks (as a model agent's text and tool calls are). */
+function streamPart(sinks: AgentRunnerSinks, part: AgentStreamPart, calls: Map<string, { call: AgentToolCallInfo; startedAt: number }>): void {
+  if (part.type === 'text-delta') sinks.text?.(part.text, { iteration: 1, section: 'none' });
+  else if (part.type === 'tool-call') {
+    const call: AgentToolCallInfo = { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, source: 'native', iteration: 1 };
+    calls.set(part.toolCallId, { call, startedAt: performance.now() });
+    sinks.toolCall?.(call);
+  } else if (part.type === 'tool-result') {
+    const started = calls.get(part.toolCallId);
+    const call = started?.call ?? { toolCallId: part.toolCallId, toolName: part.toolName ?? 'unknown', input: undefined, source: 'native' as const, iteration: 1 };
+    const content = typeof part.output === 'string' ? part.output : JSON.stringify(part.output) ?? '';
+    sinks.toolResult?.({
+      ...call,
+      result: part.isError ? { success: false, content, error: content } : { success: true, content },
+      durationMs: started ? performance.now() - started.startedAt : 0,
+    });
+  }
+}
+
+function chatUsage(usage: AgentUsage | undefined): ChatUsage {
+  return {
+    inputTokens: usage?.inputTokens,
+    outputTokens: usage?.outputTokens,
+    ...(usage?.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+    ...(usage?.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+  };
+}
