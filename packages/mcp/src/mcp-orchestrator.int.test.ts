@@ -1,25 +1,16 @@
 /*
- * A CLI agent (the real Claude Code) working with the orchestrator through
- * MCP: the orchestrator's own `fork_agents` and `task_finish` tools are served
- * to it as member tools, with the agent controls in `toolData`, so the CLI
- * forks sub-agents that the orchestrator runs (on a scripted model here) and
- * finishes its task with a result.
+ * A CLI agent (the real Claude Code) as a node of the orchestrator's tree,
+ * through the built-in API: `runCliAgent` serves the orchestrator's own
+ * `fork_agents` and `task_finish` to it over MCP (the manager's tool host),
+ * its forks run in the orchestrator (on a scripted model here) as its
+ * children, and `task_finish` completes its node with the result.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager, serializeError } from '@troupe/core';
-import { createScriptedChatModel } from '@troupe/core/testing';
-import {
-  AGENT_TOOL_CONTEXT_KEY,
-  AgentOrchestrator,
-  createForkAgentsTool,
-  createTaskFinishTool,
-  type AgentFinishRequest,
-  type AgentToolControls,
-  type ForkResult,
-  type SubAgentResult,
-} from '@troupe/orchestrator';
+import { AdapterRegistry, AgentManager } from '@troupe/core';
+import { createScriptedChatModel, ManualChatModel } from '@troupe/core/testing';
+import { AgentOrchestrator, AgentTerminatedError, type AgentStatusChange } from '@troupe/orchestrator';
 import { createFakeLlmServer, FAKE_MCP_TOOL_DONE_PREFIX, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { realCliAdapter } from './__fixtures__/real-clis';
@@ -33,66 +24,74 @@ afterAll(async () => {
   await server.close();
 });
 
-/** Controls for a CLI agent outside the tree: its forks run in `orchestrator` as agents of their own. */
-function cliAgentControls(orchestrator: AgentOrchestrator, agentId: string, finished: AgentFinishRequest[]): AgentToolControls {
-  let forks = 0;
-  return {
-    agentId,
-    agentKind: 'main',
-    finish: (request) => void finished.push(request),
-    async fork(subAgents, options) {
-      const results = await Promise.all(
-        subAgents.map(async (spec): Promise<SubAgentResult> => {
-          const id = orchestrator.createAgent({ task: spec.task, labels: [`forked-by:${agentId}`] }, typeof spec.strategy === 'object' ? spec.strategy : 'worker');
-          try {
-            const run = await orchestrator.runAgent(id, options?.signal ? { signal: options.signal } : {});
-            return { task: spec.task, strategyType: 'worker', status: 'completed', text: run.text, agentId: id, agentIds: [id], attempts: 1 };
-          } catch (error) {
-            return { task: spec.task, strategyType: 'worker', status: 'error', error: serializeError(error), agentId: id, agentIds: [id], attempts: 1 };
-          }
-        }),
-      );
-      const succeeded = results.filter((result) => result.status === 'completed').length;
-      return { forkId: `cli-fork-${++forks}`, parentId: agentId, results, succeeded, failed: results.length - succeeded } satisfies ForkResult;
-    },
-  };
-}
-
-it('a Claude Code agent calls fork_agents and task_finish over MCP; the orchestrator runs the forked agents', async () => {
+it('a Claude Code agent in the tree calls fork_agents and task_finish over MCP; its forks are its children', async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'troupe-mcp-orch-'));
   const workDir = join(scratch, 'work');
   mkdirSync(workDir);
   const orchestrator = new AgentOrchestrator({
     model: createScriptedChatModel({ responses: [{ text: 'Tests pass: 12 of 12.' }, { text: 'Lint is clean.' }] }),
     strategies: [{ type: 'worker', systemPrompt: 'Do this: {{task}}', tools: [] }],
+    maxConcurrency: 2,
   });
-  const finished: AgentFinishRequest[] = [];
+  const changes: AgentStatusChange[] = [];
+  orchestrator.onAgentStatusChanged((change) => void changes.push(change));
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'claude', create: () => realCliAdapter('claude', server.url, scratch) });
   const manager = new AgentManager({ adapters, toolHost: createMcpToolHost(), defaultTimeoutMs: 90_000 });
   try {
-    await manager.ensureAgentStarted('lead', 'claude', {
-      workDir,
-      tools: [createForkAgentsTool(), createTaskFinishTool()],
-      toolData: { [AGENT_TOOL_CONTEXT_KEY]: cliAgentControls(orchestrator, 'cli-lead', finished) },
-    });
-    server.setMcpTool({ name: 'fork_agents', arguments: { tasks: [{ task: 'Run the tests' }, { task: 'Run the linter' }] } });
-    const forked = await manager.send('lead', 'Check the project with two helpers').result;
-    expect(forked.agentError).toBeUndefined();
-    expect(forked.text).toContain(`${FAKE_MCP_TOOL_DONE_PREFIX}2 sub-agents finished: 2 completed, 0 failed.`);
+    server.setMcpTool({ name: 'fork_agents', arguments: { tasks: [{ task: 'Run the tests', strategy: 'worker' }, { task: 'Run the linter', strategy: 'worker' }] } });
+    const lead = await orchestrator.runCliAgent({ manager, configId: 'claude', member: { workDir }, task: 'Check the project with two helpers', labels: ['lead'] });
+    expect(lead.stopReason).toBe('turn-end');
+    expect(lead.text).toContain(`${FAKE_MCP_TOOL_DONE_PREFIX}2 sub-agents finished: 2 completed, 0 failed.`);
     expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('Tests pass: 12 of 12.');
-    const tree = orchestrator.getAgentTree();
-    expect(tree.roots.map((node) => [node.task, node.status, node.labels])).toEqual([
-      ['Run the tests', 'completed', ['forked-by:cli-lead']],
-      ['Run the linter', 'completed', ['forked-by:cli-lead']],
+
+    const [root, ...others] = orchestrator.getAgentTree().roots;
+    expect(others).toEqual([]);
+    expect([root?.id, root?.strategyType, root?.status, root?.task, root?.labels]).toEqual([lead.agentId, 'cli', 'completed', 'Check the project with two helpers', ['lead']]);
+    expect(root?.children.map((child) => [child.parentId, child.kind, child.task, child.status, child.result])).toEqual([
+      [lead.agentId, 'sub', 'Run the tests', 'completed', 'Tests pass: 12 of 12.'],
+      [lead.agentId, 'sub', 'Run the linter', 'completed', 'Lint is clean.'],
     ]);
+    expect(changes.filter((change) => change.agentId === lead.agentId).map((change) => change.to)).toEqual(['running', 'forking', 'running', 'completed']);
+    expect(manager.isRunning(lead.agentId)).toBe(false);
 
     server.setMcpTool({ name: 'task_finish', arguments: { result: 'All checks pass.' } });
-    const done = await manager.send('lead', 'Report back').result;
-    expect(done.agentError).toBeUndefined();
-    expect(finished).toEqual([{ result: 'All checks pass.', success: true }]);
+    const reporter = await orchestrator.runCliAgent({ manager, configId: 'claude', roleId: 'reporter', member: { workDir }, task: 'Report back' });
+    expect(reporter).toMatchObject({ status: 'completed', text: 'All checks pass.', stopReason: 'task-finish' });
+    expect(orchestrator.getAgent(reporter.agentId)).toMatchObject({ status: 'completed', result: 'All checks pass.' });
   } finally {
     await manager.cleanup();
     rmSync(scratch, { recursive: true, force: true });
   }
-}, 120_000);
+}, 180_000);
+
+it('terminating a Claude Code agent while its forks run stops them and cancels its CLI turn', async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'troupe-mcp-orch-'));
+  const workDir = join(scratch, 'work');
+  mkdirSync(workDir);
+  // The forked agent's model never answers by itself: the lead stays in `forking` until it is terminated.
+  const model = new ManualChatModel();
+  const orchestrator = new AgentOrchestrator({ model, strategies: [{ type: 'worker', systemPrompt: 'Do this: {{task}}', tools: [] }] });
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'claude', create: () => realCliAdapter('claude', server.url, scratch) });
+  const manager = new AgentManager({ adapters, toolHost: createMcpToolHost(), defaultTimeoutMs: 90_000 });
+  try {
+    server.setMcpTool({ name: 'fork_agents', arguments: { tasks: [{ task: 'Wait for input', strategy: 'worker' }] } });
+    const leadId = orchestrator.createCliAgent({ manager, configId: 'claude', member: { workDir }, task: 'Delegate the wait' });
+    const run = orchestrator.runAgent(leadId).catch((error: unknown) => error);
+    const forkedTurn = await model.nextTurn();
+    expect(orchestrator.getAgentStatus(leadId)).toBe('forking');
+    expect(manager.isRunning(leadId)).toBe(true);
+    const [child] = orchestrator.getAgentTree().roots[0]?.children ?? [];
+    expect(child).toMatchObject({ parentId: leadId, task: 'Wait for input', status: 'running' });
+
+    expect(await orchestrator.terminateAgent(leadId, 'user pressed stop')).toEqual([leadId, child?.id]);
+    expect(await run).toBeInstanceOf(AgentTerminatedError);
+    expect(forkedTurn.closed).toBe(true);
+    expect(orchestrator.getAgent(child!.id)).toMatchObject({ status: 'terminated', error: { message: `ancestor "${leadId}" was terminated: user pressed stop` } });
+    expect(manager.isRunning(leadId)).toBe(false);
+  } finally {
+    await manager.cleanup();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}, 180_000);
