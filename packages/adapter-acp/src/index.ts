@@ -1,7 +1,8 @@
 // Any Agent Client Protocol agent by command, on the official @agentclientprotocol/sdk.
 export { acpDriverPath, createAcpAdapter, type AcpAdapter } from './acp-adapter';
 export { resolveAcpAdapterSettings, type AcpAdapterSettings, type AcpTurnPreparation, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
-export { createAcpAdapterPlugin, registerAcpAdapter } from './acp-plugin';
+export { createAcpAdapterPlugin, registerAcpAdapter, type AcpAdapterPluginSettings } from './acp-plugin';
+export { readAcpRegistryEntry, type AcpRegistrySettings } from './acp-registry-entry';
 export {
   askInTerminal,
   permissionOutcome,

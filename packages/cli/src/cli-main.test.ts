@@ -236,6 +236,35 @@ describe('troupe doctor and the agent registry', () => {
     ]);
   });
 
+  it('reports ACP agents (adapter "acp"): the agent command, its env names, and the registry settings an ACP agent cannot take', async () => {
+    const dir = workspace();
+    const path = join(dir, 'agents.json');
+    const acpCaps = { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['acp.prompt-result', 'acp.error'] };
+    writeFileSync(
+      path,
+      JSON.stringify({
+        schemaVersion: '1.2',
+        agents: {
+          'gemini-acp': { name: 'gemini-acp', adapter: 'acp', command: 'node', baseArgs: ['--acp'], capabilities: acpCaps, env: { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' } },
+          'bad-acp': { name: 'bad-acp', adapter: 'acp', command: 'node', baseArgs: [], capabilities: acpCaps, model: 'gemini-2.5-pro' },
+        },
+      }),
+    );
+    const result = await runCliCaptured(['doctor', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, HOME: workspace() }) });
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stdout).toContain('  ✓ gemini-acp (adapter: acp)');
+    expect(result.stdout).toContain('      env: GOOGLE_GEMINI_BASE_URL');
+    expect(result.stdout).toContain('      note: ACP agent: `command baseArgs` driven over the Agent Client Protocol');
+    expect(result.stdout).not.toContain('generic adapter');
+    expect(result.stdout).toContain('  ✗ bad-acp (adapter: acp)');
+    expect(result.stdout).toContain('      ✗ model: an ACP agent (adapter "acp") cannot take model from the registry; set it with the agent\'s own flag in baseArgs');
+    const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env: testEnv({ PATH: FAKE_PATH }) })).stdout);
+    expect(json.registry.entries.map((entry: { key: string; adapter: string; generic: boolean; completion: string }) => [entry.key, entry.adapter, entry.generic, entry.completion])).toEqual([
+      ['gemini-acp', 'acp', false, 'jsonl'],
+      ['bad-acp', 'acp', false, 'jsonl'],
+    ]);
+  });
+
   it('an invalid registry: the problems, one per line, and exit 2; the workspace\'s .troupe/agents.json comes before the home one', async () => {
     const home = workspace();
     mkdirSync(join(home, '.troupe', 'agents'), { recursive: true });

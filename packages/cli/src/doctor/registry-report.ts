@@ -1,7 +1,7 @@
 import { ConfigError, formatIssuePath, type AgentDefinition, type CompletionStrategy } from '@troupe/core';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { createCliAdapterRegistry } from '../looper/create-cli-looper';
-import { BUILT_IN_AGENTS, loadCliRegistry, registryCandidates, type RegistryLookup } from '../registry/cli-registry';
+import { DEDICATED_ADAPTERS, loadCliRegistry, registryCandidates, type RegistryLookup } from '../registry/cli-registry';
 import { findExecutable } from './detect-environment';
 
 /** What `troupe doctor` found about one registry entry. Never holds a secret: env values and keys are left out. */
@@ -79,7 +79,7 @@ function inspectEntry(
   m: CliMessages,
 ): RegistryEntryReport {
   const adapter = definition.adapter ?? definition.name;
-  const generic = !(BUILT_IN_AGENTS as readonly string[]).includes(adapter);
+  const generic = !DEDICATED_ADAPTERS.includes(adapter);
   const problems: string[] = [];
   const notes: string[] = [];
   let completion: CompletionStrategy['type'] = definition.capabilities.completionDetection;
@@ -92,6 +92,7 @@ function inspectEntry(
   const commandPath = findExecutable(definition.command, env);
   if (!commandPath) problems.push(m.doctor.commandMissing(definition.command));
   if (generic) notes.push(m.doctor.genericNote);
+  else if (adapter === 'acp') notes.push(m.doctor.acpNote);
   else if (completion === 'idleTimeout') notes.push(m.doctor.idleTimeoutNote(adapter, definition.capabilities.idleTimeoutMs ?? 2000));
   return {
     key,

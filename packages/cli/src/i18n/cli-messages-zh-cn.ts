@@ -130,6 +130,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     idleTimeoutNote: (adapter, ms) =>
       `completionDetection idleTimeout: 无输出 ${ms} 毫秒后即结束一轮，即使 ${adapter} 仍在工作（长时间的命令、较慢的模型）；它自己的完成事件更可靠`,
     genericNote: '没有专用适配器: 通过通用适配器运行（纯文本输出，使用声明的完成检测方式）',
+    acpNote: 'ACP 智能体: 通过 Agent Client Protocol 驱动 `command baseArgs`；使用 --auto-allow 时允许其权限请求，否则只允许读取和编辑文件',
     apiKeySet: (name) => `${name}（已设置）`,
   },
   testsReview: {

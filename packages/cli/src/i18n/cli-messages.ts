@@ -140,6 +140,7 @@ export const englishCliMessages = {
     idleTimeoutNote: (adapter: string, ms: number) =>
       `completionDetection idleTimeout: a turn ends after ${ms} ms without output, even when ${adapter} is still working (a long command, a slow model); its own completion event is surer`,
     genericNote: 'no dedicated adapter: run through the generic adapter (plain output, its declared completion detection)',
+    acpNote: 'ACP agent: `command baseArgs` driven over the Agent Client Protocol; its permission requests are allowed with --auto-allow, else file reads and edits only',
     apiKeySet: (name: string) => `${name} (set)`,
   },
   /** The `tests` reviewer's report. */

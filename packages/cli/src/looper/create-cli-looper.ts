@@ -1,3 +1,4 @@
+import { createAcpAdapterPlugin } from '@troupe/adapter-acp';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
@@ -44,11 +45,16 @@ export interface CliLooperSetup {
   mcpServers?: McpServers | undefined;
 }
 
+/** ACP tool kinds a file-edits-only turn (`auto-edit`, without `--auto-allow`) allows; commands, fetches and others are denied. */
+const ACP_AUTO_EDIT_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delete', 'move', 'search', 'think']);
+
 /**
  * The adapter registry the CLI drives agent CLIs through: Claude Code, Codex
- * and Gemini CLI with the permission mode of `--auto-allow`, and, for each
- * registry entry of another adapter type, core's generic adapter (its
- * `baseArgs`, `env`, `home` and declared completion detection).
+ * and Gemini CLI with the permission mode of `--auto-allow`, any ACP agent
+ * for entries with `"adapter": "acp"` (its `command`, `baseArgs`, `env`;
+ * permission requests allowed with `--auto-allow`, else file reads and edits
+ * only), and, for each registry entry of another adapter type, core's
+ * generic adapter (its `baseArgs`, `env`, `home` and declared completion detection).
  */
 export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegistry): AdapterRegistry {
   const permissionMode = autoAllow ? 'full-auto' : 'auto-edit';
@@ -56,6 +62,7 @@ export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegis
   adapters.register(createClaudeCodeAdapterPlugin({ permissionMode }));
   adapters.register(createCodexAdapterPlugin({ permissionMode }));
   adapters.register(createGeminiCliAdapterPlugin({ permissionMode }));
+  adapters.register(createAcpAdapterPlugin({ canUseTool: autoAllow ? 'allow' : (request) => request.kind !== undefined && ACP_AUTO_EDIT_KINDS.has(request.kind) }));
   for (const [key, definition] of Object.entries(registry?.parsed.config.agents ?? {})) {
     const type = definition.adapter ?? definition.name;
     if (adapters.has(type)) continue;

@@ -9,6 +9,8 @@ import type { CliMessages } from '../i18n/cli-messages';
 export const BUILT_IN_AGENTS = ['claude', 'codex', 'gemini'] as const;
 /** A built-in adapter's name. */
 export type BuiltInAgent = (typeof BUILT_IN_AGENTS)[number];
+/** Adapter types `troupe` has a dedicated adapter for: the built-in CLIs, and `acp` (any ACP agent a registry entry names). */
+export const DEDICATED_ADAPTERS: readonly string[] = [...BUILT_IN_AGENTS, 'acp'];
 
 /** Where the agent registry is looked for, in order. */
 export interface RegistryLookup {
