@@ -75,11 +75,11 @@ export function createGeminiAcpAdapter(settings: GeminiCliSettings = {}, options
     installHint: resolved.installHint,
     async prepareTurn(member) {
       // MCP servers go through session/new, not the settings file.
-      const { env, systemPrompt, secrets } = await environment.forTurn(member, { mcp: false });
+      const { env, cleanup, secrets } = await environment.forTurn(member, { mcp: false });
       return {
         env,
         secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets],
-        ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
+        ...(cleanup ? { cleanup } : {}),
       };
     },
   });

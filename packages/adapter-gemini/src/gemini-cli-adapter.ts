@@ -87,7 +87,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
       if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
         throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
       }
-      const { env, systemPrompt, secrets } = await environment.forTurn(member);
+      const { env, cleanup, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
       return {
         command: resolved.command,
@@ -97,7 +97,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
         messageDelivery: 'argument',
         installHint: resolved.installHint,
         ...(resolved.apiKey || secrets.length > 0 ? { secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets] } : {}),
-        ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
+        ...(cleanup ? { cleanup } : {}),
       };
     },
 

@@ -1,9 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, mcpServerSecrets, type MemberAgentConfig } from '@troupe/core';
+import { mcpServerSecrets, type MemberAgentConfig } from '@troupe/core';
 import { createGeminiCliHome, prepareGeminiCliHome, removeGeminiCliHome } from './gemini-cli-home';
-import { writeGeminiCliMcpServers } from './gemini-cli-mcp-settings';
+import { writeGeminiCliMcpServers, writeGeminiMcpDefaultsFile } from './gemini-cli-mcp-settings';
 import type { ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { writeGeminiSystemPromptFile, type GeminiSystemPromptFile } from './gemini-cli-system-prompt';
 
@@ -13,6 +13,8 @@ export interface GeminiCliTurnEnvironment {
   systemPrompt: GeminiSystemPromptFile | undefined;
   /** Values to redact (MCP server tokens and secret env values). */
   secrets: string[];
+  /** Removes the turn's private files (system prompt, MCP defaults); set when there are some. */
+  cleanup: (() => Promise<void>) | undefined;
 }
 
 /** The home, environment and system prompt file handling shared by the Gemini CLI adapters. @internal */
@@ -64,20 +66,31 @@ export function createGeminiCliEnvironment(settings: ResolvedGeminiCliSettings):
       const env = baseEnv(settings, home);
       Object.assign(env, settings.env, member.env ?? {});
       const servers = options.mcp === false ? {} : (member.mcpServers ?? {});
-      if (Object.keys(servers).length > 0 || managedMcpServers.size > 0) {
-        if (home.home === undefined) {
-          throw new ConfigError('Gemini CLI adapter settings', [
-            {
-              path: ['home'],
-              message: 'Gemini CLI reads MCP servers from settings.json in its home: give the adapter a home, or keep prepareHome on (a private home)',
-            },
-          ]);
+      let mcpDefaults: GeminiSystemPromptFile | undefined;
+      if (home.home === undefined) {
+        // The user's own home: the servers go in a private system-defaults file, their settings stay untouched.
+        if (Object.keys(servers).length > 0) {
+          mcpDefaults = await writeGeminiMcpDefaultsFile(servers, { ...process.env, ...env });
+          env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = mcpDefaults.path;
         }
+      } else if (Object.keys(servers).length > 0 || managedMcpServers.size > 0) {
         managedMcpServers = await writeGeminiCliMcpServers(home.home, servers, managedMcpServers);
       }
-      const systemPrompt = member.systemInstruction ? await writeGeminiSystemPromptFile(member.systemInstruction) : undefined;
+      let systemPrompt: GeminiSystemPromptFile | undefined;
+      try {
+        systemPrompt = member.systemInstruction ? await writeGeminiSystemPromptFile(member.systemInstruction) : undefined;
+      } catch (error) {
+        await mcpDefaults?.remove();
+        throw error;
+      }
       if (systemPrompt) env.GEMINI_SYSTEM_MD = systemPrompt.path;
-      return { env, systemPrompt, secrets: Object.values(servers).flatMap((server) => mcpServerSecrets(server)) };
+      const files = [systemPrompt, mcpDefaults].filter((file): file is GeminiSystemPromptFile => file !== undefined);
+      return {
+        env,
+        systemPrompt,
+        secrets: Object.values(servers).flatMap((server) => mcpServerSecrets(server)),
+        cleanup: files.length > 0 ? async () => void (await Promise.all(files.map((file) => file.remove()))) : undefined,
+      };
     },
     async dispose() {
       const home = createdHome;

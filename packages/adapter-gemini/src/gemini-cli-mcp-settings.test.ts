@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter, geminiCliMcpServers } from './index';
 
@@ -47,9 +46,28 @@ describe('Gemini CLI adapter: MCP servers (checked against Gemini CLI 0.61.0)', 
     await second.cleanup?.();
   });
 
-  it('needs a home to write them to', async () => {
-    const adapter = createGeminiCliAdapter({ prepareHome: false });
-    await expect(adapter.getProcessConfig({ mcpServers: { a: { command: 'a' } } })).rejects.toThrow(ConfigError);
-    await expect(adapter.getProcessConfig({ mcpServers: { a: { command: 'a' } } })).rejects.toThrow(/reads MCP servers from settings\.json/);
+  it('without a private home (the user’s own): a private system-defaults file carries them, the user’s files untouched, removed after the turn', async () => {
+    const defaultsDir = mkdtempSync(join(tmpdir(), 'troupe-gemini-sysdefaults-'));
+    const hostDefaults = join(defaultsDir, 'system-defaults.json');
+    writeFileSync(hostDefaults, JSON.stringify({ ui: { theme: 'admin' }, mcpServers: { admin: { command: 'admin-server' } } }));
+    try {
+      const adapter = createGeminiCliAdapter({ prepareHome: false, env: { GEMINI_CLI_SYSTEM_DEFAULTS_PATH: hostDefaults } });
+      const config = await adapter.getProcessConfig({ mcpServers: { troupe: { type: 'http', url: 'http://127.0.0.1:4000/mcp', headers: { Authorization: 'Bearer tok-0123456789' } } } });
+      expect(config.env?.HOME).toBeUndefined();
+      const path = config.env?.GEMINI_CLI_SYSTEM_DEFAULTS_PATH;
+      expect(path).toMatch(/troupe-gemini-defaults-[^/]+\/system-defaults\.json$/);
+      expect(statSync(path!).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(path!, 'utf8'))).toEqual({
+        ui: { theme: 'admin' },
+        mcpServers: { admin: { command: 'admin-server' }, troupe: { httpUrl: 'http://127.0.0.1:4000/mcp', headers: { Authorization: 'Bearer tok-0123456789' }, trust: true } },
+      });
+      expect(config.secrets).toEqual(expect.arrayContaining(['tok-0123456789']));
+      await config.cleanup?.();
+      expect(existsSync(path!)).toBe(false);
+      // A turn without servers sets nothing.
+      expect((await adapter.getProcessConfig({})).env?.GEMINI_CLI_SYSTEM_DEFAULTS_PATH).toBe(hostDefaults);
+    } finally {
+      rmSync(defaultsDir, { recursive: true, force: true });
+    }
   });
 });

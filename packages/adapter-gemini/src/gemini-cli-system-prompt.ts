@@ -21,11 +21,21 @@ export interface GeminiSystemPromptFile {
  *
  * @internal
  */
-export async function writeGeminiSystemPromptFile(systemPrompt: string, parent = tmpdir()): Promise<GeminiSystemPromptFile> {
-  const dir = await mkdtemp(join(parent, 'troupe-gemini-system-'));
+export function writeGeminiSystemPromptFile(systemPrompt: string, parent = tmpdir()): Promise<GeminiSystemPromptFile> {
+  return writeGeminiPrivateFile('troupe-gemini-system-', 'system.md', systemPrompt, parent);
+}
+
+/**
+ * Writes `content` to `<parent>/<prefix>*\/<name>` (folder mode 0700, file
+ * 0600: it may hold tokens), removed by `remove()` or when the host process exits.
+ *
+ * @internal
+ */
+export async function writeGeminiPrivateFile(prefix: string, name: string, content: string, parent = tmpdir()): Promise<GeminiSystemPromptFile> {
+  const dir = await mkdtemp(join(parent, prefix));
   removeAtExit(dir);
-  const path = join(dir, 'system.md');
-  await writeFile(path, systemPrompt, { mode: 0o600 });
+  const path = join(dir, name);
+  await writeFile(path, content, { mode: 0o600 });
   return {
     path,
     remove: async () => {

@@ -8,11 +8,12 @@
  *   stdio) reaches the CLI through `mcpServers`.
  * In each case the tool runs and its result is in the model's next request.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import { AdapterRegistry, AgentManager, defineAgent, type AgentAdapter } from '@troupe/core';
 import { createQueryLooperStateTool } from '@troupe/looper';
 import { createFakeLlmServer, FAKE_MCP_TOOL_DONE_PREFIX, type FakeLlmServer, type RecordedRequest } from '@troupe/test-server';
@@ -135,3 +136,52 @@ describe.each(REAL_CLIS)('real %s CLI with MCP tools', (cli) => {
     TIMEOUT,
   );
 });
+
+it(
+  'Gemini CLI in the user’s own home (no private home): the member’s MCP servers reach it through a private system-defaults file, the home untouched',
+  async () => {
+    server.setMcpTool({ name: 'read_env', arguments: { name: 'TROUPE_PROBE_TOKEN' } });
+    const workDir = join(scratch, 'work');
+    const userHome = join(scratch, 'user-home');
+    mkdirSync(workDir);
+    mkdirSync(join(userHome, '.gemini'), { recursive: true });
+    // The user's own settings (their auth choice and a server of their own), as `gemini` left them.
+    const userSettings = JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, mcpServers: { mine: { command: 'not-started-here' } } });
+    writeFileSync(join(userHome, '.gemini', 'settings.json'), userSettings);
+    const gemini = join(dirname(require.resolve('@google/gemini-cli/package.json', { paths: [dirname(require.resolve('@troupe/adapter-gemini/package.json'))] })), 'bundle', 'gemini.js');
+    const adapter = createGeminiCliAdapter({
+      command: gemini,
+      prepareHome: false,
+      env: { HOME: userHome, GEMINI_CLI_HOME: userHome, TMPDIR: join(scratch, 'tmp'), GEMINI_API_KEY: 'fake-gemini-key-own-home', GOOGLE_GEMINI_BASE_URL: server.url },
+    });
+    mkdirSync(join(scratch, 'tmp'));
+    const defaultsFiles: Array<string | undefined> = [];
+    const recording = Object.create(adapter, {
+      getProcessConfig: {
+        value: async (...args: Parameters<typeof adapter.getProcessConfig>) => {
+          const config = await adapter.getProcessConfig(...args);
+          defaultsFiles.push(config.env?.GEMINI_CLI_SYSTEM_DEFAULTS_PATH);
+          return config;
+        },
+      },
+    }) as typeof adapter;
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'gemini', create: () => recording });
+    manager = new AgentManager({ adapters, defaultTimeoutMs: 90_000 });
+    await manager.ensureAgentStarted('coder', 'gemini', {
+      workDir,
+      mcpServers: { probe: { command: process.execPath, args: [envServer], env: { TROUPE_PROBE_TOKEN: 'probe-value-own-home' } } },
+    });
+    const turn = manager.send('coder', 'Read the variable');
+    const result = await turn.result;
+    await (await turn.run).exited;
+    expect(result.outcome.status, result.outcome.status === 'completed' ? '' : String(result.outcome.error)).toBe('completed');
+    expect(result.agentError).toBeUndefined();
+    expect(JSON.stringify(modelRequests('gemini').at(-1)?.body)).toContain('TROUPE_PROBE_TOKEN=probe-value-own-home');
+    expect(readFileSync(join(userHome, '.gemini', 'settings.json'), 'utf8')).toBe(userSettings);
+    // The servers went through a private defaults file, gone with the turn.
+    expect(defaultsFiles[0]).toMatch(/troupe-gemini-defaults-[^/]+\/system-defaults\.json$/);
+    expect(existsSync(defaultsFiles[0]!)).toBe(false);
+  },
+  TIMEOUT,
+);
