@@ -20,7 +20,7 @@ export function LooperPanel({ looper, controls, send }: { looper: LooperView; co
   const stop = async () => setReply(await send({ type: 'stop' }));
   const last = looper.lastRun;
   return html`<section data-testid="looper">
-    <h2>Looper ${looper.looperId ? html`<span class="muted">${looper.looperId}</span>` : ''}</h2>
+    <h2>Looper ${looper.looperId && looper.looperId !== 'looper' ? html`<span class="muted">${looper.looperId}</span>` : ''}</h2>
     <dl class="kv">
       <dt>state</dt><dd><span class=${`badge s-${looper.state}`} data-testid="looper-state">${looper.state}</span>${looper.stopRequested ? html` <span class="badge s-canceled">stop requested</span>` : ''}</dd>
       <dt>run</dt><dd>${looper.runId ?? '—'}</dd>

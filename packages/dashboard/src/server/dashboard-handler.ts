@@ -11,6 +11,8 @@ import { readStoredDashboardInputs } from './dashboard-stored-state';
 export interface DashboardLooperControl {
   /** A `Looper` (its `command()` returns `{ ok, text }`), or anything that forwards the command to one (e.g. over the `troupe` control socket). */
   command(input: string): unknown;
+  /** The Looper's current state (a `Looper`'s snapshot), shown when the page opens; else the store's checkpoint is. */
+  getStatus?(): unknown;
 }
 
 /** Options for {@link createDashboardHandler}. */
@@ -117,6 +119,8 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
       );
       for (const input of stored) applyDashboardInput(state, input);
     }
+    const status = options.looper?.getStatus?.();
+    if (status !== undefined) applyDashboardInput(state, { type: 'dashboard:looper-status', timestamp: Date.now(), source: 'looper', payload: status });
     loaded = true;
     for (const input of early.splice(0)) broadcast(input);
   })();

@@ -17,7 +17,8 @@ export function dashboardPageHtml(options: { script: string; nonce: string; titl
 <style nonce="${options.nonce}">${DASHBOARD_CSS}</style>
 </head>
 <body>
-<div id="app"><p class="muted">Loading…</p></div>
+<div id="app"></div>
+<noscript>The Troupe dashboard needs JavaScript.</noscript>
 <script nonce="${options.nonce}">${script}</script>
 </body>
 </html>

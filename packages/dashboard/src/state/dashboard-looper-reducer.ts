@@ -249,9 +249,16 @@ export function applyLooperHistory(state: DashboardState, payload: Payload): voi
         applyLooperEvent(state, 'looper:decision', at, { ...base, type: decision.type, reason: decision.reason, nextTask: decision.nextTask, source: data.source });
         break;
       }
-      case 'run-finished':
+      case 'run-finished': {
+        // A run that JUDGE ended records no separate decision entry: its decision is the run's end.
+        const view = runId && iteration !== undefined ? state.looper.iterations.find((item) => item.key === `${runId}#${iteration}`) : undefined;
+        const outcome = text(data.outcome);
+        if (view?.steps.judge?.status === 'running' && (outcome === 'terminated' || outcome === 'max-iterations')) {
+          applyLooperEvent(state, 'looper:decision', at, { ...base, type: outcome === 'terminated' ? 'terminate' : 'continue', reason: data.reason });
+        }
         applyLooperEvent(state, 'looper:run-finished', at, { ...base, outcome: data.outcome, reason: data.reason, iterations: data.iterations ?? iteration });
         break;
+      }
       default:
         break;
     }
