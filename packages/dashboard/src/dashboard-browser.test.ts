@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatedLooper } from './dashboard-test-kit';
+import { emitSampleActivity, gatedLooper } from './dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from './index';
 
 const CHROMIUM = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -72,6 +72,14 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     live.release('Tokenizer written.');
     await page.getByTestId('iteration').filter({ hasText: /judge/ }).locator('.s-success', { hasText: 'judge' }).first().waitFor();
     await page.getByTestId('auto-stream').getByText('[AUTO]').first().waitFor();
+
+    // The other panels: agent tree, team conversation, pipeline Gantt chart, tokens and cost per agent.
+    emitSampleActivity(live.bus, Date.now() - 1000);
+    await page.getByTestId('agents').locator('ul ul [data-testid=agent]').filter({ hasText: 'main/2' }).waitFor();
+    await page.getByTestId('team-message').filter({ hasText: 'the printer needs tests' }).waitFor();
+    expect(await page.getByTestId('batch').count()).toBe(2);
+    expect(await page.locator('.gantt .bar').count()).toBe(4);
+    expect(await page.getByTestId('usage-row').count()).toBe(2);
 
     mkdirSync(OUT, { recursive: true });
     await page.screenshot({ path: join(OUT, 'dashboard.png'), fullPage: true });
