@@ -50,7 +50,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 6px;
 .stream{max-height:320px;overflow:auto;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap}.stream div{padding:2px 0;border-bottom:1px dashed var(--line)}
 .tree ul{list-style:none;padding-left:18px;border-left:1px dashed var(--line)}.tree>ul{padding-left:0;border:0}
 .chat{max-height:360px;overflow:auto}.msg{padding:4px 0;border-bottom:1px solid var(--line)}.msg b{margin-right:6px}.msg .body{white-space:pre-wrap;overflow-wrap:anywhere}
-.gantt{position:relative}.gantt .lane{display:grid;grid-template-columns:80px 1fr;align-items:center;height:22px}.gantt .track{position:relative;height:16px;background:var(--bg);border-radius:3px}
+.gantt{position:relative}.gantt .lane{display:grid;grid-template-columns:170px 1fr;align-items:center;min-height:24px;white-space:nowrap}.gantt .track{position:relative;height:16px;background:var(--bg);border-radius:3px}
 .gantt .bar{position:absolute;top:2px;height:12px;border-radius:3px;min-width:2px}.bar.plan{background:var(--plan)}.bar.exec{background:var(--ok)}.bar.exec.failed{background:var(--bad)}.bar.open{opacity:.6}
 .legend{display:flex;gap:12px;font-size:12px;color:var(--muted);margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .reply{font-size:12px;margin-top:4px}.reply.bad{color:var(--bad)}
