@@ -125,6 +125,23 @@ describe('createDashboardHandler', () => {
     expect(() => createDashboardHandler(bus, undefined, { basePath: 'ops' })).toThrow(/basePath/);
   });
 
+  it('reads the usage ledger\'s stored records, and survives a store it cannot read', async () => {
+    const store = new MemoryStore();
+    const record = { id: 'r1', kind: 'agent-turn', timestamp: 1, source: 'claude', model: 'claude-opus-5-5', inputTokens: 24, outputTokens: 16, cachedInputTokens: 0, reasoningTokens: 0, costUsd: 0.000416, costSource: 'reported', agentId: 'looper-coder', runs: { looper: 'looper/run-1' } };
+    await store.put(['sessions', 's1', 'usage'], 'r1', record);
+    const handler = createDashboardHandler(new EventBus(), store, { usageNamespace: ['sessions', 's1', 'usage'] });
+    await handler.ready;
+    expect(handler.state().usage).toMatchObject({ source: 'ledger', agents: [{ agentId: 'looper-coder', calls: 1, inputTokens: 24, outputTokens: 16, costUsd: 0.000416, models: ['claude-opus-5-5'] }] });
+    handler.close();
+
+    const failures: string[] = [];
+    const broken = Object.assign(new MemoryStore(), { list: () => Promise.reject(new Error('disk gone')) });
+    const survivor = createDashboardHandler(new EventBus(), broken, { onError: (what, error) => failures.push(`${what}: ${(error as Error).message}`) });
+    await survivor.ready;
+    expect(failures).toEqual(['the Looper history: disk gone', 'the usage ledger: disk gone']);
+    survivor.close();
+  });
+
   it('leaves text deltas out of the stream', async () => {
     const bus = new EventBus();
     const dashboard = await serve({ bus });
