@@ -9,6 +9,7 @@ import {
   type MemberAgentConfig,
   type ProcessConfig,
 } from '@troupe/core';
+import { claudeCodeMcpArgs } from './claude-code-mcp-config';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings, type ResolvedClaudeCodeSettings } from './claude-code-settings';
 import { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
 
@@ -33,7 +34,9 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completion
  * `claude -p --output-format stream-json --verbose …` in the member's work
  * directory, the message on stdin, the member's system prompt through
  * `--append-system-prompt` (or `--system-prompt`), completion on the `result`
- * line, and `--resume <session id>` on later turns.
+ * line, and `--resume <session id>` on later turns. The member's MCP servers
+ * (and the server of its Troupe `tools`) go in through `--mcp-config`, with
+ * their tools allowed (see {@link claudeCodeMcpArgs}).
  *
  * @throws ConfigError when a setting is invalid (each bad field is named).
  *
@@ -58,7 +61,7 @@ export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): Clau
     specificationVersion: 'v1',
     adapterId: 'claude',
     settings: resolved,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: resolved.includePartialMessages },
+    capabilities: { systemPrompt: 'flag', resume: true, streamingText: resolved.includePartialMessages, mcpServers: true },
     getProcessConfig: (member, workDir, context) => buildClaudeCodeProcessConfig(resolved, baseArgs, member, workDir, context),
     prepareMessage(message) {
       if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
@@ -104,7 +107,7 @@ async function buildClaudeCodeProcessConfig(
     }
     args.push('--resume', sessionId);
   }
-  args.push(...(settings.extraArgs ?? []), ...(member.additionalArgs ?? []));
+  const extraArgs = [...(settings.extraArgs ?? []), ...(member.additionalArgs ?? [])];
 
   const env: Record<string, string | undefined> = {
     CLAUDE_CODE_MAX_RETRIES: String(settings.maxRetries),
@@ -124,6 +127,9 @@ async function buildClaudeCodeProcessConfig(
   }
   Object.assign(env, settings.env, member.env);
 
+  // Last, so nothing can fail after the config file is written.
+  const mcp = await claudeCodeMcpArgs(member.mcpServers, settings.tmpDir);
+  args.push(...mcp.args, ...extraArgs);
   const cwd = workDir ?? member.workDir;
   return {
     command: settings.command,
@@ -132,7 +138,8 @@ async function buildClaudeCodeProcessConfig(
     env,
     messageDelivery: 'stdin',
     installHint: settings.installHint,
-    secrets: settings.apiKey !== undefined ? [settings.apiKey] : [],
+    secrets: [...(settings.apiKey !== undefined ? [settings.apiKey] : []), ...mcp.secrets],
+    ...(mcp.cleanup ? { cleanup: mcp.cleanup } : {}),
   };
 }
 

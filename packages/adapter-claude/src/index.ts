@@ -19,5 +19,6 @@ export {
   type ResolvedClaudeCodeSettings,
 } from './claude-code-settings';
 export { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
+export { claudeCodeMcpArgs, type ClaudeCodeMcpArgs } from './claude-code-mcp-config';
 
 // The Anthropic ChatModel (@anthropic-ai/sdk) is at '@troupe/adapter-claude/model', so this entry loads no SDK.

@@ -18,6 +18,7 @@ export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
   systemPrompt: 'env-file',
   resume: true,
   streamingText: true,
+  mcpServers: true,
 });
 
 const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
@@ -51,7 +52,9 @@ export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> 
  * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id>] … -p <message>`
  * in the member's work dir; the member's system prompt goes to a private file
  * named by `GEMINI_SYSTEM_MD` (it *replaces* Gemini's built-in system
- * instruction), removed once the turn's process has exited.
+ * instruction), removed once the turn's process has exited. The member's MCP
+ * servers (and the server of its Troupe `tools`) go into the home's
+ * `settings.json` (see `geminiCliMcpServers`).
  *
  * @throws ConfigError for invalid settings, naming each bad field.
  *
@@ -84,7 +87,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
       if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
         throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
       }
-      const { env, systemPrompt } = await environment.forTurn(member);
+      const { env, systemPrompt, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
       return {
         command: resolved.command,
@@ -93,7 +96,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
         env,
         messageDelivery: 'argument',
         installHint: resolved.installHint,
-        ...(resolved.apiKey ? { secrets: [resolved.apiKey] } : {}),
+        ...(resolved.apiKey || secrets.length > 0 ? { secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets] } : {}),
         ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
       };
     },

@@ -16,13 +16,11 @@ export {
   type ResolvedGeminiCliSettings,
 } from './gemini-cli-settings';
 export { geminiCliSettingsPatch, prepareGeminiCliHome, type GeminiCliHomeOptions } from './gemini-cli-home';
+export { geminiCliMcpServers } from './gemini-cli-mcp-settings';
 export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
 
-// Gemini CLI as an Agent Client Protocol server (`gemini --acp`), through a driver script.
-export { createGeminiAcpAdapter, geminiAcpCapabilities, geminiAcpDriverPath, type GeminiAcpAdapter } from './gemini-acp-adapter';
-export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
-export { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';
+// Gemini CLI in ACP mode (`gemini --acp`) is the `@troupe/adapter-gemini/acp` subpath (it needs @troupe/adapter-acp).
 
 // The Gemini ChatModel (@google/genai) is at '@troupe/adapter-gemini/model', so this entry loads no SDK.

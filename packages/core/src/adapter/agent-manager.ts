@@ -1,5 +1,8 @@
 import { assertAgentId } from '../agents/define-agent';
+import { AbortError } from '../errors/abort-error';
 import type { AgentError } from '../errors/agent-error';
+import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
+import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
 import type { ProcessRun } from '../process/agent-process';
@@ -8,6 +11,7 @@ import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
 import { serializeError } from '../util/serialize-error';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
+import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
 import { agentErrorOfTurn, startAdapterTurn } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
@@ -30,6 +34,19 @@ export interface AgentManagerOptions {
   eventBus?: EventBus;
   /** Total timeout per turn when none is given. Default 600 000 ms (10 min). */
   defaultTimeoutMs?: number;
+  /**
+   * Serves the `tools` of members' configs to their CLIs over MCP, e.g.
+   * `createMcpToolHost()` from `@troupe/mcp`. Needed only by members with `tools`.
+   */
+  toolHost?: AgentToolHost;
+  /**
+   * More secrets to hide from every line, stream part, result, event and
+   * error of every member's process: literal values or patterns. Added to
+   * what core always hides — the values of secret-named variables in the
+   * host's and the member's environment, the adapter's API key, and
+   * well-known key shapes (see `ProcessConfig.secrets`).
+   */
+  secrets?: readonly (string | RegExp)[];
 }
 
 /** A started agent member (seed's `AgentInstance`). */
@@ -110,6 +127,10 @@ export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
  */
 export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
+  /** The running server of each member's Troupe `tools`, by role. */
+  private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
+  /** Turns in flight by role, so stopping a member cancels them. */
+  private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -138,7 +159,12 @@ export class AgentManager {
     }
     const adapter = await this.createAdapter(configId);
     const instance: AgentInstance = { roleId, configId, adapter, member, processId: undefined, sessionId: undefined, turns: 0 };
-    instance.processId = await this.spawn(instance);
+    try {
+      instance.processId = await this.spawn(instance);
+    } catch (error) {
+      await this.closeToolServer(roleId);
+      throw error;
+    }
     this.agents.set(roleId, instance);
     this.options.eventBus?.emit('agent:started', { roleId, adapterType: adapter.adapterId, processId: instance.processId });
     return instance.processId;
@@ -167,6 +193,9 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     const startRun = async (): Promise<ProcessRun> => {
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
@@ -179,7 +208,7 @@ export class AgentManager {
       return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
         timeout: options.timeout ?? this.defaultTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         onLine: ({ line, json }) => {
           for (const part of turn.parse(line, json)) {
             parts.push(part);
@@ -208,6 +237,8 @@ export class AgentManager {
       }
       resolveRun(run);
       const outcome = await run.outcome;
+      // The CLI is done with this turn: nothing may still run on its behalf.
+      void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
       for (const listener of listeners) listener(undefined);
       instance.turns++;
       const usage = [...parts].reverse().find((p) => p.type === 'usage');
@@ -227,6 +258,15 @@ export class AgentManager {
         agentError,
       };
     })();
+    const inFlight = { controller, result };
+    let roleTurns = this.turnsInFlight.get(roleId);
+    if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));
+    roleTurns.add(inFlight);
+    const settled = () => {
+      roleTurns.delete(inFlight);
+      if (roleTurns.size === 0 && this.turnsInFlight.get(roleId) === roleTurns) this.turnsInFlight.delete(roleId);
+    };
+    result.then(settled, settled);
     return {
       result,
       run: runPromise,
@@ -269,13 +309,24 @@ export class AgentManager {
     return result.text;
   }
 
-  /** Stops a member's process and forgets the member. Unknown roles are ignored. */
+  /**
+   * Stops a member and forgets it: a turn in flight is canceled (its result
+   * settles with status `canceled`, its process group is killed), its warm
+   * process and the server of its Troupe `tools` are stopped. Resolves once
+   * they are gone. Unknown roles are ignored.
+   */
   async stopAgent(roleId: string): Promise<void> {
     const instance = this.agents.get(roleId);
-    if (!instance) return;
+    const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
+    if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
-    if (instance.processId) await this.processManager.stopProcess(instance.processId);
-    this.options.eventBus?.emit('agent:stopped', { roleId });
+    for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
+    await Promise.all([
+      ...turns.map((turn) => turn.result.catch(() => {})),
+      ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
+    ]);
+    await this.closeToolServer(roleId);
+    if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
   /** True while a member is started (between `ensureAgentStarted` and `stopAgent`). */
@@ -283,9 +334,11 @@ export class AgentManager {
     return this.agents.has(roleId);
   }
 
-  /** Stops every member and kills every process. */
+  /** Stops every member (turns in flight settle as `canceled`) and kills every process. */
   async cleanup(): Promise<void> {
-    await Promise.all([...this.agents.keys()].map((roleId) => this.stopAgent(roleId)));
+    const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
+    await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
+    await Promise.all([...this.toolServers.keys()].map((roleId) => this.closeToolServer(roleId)));
     await this.processManager.cleanup();
   }
 
@@ -303,15 +356,69 @@ export class AgentManager {
     const source = this.options.definitions;
     let definition: AgentDefinition | undefined;
     if (typeof source === 'function') definition = await source(configId);
-    else if (source) definition = source[configId];
+    else if (source) definition = Object.hasOwn(source, configId) ? source[configId] : undefined;
     return definition ? this.adapters.create(definition) : this.adapters.create(configId);
   }
 
   private async spawn(instance: AgentInstance): Promise<string> {
-    const { adapter, member } = instance;
+    const { adapter } = instance;
+    const member = await this.adapterMember(instance);
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
-    return this.processManager.startProcess(config);
+    const secrets = this.options.secrets;
+    return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
+  }
+
+  /**
+   * The member config the adapter sees: its `tools` replaced by the MCP
+   * server that serves them (started once per member), merged into
+   * `mcpServers`. Refuses MCP settings an adapter cannot pass on.
+   */
+  private async adapterMember(instance: AgentInstance): Promise<MemberAgentConfig> {
+    const { adapter, member, roleId } = instance;
+    const { tools, toolData, ...rest } = member;
+    const hasTools = tools !== undefined && tools.length > 0;
+    const hasServers = member.mcpServers !== undefined && Object.keys(member.mcpServers).length > 0;
+    if ((hasTools || hasServers) && adapter.capabilities.mcpServers !== true) {
+      throw new CapabilityUnsupportedError(
+        adapter.adapterId,
+        'mcpServers',
+        `The ${adapter.adapterId} adapter cannot give MCP servers${hasTools ? ' (the member\'s Troupe tools)' : ''} to its CLI; ` +
+          'use an adapter with capabilities.mcpServers (claude, codex, gemini, gemini-acp, acp)',
+      );
+    }
+    if (!hasTools) return rest;
+    if (member.mcpServers?.[TROUPE_TOOL_SERVER_NAME] !== undefined) {
+      throw new ConfigError(`member config of role "${roleId}"`, [
+        { path: ['mcpServers', TROUPE_TOOL_SERVER_NAME], message: `"${TROUPE_TOOL_SERVER_NAME}" is the server of the member's tools; rename this server` },
+      ]);
+    }
+    let server = this.toolServers.get(roleId);
+    if (!server) {
+      const host = this.options.toolHost;
+      if (!host) {
+        throw new ConfigError(`member config of role "${roleId}"`, [
+          {
+            path: ['tools'],
+            message: 'serving Troupe tools to an agent CLI needs a tool host: new AgentManager({ toolHost: createMcpToolHost() }) with createMcpToolHost from @troupe/mcp',
+          },
+        ]);
+      }
+      server = host.serve(tools, { roleId, ...(member.workDir !== undefined ? { workspaceRoot: member.workDir } : {}), ...(toolData ? { data: toolData } : {}) });
+      this.toolServers.set(roleId, server);
+      server.catch(() => {
+        if (this.toolServers.get(roleId) === server) this.toolServers.delete(roleId);
+      });
+    }
+    const { config } = await server;
+    return { ...rest, mcpServers: { ...rest.mcpServers, [TROUPE_TOOL_SERVER_NAME]: config } };
+  }
+
+  private async closeToolServer(roleId: string): Promise<void> {
+    const server = this.toolServers.get(roleId);
+    if (!server) return;
+    this.toolServers.delete(roleId);
+    await server.then((running) => running.close()).catch(() => {});
   }
 }
 

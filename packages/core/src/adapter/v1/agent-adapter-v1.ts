@@ -15,6 +15,12 @@ export interface AgentAdapterCapabilities {
   resume: boolean;
   /** The CLI streams text deltas (otherwise whole messages). */
   streamingText: boolean;
+  /**
+   * The adapter gives the member's `mcpServers` (and the server of its Troupe
+   * `tools`) to its CLI. Without it, `AgentManager` refuses a member that has
+   * either, with `CapabilityUnsupportedError`.
+   */
+  mcpServers?: boolean;
 }
 
 /** What a runner tells an adapter when one turn of a member starts (see {@link AgentAdapterV1.startTurn}). */
