@@ -94,7 +94,7 @@ describe('troupe dashboard', () => {
     await stream.until((event, input) => event === 'input' && input.type === 'dashboard:source' && input.payload.attached === false);
     const refused = await fetch(api, { method: 'POST', body: JSON.stringify({ type: 'add_pending', task: 'later' }) });
     expect(refused.status).toBe(502);
-    expect((await refused.json()).error).toMatch(/no troupe process runs this workspace/);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/no troupe process runs this workspace/);
     stream.close();
 
     dashboard.child.kill('SIGINT');
