@@ -119,8 +119,12 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
       );
       for (const input of stored) applyDashboardInput(state, input);
     }
-    const status = options.looper?.getStatus?.();
-    if (status !== undefined) applyDashboardInput(state, { type: 'dashboard:looper-status', timestamp: Date.now(), source: 'looper', payload: status });
+    try {
+      const status = options.looper?.getStatus?.();
+      if (status !== undefined) applyDashboardInput(state, { type: 'dashboard:looper-status', timestamp: Date.now(), source: 'looper', payload: status });
+    } catch (error) {
+      options.onError?.("the Looper's status", error);
+    }
     loaded = true;
     for (const input of early.splice(0)) broadcast(input);
   })();
