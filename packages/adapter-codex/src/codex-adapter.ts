@@ -54,7 +54,7 @@ export interface CodexAdapter extends AgentAdapterV1 {
 export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
   const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
   const secrets = new Set<string>(resolved.apiKey !== undefined ? [resolved.apiKey] : []);
-  const parserOptions = { secrets: () => secrets };
+  const parserOptions = { secrets: () => secrets, model: resolved.model ?? undefined };
   const parser = createCodexLineParser(parserOptions);
   const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
 

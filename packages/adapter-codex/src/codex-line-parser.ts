@@ -13,6 +13,8 @@ const HTTP_STATUS = /\bunexpected status (\d{3})\b/;
 export interface CodexLineParserOptions {
   /** Values to redact from every part (the API key). Read on each line. */
   secrets?: () => Iterable<string>;
+  /** The model passed with `-m` (Codex does not name it in its output): given with the `session` part. */
+  model?: string | undefined;
 }
 
 /**
@@ -108,7 +110,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
       switch (data.type) {
         case 'thread.started':
           reset();
-          return [{ type: 'session', sessionId: data.thread_id }];
+          return [{ type: 'session', sessionId: data.thread_id, ...(options.model ? { model: options.model } : {}) }];
         case 'item.started':
         case 'item.updated':
         case 'item.completed': {

@@ -1,6 +1,7 @@
 import { AgentError } from '../errors/agent-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
+import { withEventScope } from '../events/event-scope';
 import type { ProcessRun } from '../process/agent-process';
 import { outputOrThrow, ProcessManager } from '../process/process-manager';
 import type { ProcessOutcome } from '../process/process-outcome';
@@ -10,6 +11,8 @@ import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
+
+let turnCounter = 0;
 
 /** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
 export type AgentDefinitionSource =
@@ -142,6 +145,8 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    const turnId = `${roleId}#${++turnCounter}`;
+    let model: string | undefined;
     const startRun = async (): Promise<ProcessRun> => {
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
@@ -161,8 +166,11 @@ export class AgentManager {
           }
           for (const part of produced) {
             parts.push(part);
-            if (part.type === 'session') instance.sessionId = part.sessionId;
-            bus?.emit('agent:part', { roleId, part });
+            if (part.type === 'session') {
+              instance.sessionId = part.sessionId;
+              model = part.model ?? model;
+            }
+            bus?.emit('agent:part', { roleId, turnId, part });
             for (const listener of listeners) listener(part);
           }
         },
@@ -175,13 +183,23 @@ export class AgentManager {
       rejectRun = reject;
     });
     runPromise.catch(() => {}); // observed through `result`
-    const result = (async (): Promise<AgentTurnResult> => {
+    const started = bus?.emit('agent:turn-started', {
+      roleId,
+      turnId,
+      adapterType: adapter.adapterId,
+      ...(adapter.capabilities.resume && instance.sessionId !== undefined ? { resumeSessionId: instance.sessionId } : {}),
+      timestamp: Date.now(),
+    });
+    const turnFields = () => ({ turnId, adapterType: adapter.adapterId, ...(model !== undefined ? { model } : {}), ...(instance.sessionId !== undefined ? { sessionId: instance.sessionId } : {}) });
+    // The turn's scope: events of its work (parts, usage) are charged to this role.
+    const result = withEventScope({ event: started, bus, agentId: roleId }, async (): Promise<AgentTurnResult> => {
       let run: ProcessRun;
       try {
         run = await startRun();
       } catch (error) {
         rejectRun(error);
         for (const listener of listeners) listener(undefined);
+        bus?.emit('agent:turn-completed', { roleId, status: 'failed', durationMs: 0, error: serializeError(error), ...turnFields() });
         throw error;
       }
       resolveRun(run);
@@ -204,6 +222,8 @@ export class AgentManager {
         status: outcome.status,
         durationMs: outcome.durationMs,
         ...(outcome.status !== 'completed' ? { error: serializeError(outcome.error) } : agentError ? { error: serializeError(agentError) } : {}),
+        ...turnFields(),
+        ...(usage?.type === 'usage' ? { usage: usage.usage } : {}),
       });
       return {
         text: outcome.status === 'completed' ? adapter.parseResponse(outcome.output) : '',
@@ -213,7 +233,7 @@ export class AgentManager {
         outcome,
         agentError,
       };
-    })();
+    });
     return {
       result,
       run: runPromise,

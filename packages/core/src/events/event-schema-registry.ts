@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
-import { coreEventSchemas, type AnyTroupeEvent } from './event-map';
+import { coreEventSchemas, coreEventVersions, type AnyTroupeEvent } from './event-map';
 
 interface EventSchemaEntry {
   schema: z.ZodType;
@@ -12,6 +12,10 @@ const EVENT_TYPE = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)+$/;
 const registry = new Map<string, EventSchemaEntry>(
   Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }]),
 );
+for (const [type, version] of Object.entries(coreEventVersions)) {
+  const entry = registry.get(type);
+  if (entry) entry.version = version;
+}
 
 /** Version of an event type's payload schema (1 for unknown types). */
 export function eventVersion(type: string): number {

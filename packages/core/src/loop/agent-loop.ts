@@ -1,7 +1,8 @@
 import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import { EventBus } from '../events/event-bus';
-import type { SerializedError, TroupeEventPayloads } from '../events/event-map';
+import type { AnyTroupeEvent, SerializedError, TroupeEventPayloads } from '../events/event-map';
+import { eventScopesEnabled, withEventScope } from '../events/event-scope';
 import { MemoryStore } from '../store/memory-store';
 import type { Store } from '../store/store';
 import { serializeError } from '../util/serialize-error';
@@ -624,9 +625,10 @@ export class AgentLoop {
     };
     const startedAt = info.clock;
     const reporter = this.reporter;
+    let phaseEvent: AnyTroupeEvent | undefined;
     if (reporter.listening.phaseStarted) {
       const timestamp = reporter.wallClock(startedAt);
-      reporter.emitAt(
+      phaseEvent = reporter.emitAt(
         'loop:phase-started',
         { loopId: this.id, iterationId: info.iterationId, phase, input: reporter.summarize(input), step: info.step, timestamp },
         timestamp,
@@ -635,7 +637,10 @@ export class AgentLoop {
     if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
     let pending: unknown;
     try {
-      pending = this.invoke(phase, input, context, info.step, startedAt);
+      // With event scopes on (a usage ledger, tracing), the phase's model and tool calls are charged and linked to it.
+      pending = eventScopesEnabled()
+        ? withEventScope({ event: phaseEvent, bus: this.bus, agentId: this.id, run: { kind: 'loop', id: this.id } }, () => this.invoke(phase, input, context, info.step, startedAt))
+        : this.invoke(phase, input, context, info.step, startedAt);
     } catch (error) {
       this.phaseFailed(phase, info, startedAt);
       throw error;

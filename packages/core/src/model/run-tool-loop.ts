@@ -4,6 +4,9 @@ import { TroupeError } from '../errors/troupe-error';
 import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext } from '../tools/define-tool';
 import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
+import { completedCall, failedCall, startModelCallEvents } from './observe-model-call';
+import { observeToolCall } from './observe-tool-call';
+import type { EventBus } from '../events/event-bus';
 import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolPermission } from './tool-loop-types';
 import type { ChatMessage, ChatToolCall } from './v1/chat-message';
 import type { ChatModelV1, ChatModelV1Request, ChatModelV1Response } from './v1/chat-model-v1';
@@ -63,7 +66,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
       ...(options.headers !== undefined ? { headers: options.headers } : {}),
       ...(signal !== undefined ? { abortSignal: signal } : {}),
     };
-    const response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }));
+    const response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), options.eventBus);
     usage = addChatUsage(usage, response.usage);
     messages.push({
       role: 'assistant',
@@ -139,17 +142,22 @@ export async function callModel(
   stream: boolean,
   signal: AbortSignal | undefined,
   onTextDelta?: (text: string) => void,
+  eventBus?: EventBus,
 ): Promise<ChatModelV1Response> {
+  const end = startModelCallEvents(model, request, stream, eventBus);
   try {
-    if (!stream) return await model.doGenerate(request);
-    const { stream: parts } = await model.doStream(request);
-    return await collectChatStream(parts, {
-      provider: model.provider,
-      onPart: (part) => {
-        if (part.type === 'text-delta') onTextDelta?.(part.text);
-      },
-    });
+    const response = stream
+      ? await collectChatStream((await model.doStream(request)).stream, {
+          provider: model.provider,
+          onPart: (part) => {
+            if (part.type === 'text-delta') onTextDelta?.(part.text);
+          },
+        })
+      : await model.doGenerate(request);
+    end(completedCall(response));
+    return response;
   } catch (error) {
+    end(failedCall(error, signal));
     if (signal?.aborted && !TroupeError.hasCode(error, 'ABORTED')) {
       throw new AbortError('The model call was aborted', { cause: error });
     }
@@ -218,7 +226,7 @@ async function runToolCalls(
       ...(options.agentKind !== undefined ? { agentKind: options.agentKind } : {}),
       ...(options.toolData !== undefined ? { data: options.toolData } : {}),
     };
-    return { ...base, input, result: await executeTool(tool, input, context), denied: false };
+    return { ...base, input, result: await observeToolCall(call, options.eventBus, () => executeTool(tool, input, context)), denied: false };
   });
   const all = Promise.all(runs);
   if (!options.signal) return all;
