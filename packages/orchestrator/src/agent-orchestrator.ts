@@ -3,7 +3,9 @@ import {
   EventBus,
   InvalidArgumentError,
   InvalidStateError,
+  observeChatModel,
   serializeError,
+  withEventScope,
   type ChatMessage,
   type SerializedError,
   type Unsubscribe,
@@ -385,7 +387,8 @@ export class AgentOrchestrator {
       this.transition(record, 'running');
       this.startTimeout(record);
       const runner = new AgentRunner({
-        model: (record.strategy.model ?? this.options.model)!,
+        // Its model calls emit `model:*` events (tracing, the usage ledger).
+        model: observeChatModel((record.strategy.model ?? this.options.model)!, { eventBus: this.bus }),
         system: record.systemPrompt,
         tools: this.tools.getToolsForAgent(record.kind, record.strategy.tools),
         agentKind: record.kind,
@@ -409,7 +412,9 @@ export class AgentOrchestrator {
       record.runner = runner;
       const messages = record.initialMessages ?? [];
       record.initialMessages = undefined;
-      const result = await runner.run(messages, { signal: record.controller.signal });
+      // The agent's event scope: its calls are charged to it and to its tree, and traced under its span.
+      const scope = { bus: this.bus, agentId: record.id, run: { kind: 'orchestrator', id: record.rootId } };
+      const result = await withEventScope(scope, () => runner.run(messages, { signal: record.controller.signal }));
       record.iterations = result.iterations;
       if (result.finish && !result.finish.success) {
         throw new AgentFailedError(record.id, `it reported that it could not do its task: ${result.finish.result}`);

@@ -1,4 +1,4 @@
-import { AbortError, EventBus, InvalidArgumentError, InvalidStateError, secretValuesFromEnv, TroupeError, type Namespace, type Store } from '@troupe/core';
+import { AbortError, EventBus, InvalidArgumentError, InvalidStateError, secretValuesFromEnv, TroupeError, withEventScope, type Namespace, type Store } from '@troupe/core';
 import { BatchEventLog } from './batch-event-log';
 import { BatchStateManager } from './batch-state-manager';
 import { runExecutorLoop } from './pipeline-executor-loop';
@@ -289,10 +289,11 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
         ...thread.stats,
         ...(error !== undefined ? { error: thread.serialize(error) } : {}),
       });
-    thread.emit('pipeline:run-started', { runId, mode: this.mode, role });
+    const started = thread.emit('pipeline:run-started', { runId, mode: this.mode, role });
     let status: 'completed' | 'stopped' = 'completed';
     try {
-      await this.runRoles(role, thread, wakeups);
+      // The run's event scope: its planners' and executors' calls are charged to it and traced under it.
+      await withEventScope({ event: started, bus: this.eventBus, run: { kind: 'pipeline', id: runId } }, () => this.runRoles(role, thread, wakeups));
     } catch (error) {
       if (stopSignal.aborted) status = 'stopped';
       else if (userSignal?.aborted) {

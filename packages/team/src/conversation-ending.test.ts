@@ -157,7 +157,12 @@ describe('ending a conversation', () => {
 
   it('ends on the token budget, counted from the turns\' usage parts', async () => {
     const team = trio({ onHumanTurn: () => 'More.' }, { budget: { maxTokens: 50 } });
+    const alerts: string[] = [];
+    team.bus.on('usage:budget-warning', (event) => void alerts.push(`warning at ${event.payload.used}`));
+    team.bus.on('usage:budget-exceeded', (event) => void alerts.push(`exceeded at ${event.payload.used}`));
     const result = await team.coordinator.start('Estimate');
+    // 80% of 50 is 40: the second AI turn brings it there, the third past the cap.
+    expect(alerts).toEqual(['warning at 40', 'exceeded at 60']);
     // Each recorded Claude turn reports 12 input + 8 output tokens.
     expect(team.speakers()).toEqual(['max', 'you', 'sarah', 'max']);
     expect(result).toMatchObject({ reason: 'token-budget', detail: 'Token budget used up: 60 of 50 tokens', usage: { totalTokens: 60 } });
