@@ -11,6 +11,7 @@ import { runInteractiveCommand } from './commands/interactive-command';
 import { runLooperCommand } from './commands/looper-command';
 import { runMigrateRegistryCommand } from './commands/migrate-registry-command';
 import { runTeamCommand } from './commands/team-command';
+import { runUsageCommand } from './commands/usage-command';
 import { VERSION } from './version';
 
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>;
@@ -21,6 +22,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   team: runTeamCommand,
   doctor: runDoctorCommand,
   'migrate-registry': runMigrateRegistryCommand,
+  usage: runUsageCommand,
 };
 
 /** One line, whatever the error: no stack, no multi-line dumps. */

@@ -88,6 +88,13 @@ export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
   HELP,
 ];
 
+/** Options of `troupe usage`. */
+export const USAGE_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace whose sessions to report. Default: the current folder.' },
+  { name: 'json', type: 'boolean', description: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).' },
+  HELP,
+];
+
 /** Options of `troupe` with no command (the interactive session) and global flags. */
 export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
   WORKSPACE,
@@ -106,6 +113,7 @@ export const COMMANDS = [
   { name: 'team', summary: 'Run the team in .troupe/team.json.' },
   { name: 'doctor', summary: 'Show installed agent CLIs and versions, API keys, and what the demo will use.' },
   { name: 'migrate-registry', summary: 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).' },
+  { name: 'usage', summary: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).' },
   { name: 'help', summary: 'Show help for a command.' },
 ] as const;
 
@@ -211,6 +219,18 @@ export function helpText(command: string): string {
         '',
         'Options:',
         formatOptions(DOCTOR_OPTIONS),
+      ].join('\n');
+    case 'usage':
+      return [
+        'Usage: troupe usage [--workspace DIR] [--json]',
+        '',
+        'Prints the tokens and cost of every session of the workspace, from the usage ledger each troupe process',
+        'saves with its session: totals, then per agent, per run (Looper run, team conversation, orchestrator',
+        'tree, pipeline run) and per model. Costs are what the CLI reported (Claude Code), else the price of the',
+        'model from the price table; turns of a model without a price are counted in tokens only.',
+        '',
+        'Options:',
+        formatOptions(USAGE_OPTIONS),
       ].join('\n');
     case 'migrate-registry':
       return [

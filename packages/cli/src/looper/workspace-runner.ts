@@ -1,10 +1,11 @@
-import { AgentRegistry, EventBus, Executor, serializeError, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
+import { AgentRegistry, EventBus, Executor, serializeError, UsageLedger, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
 import { createDevHubAgent, type DevHubAgent, type DevHubTexts, type Looper, type LooperReply } from '@troupe/looper';
 import { startControlServer, type ControlServer } from '../control/control-server';
 import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
 import { SessionMessageLog } from '../workspace/session-message-log';
-import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { USAGE_SESSIONS_NAMESPACE, type TroupeWorkspace } from '../workspace/troupe-workspace';
+import { instrumentIfTracing } from './cli-tracing';
 import { releaseRunner } from '../workspace/workspace-runner-lock';
 import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
 import { LOOPER_ID } from './looper-checkpoint-commands';
@@ -42,15 +43,19 @@ export class WorkspaceRunner {
   readonly executor: Executor;
   /** DevHub, when a model is configured. */
   readonly devhub: DevHubAgent | undefined;
+  /** Tokens and cost of every turn and model call of this session, saved with it (`troupe usage` reads them). */
+  readonly ledger: UsageLedger;
+  private uninstrument: (() => void) | undefined;
   private readonly agentManager: AgentManager;
   private server: ControlServer | undefined;
   private closed = false;
 
   private constructor(
     private readonly options: WorkspaceRunnerOptions,
-    parts: { bus: EventBus; log: SessionMessageLog; looper: Looper; agentManager: AgentManager },
+    parts: { bus: EventBus; log: SessionMessageLog; looper: Looper; agentManager: AgentManager; ledger: UsageLedger },
   ) {
     this.bus = parts.bus;
+    this.ledger = parts.ledger;
     this.log = parts.log;
     this.looper = parts.looper;
     this.agentManager = parts.agentManager;
@@ -78,9 +83,16 @@ export class WorkspaceRunner {
   /** Restores the session's messages, builds the Looper and listens on the control socket. Does not resume yet. */
   static async start(options: WorkspaceRunnerOptions): Promise<WorkspaceRunner> {
     const bus = new EventBus();
-    const log = await SessionMessageLog.open(options.workspace.store, (channelId) => options.workspace.messagesNamespace(channelId), bus);
-    const { looper, agentManager } = createCliLooper({ workspace: options.workspace, log, bus, setup: options.setup });
-    const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager });
+    const { workspace } = options;
+    // The session's usage ledger: what earlier processes of the session recorded, then every new turn and call.
+    const ledger = new UsageLedger({ eventBus: bus, store: workspace.store, namespace: workspace.usageNamespace(), sessionId: workspace.session.id });
+    await ledger.load();
+    await workspace.store.put(USAGE_SESSIONS_NAMESPACE, workspace.session.id, { id: workspace.session.id, createdAt: workspace.session.createdAt });
+    const uninstrument = await instrumentIfTracing(bus);
+    const log = await SessionMessageLog.open(workspace.store, (channelId) => workspace.messagesNamespace(channelId), bus);
+    const { looper, agentManager } = createCliLooper({ workspace, log, bus, setup: options.setup });
+    const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager, ledger });
+    runner.uninstrument = uninstrument;
     runner.server = await startControlServer(options.socketPath, (request, connection) => runner.answer(request, connection));
     return runner;
   }
@@ -153,6 +165,9 @@ export class WorkspaceRunner {
     await this.agentManager.cleanup();
     await this.log.flush().catch(() => {});
     this.log.close();
+    await this.ledger.flush();
+    this.ledger.dispose();
+    this.uninstrument?.();
     await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
   }
 
