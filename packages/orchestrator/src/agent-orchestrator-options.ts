@@ -1,4 +1,4 @@
-import type { ChatModel, EventBus } from '@troupe/core';
+import type { ChatModel, EventBus, UsageBudgetLimits, UsageLedger } from '@troupe/core';
 import type { AgentRunnerSinks } from './agent-runner-types';
 import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
 import type { AgentInfo, AgentTaskContext } from './orchestrator-types';
@@ -29,6 +29,15 @@ export interface AgentOrchestratorOptions {
   idPrefix?: string;
   /** How long a terminated agent's tools get to stop before the runner gives up on them. Default 5 000 ms. */
   abortGraceMs?: number;
+  /**
+   * Caps each agent tree's cost (US dollars) and/or tokens — a root agent
+   * and every agent it forks, counted from their model calls (see
+   * `UsageLedger`): `usage:budget-warning` at 80%, then the root is
+   * terminated with the reason (which ends its whole tree).
+   */
+  budget?: UsageBudgetLimits;
+  /** The ledger the budget counts from. Default: the bus's (`UsageLedger.forBus`). */
+  ledger?: UsageLedger;
 }
 
 /** Options of {@link AgentOrchestrator.runAgent}. */

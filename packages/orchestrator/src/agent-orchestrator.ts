@@ -12,6 +12,7 @@ import {
 } from '@troupe/core';
 import { formatForkResult } from './agent-fork-format';
 import { AgentForkRunner } from './agent-fork-runner';
+import { TreeBudgets } from './orchestrator-budget';
 import { DEFAULT_MAX_CONCURRENCY, type AgentOrchestratorOptions, type ForkContext, type RunAgentOptions } from './agent-orchestrator-options';
 import { buildTreeSnapshot, toAgentInfo, type AgentRecord } from './agent-record';
 import { AgentRunner } from './agent-runner';
@@ -86,6 +87,7 @@ export class AgentOrchestrator {
   private readonly idPrefix: string;
   private nextAgent = 1;
   private readonly forks: AgentForkRunner;
+  private readonly budgets: TreeBudgets | undefined;
 
   constructor(options: AgentOrchestratorOptions = {}) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected AgentOrchestrator options');
@@ -94,6 +96,7 @@ export class AgentOrchestrator {
     this.maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
     this.slots = new AgentSlots(this.maxConcurrency);
     this.bus = options.bus ?? new EventBus({ source: 'orchestrator' });
+    this.budgets = TreeBudgets.create(options.budget, this.bus, options.ledger, (rootId, reason) => void this.terminateAgent(rootId, reason).catch(() => undefined));
     this.tools = options.tools ?? new ToolManager();
     if (!(this.tools instanceof ToolManager)) throw new InvalidArgumentError('tools', 'expected a ToolManager');
     this.idPrefix = options.idPrefix ?? 'agent';
@@ -340,6 +343,7 @@ export class AgentOrchestrator {
     };
     this.records.set(id, record);
     parent?.children.push(id);
+    if (!parent) this.budgets?.start(id);
     this.bus.emit('orchestrator:agent-created', {
       agentId: id,
       parentId: record.parentId,
@@ -523,6 +527,7 @@ export class AgentOrchestrator {
       timestamp: record.updatedAt,
     };
     this.bus.emit('orchestrator:agent-status-changed', change);
+    if (record.id === record.rootId && isTerminalStatus(to)) this.budgets?.end(record.id);
   }
 
   private subtree(record: AgentRecord): AgentRecord[] {
