@@ -159,9 +159,10 @@ export const spanRules: Rules = {
   'executor:completed': (e, spans) => spans.end(`exec|${e.payload.executionId}`),
   'executor:failed': (e, spans) => spans.end(`exec|${e.payload.executionId}`, { error: e.payload.error }),
   'task:started': (e, spans) =>
+    // The task an agent was given (its CLI turns are `invoke_agent` children): named apart from them.
     spans.start(`task|${e.payload.taskId}`, {
-      name: `invoke_agent ${e.payload.agentId}`,
-      attributes: { [GEN_AI.operationName]: 'invoke_agent', [GEN_AI.agentName]: e.payload.agentId, 'troupe.task.id': e.payload.taskId },
+      name: `troupe.task ${e.payload.agentId}`,
+      attributes: { [GEN_AI.agentName]: e.payload.agentId, 'troupe.task.id': e.payload.taskId },
     }),
   'task:completed': (e, spans) => spans.end(`task|${e.payload.taskId}`),
   'task:failed': (e, spans) => spans.end(`task|${e.payload.taskId}`, { error: e.payload.error, attributes: { 'troupe.outcome': e.payload.status } }),

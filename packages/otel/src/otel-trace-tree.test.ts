@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { context, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentLoop, AgentManager, defineAgent, defineTool, EventBus, MemoryStore, MessageStore, runToolLoop } from '@troupe/core';
 import { createScriptedChatModel, withFakeAgentCli } from '@troupe/core/testing';
@@ -16,7 +16,15 @@ import { instrumentTroupe } from './index';
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 
 const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+/** The order spans were created in (by span id): it orders children whose start times are equal. */
+const startOrder = new Map<string, number>();
+const recordStarts: SpanProcessor = {
+  onStart: (span) => void startOrder.set(span.spanContext().spanId, startOrder.size),
+  onEnd: () => undefined,
+  forceFlush: () => Promise.resolve(),
+  shutdown: () => Promise.resolve(),
+};
+const provider = new BasicTracerProvider({ spanProcessors: [recordStarts, new SimpleSpanProcessor(exporter)] });
 const tracer = provider.getTracer('test');
 const contextManager = new AsyncLocalStorageContextManager();
 beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
@@ -27,6 +35,7 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   exporter.reset();
+  startOrder.clear();
 });
 
 function instrumented(): EventBus {
@@ -35,7 +44,7 @@ function instrumented(): EventBus {
   return bus;
 }
 
-/** The finished spans as an indented tree of names (children in start order), from `root`. */
+/** The finished spans as an indented tree of names (children by start time, then creation order), from `root`. */
 function tree(rootName: string, spans = exporter.getFinishedSpans()): string[] {
   const rootSpan = rootName === 'x' ? spans[0] : undefined;
   const children = new Map<string, ReadableSpan[]>();
@@ -46,7 +55,9 @@ function tree(rootName: string, spans = exporter.getFinishedSpans()): string[] {
   const lines: string[] = [];
   const walk = (span: ReadableSpan, depth: number) => {
     lines.push(`${'  '.repeat(depth)}${span.name}`);
-    const kids = (children.get(span.spanContext().spanId) ?? []).sort((a, b) => hr(a.startTime) - hr(b.startTime) || a.name.localeCompare(b.name));
+    const kids = (children.get(span.spanContext().spanId) ?? []).sort(
+      (a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1] || started(a) - started(b),
+    );
     for (const kid of kids) walk(kid, depth + 1);
   };
   const roots = rootSpan ? [rootSpan] : spans.filter((span) => span.name === rootName);
@@ -54,7 +65,7 @@ function tree(rootName: string, spans = exporter.getFinishedSpans()): string[] {
   walk(roots[0] as ReadableSpan, 0);
   return lines;
 }
-const hr = ([seconds, nanos]: [number, number]) => seconds * 1e9 + nanos;
+const started = (span: ReadableSpan) => startOrder.get(span.spanContext().spanId) ?? Number.MAX_SAFE_INTEGER;
 const spanNamed = (name: string) => exporter.getFinishedSpans().find((span) => span.name === name) as ReadableSpan;
 
 describe('OpenTelemetry trace tree', () => {
@@ -84,11 +95,11 @@ describe('OpenTelemetry trace tree', () => {
       '  invoke_agent looper',
       '    looper.iteration 1',
       '      looper.step coder',
-      '        invoke_agent looper-coder',
+      '        troupe.task looper-coder',
       '          invoke_agent looper-coder',
       '            execute_tool Write',
       '      looper.step review',
-      '        invoke_agent reviewer',
+      '        troupe.task reviewer',
       '      looper.step judge',
       '        chat judge-model',
     ]);
