@@ -5,7 +5,7 @@ import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
 import { SessionMessageLog } from '../workspace/session-message-log';
 import { USAGE_SESSIONS_NAMESPACE, type TroupeWorkspace } from '../workspace/troupe-workspace';
-import { instrumentIfTracing } from './cli-tracing';
+import { instrumentIfTracing, type StopTracing } from './cli-tracing';
 import { releaseRunner } from '../workspace/workspace-runner-lock';
 import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
 import { LOOPER_ID } from './looper-checkpoint-commands';
@@ -45,7 +45,7 @@ export class WorkspaceRunner {
   readonly devhub: DevHubAgent | undefined;
   /** Tokens and cost of every turn and model call of this session, saved with it (`troupe usage` reads them). */
   readonly ledger: UsageLedger;
-  private uninstrument: (() => void) | undefined;
+  private uninstrument: StopTracing | undefined;
   private readonly agentManager: AgentManager;
   private server: ControlServer | undefined;
   private closed = false;
@@ -167,7 +167,7 @@ export class WorkspaceRunner {
     this.log.close();
     await this.ledger.flush();
     this.ledger.dispose();
-    this.uninstrument?.();
+    await this.uninstrument?.();
     await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
   }
 
