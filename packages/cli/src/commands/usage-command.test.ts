@@ -49,7 +49,9 @@ describe('troupe usage', () => {
     const lines = text.stdout.split('\n');
     expect(lines[0]).toBe(`Usage in ${dir} (1 session)`);
     expect(lines[2]).toMatch(/^Session s-[a-z0-9]+-[0-9a-f]+ \(current\), started \d{4}-\d\d-\d\d \d\d:\d\d$/);
-    expect(text.stdout).toContain('  total  80 tokens (in 48 / out 32)');
+    expect(text.stdout).toMatch(/^ {2}total +80 tokens \(in 48 \/ out 32\) +\$0\.0008 +2 turns\/calls$/m);
+    // One set of columns for the whole report: every cost sits in the same place.
+    expect(new Set(lines.filter((row) => row.includes('$')).map((row) => row.indexOf('$'))).size).toBe(1);
     expect(text.stdout).toMatch(/ {4}looper-coder +40 tokens \(in 24 \/ out 16\) +\$0\.0004 +1 turn\/call/);
     expect(text.stdout).toMatch(/ {4}looper looper\/run-1 +80 tokens/);
     expect(text.stdout).toMatch(/All sessions +80 tokens \(in 48 \/ out 32\) +\$0\.0008 +2 turns\/calls\n$/);

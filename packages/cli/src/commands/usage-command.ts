@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { emptyUsageTotals } from '@troupe/core';
 import { openSqliteStore } from '@troupe/store-sqlite';
 import { USAGE_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
@@ -22,7 +23,7 @@ export async function runUsageCommand(argv: readonly string[], io: CliIo): Promi
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'usage' });
   const root = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd, m);
-  let usage: WorkspaceUsage = { workspace: root, sessions: [], totals: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, totalTokens: 0, costUsd: 0, records: 0, unpricedRecords: 0 } };
+  let usage: WorkspaceUsage = { workspace: root, sessions: [], totals: emptyUsageTotals() };
   if (hasTroupeDatabase(root)) {
     const store = (() => {
       try {

@@ -54,37 +54,52 @@ export async function readWorkspaceUsage(store: Store, root: string, currentSess
 const number = (value: number) => value.toLocaleString('en-US');
 const dollars = (value: number) => `$${value.toFixed(4)}`;
 
-function line(label: string, totals: UsageTotals, m: CliMessages, width: number): string {
-  const tokens = `${number(totals.totalTokens)} tokens (in ${number(totals.inputTokens)} / out ${number(totals.outputTokens)})`;
-  return `${label.padEnd(width)}  ${tokens.padEnd(40)}  ${dollars(totals.costUsd).padStart(10)}  ${m.usageReport.records(totals.records)}`;
-}
+/** A line of the report: a heading as it is, or a label (indent included) with its totals, in aligned columns. */
+type ReportRow = string | { label: string; totals: UsageTotals };
 
-function group(title: string, groups: Record<string, UsageTotals>, m: CliMessages, indent: string): string[] {
+function group(title: string, groups: Record<string, UsageTotals>, indent: string): ReportRow[] {
   const keys = Object.keys(groups).sort((a, b) => (groups[b]?.costUsd ?? 0) - (groups[a]?.costUsd ?? 0) || a.localeCompare(b));
   if (keys.length === 0) return [];
-  const width = Math.max(...keys.map((key) => key.length));
-  return [`${indent}${title}`, ...keys.map((key) => `${indent}  ${line(key, groups[key] as UsageTotals, m, width)}`)];
+  return [`${indent}${title}`, ...keys.map((key) => ({ label: `${indent}  ${key}`, totals: groups[key] as UsageTotals }))];
+}
+
+/** Lays the rows out in columns (label, tokens, cost, turns/calls) aligned over the whole report. */
+function columns(rows: readonly ReportRow[], m: CliMessages): string[] {
+  const cells = rows.map((row) =>
+    typeof row === 'string'
+      ? row
+      : [
+          row.label,
+          `${number(row.totals.totalTokens)} tokens (in ${number(row.totals.inputTokens)} / out ${number(row.totals.outputTokens)})`,
+          dollars(row.totals.costUsd),
+          m.usageReport.records(row.totals.records),
+        ],
+  );
+  const widths = [0, 1, 2].map((column) => Math.max(0, ...cells.map((cell) => (typeof cell === 'string' ? 0 : (cell[column] as string).length))));
+  return cells.map((cell) =>
+    typeof cell === 'string' ? cell : `${cell[0]?.padEnd(widths[0] as number)}  ${cell[1]?.padEnd(widths[1] as number)}  ${cell[2]?.padStart(widths[2] as number)}  ${cell[3]}`,
+  );
 }
 
 /** The text `troupe usage` prints. */
 export function formatWorkspaceUsage(usage: WorkspaceUsage, m: CliMessages): string {
   const r = m.usageReport;
   if (usage.sessions.length === 0) return r.none(usage.workspace);
-  const lines = [r.header(usage.workspace, usage.sessions.length), ''];
+  const rows: ReportRow[] = [r.header(usage.workspace, usage.sessions.length), ''];
   for (const session of usage.sessions) {
-    lines.push(r.session(session.id, session.current, new Date(session.createdAt).toISOString().replace('T', ' ').slice(0, 16)));
+    rows.push(r.session(session.id, session.current, new Date(session.createdAt).toISOString().replace('T', ' ').slice(0, 16)));
     if (session.totals.records === 0) {
-      lines.push(`  ${r.empty}`, '');
+      rows.push(`  ${r.empty}`, '');
       continue;
     }
-    lines.push(`  ${line(r.total, session.totals, m, r.total.length)}`);
-    if (session.totals.unpricedRecords > 0) lines.push(`  (${r.unpriced(session.totals.unpricedRecords)})`);
-    lines.push(...group(r.byAgent, session.byAgent, m, '  '));
+    rows.push({ label: `  ${r.total}`, totals: session.totals });
+    if (session.totals.unpricedRecords > 0) rows.push(`  (${r.unpriced(session.totals.unpricedRecords)})`);
+    rows.push(...group(r.byAgent, session.byAgent, '  '));
     const runs: Record<string, UsageTotals> = {};
     for (const [kind, byId] of Object.entries(session.byRun)) for (const [id, totals] of Object.entries(byId)) runs[`${kind} ${id}`] = totals;
-    lines.push(...group(r.byRun, runs, m, '  '));
-    lines.push(...group(r.byModel, session.byModel, m, '  '), '');
+    rows.push(...group(r.byRun, runs, '  '));
+    rows.push(...group(r.byModel, session.byModel, '  '), '');
   }
-  lines.push(line(r.allSessions, usage.totals, m, r.allSessions.length));
-  return lines.join('\n');
+  rows.push({ label: r.allSessions, totals: usage.totals });
+  return columns(rows, m).join('\n');
 }
