@@ -145,6 +145,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     records: (count) => `${count} 次轮次/调用`,
     unpriced: (count) => `${count} 条没有价格（未计入费用；请把该模型加入价格表）`,
     empty: '没有记录',
+    notRecorded: (detail) => `本次运行的用量未记录到工作区: ${detail}`,
   },
   testsReview: {
     allPass: (count, command) => `全部 ${count} 个测试通过（${command}）。`,

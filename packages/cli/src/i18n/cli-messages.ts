@@ -156,6 +156,7 @@ export const englishCliMessages = {
     records: (count: number) => `${count} turn${count === 1 ? '' : 's'}/call${count === 1 ? '' : 's'}`,
     unpriced: (count: number) => `${count} without a price (cost not counted; add the model to the price table)`,
     empty: 'nothing recorded',
+    notRecorded: (detail: string) => `usage of this run is not recorded in the workspace: ${detail}`,
   },
   /** The `tests` reviewer's report. */
   testsReview: {

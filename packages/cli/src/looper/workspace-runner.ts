@@ -4,7 +4,8 @@ import { startControlServer, type ControlServer } from '../control/control-serve
 import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
 import { SessionMessageLog } from '../workspace/session-message-log';
-import { USAGE_SESSIONS_NAMESPACE, type TroupeWorkspace } from '../workspace/troupe-workspace';
+import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { openSessionLedger } from '../usage/session-ledger';
 import { instrumentIfTracing, type StopTracing } from './cli-tracing';
 import { releaseRunner } from '../workspace/workspace-runner-lock';
 import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
@@ -85,9 +86,7 @@ export class WorkspaceRunner {
     const bus = new EventBus();
     const { workspace } = options;
     // The session's usage ledger: what earlier processes of the session recorded, then every new turn and call.
-    const ledger = new UsageLedger({ eventBus: bus, store: workspace.store, namespace: workspace.usageNamespace(), sessionId: workspace.session.id });
-    await ledger.load();
-    await workspace.store.put(USAGE_SESSIONS_NAMESPACE, workspace.session.id, { id: workspace.session.id, createdAt: workspace.session.createdAt });
+    const ledger = await openSessionLedger(workspace, bus);
     const uninstrument = await instrumentIfTracing(bus);
     const log = await SessionMessageLog.open(workspace.store, (channelId) => workspace.messagesNamespace(channelId), bus);
     const { looper, agentManager } = createCliLooper({ workspace, log, bus, setup: options.setup });
