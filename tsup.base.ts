@@ -4,7 +4,7 @@ import type { Options } from 'tsup';
 
 /**
  * Shared tsup settings for every published `@troupe/*` package: ESM + CJS,
- * `.d.ts`/`.d.cts`, source maps, Node 20 target and the package version
+ * `.d.ts`/`.d.cts`, source maps (without embedded sources), Node 20 target and the package version
  * injected as `__TROUPE_VERSION__`.
  */
 export function troupeTsup(packageDir: string, overrides: Options = {}): Options {
@@ -21,6 +21,10 @@ export function troupeTsup(packageDir: string, overrides: Options = {}): Options
     splitting: false,
     treeshake: true,
     define: { __TROUPE_VERSION__: JSON.stringify(pkg.version) },
+    // Maps point at the sources by path; embedding them (`sourcesContent`) made up 60% of core's tarball.
+    esbuildOptions(options) {
+      options.sourcesContent = false;
+    },
     ...overrides,
   };
 }

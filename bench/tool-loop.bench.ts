@@ -1,5 +1,5 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAIModel } from '@troupe/adapter-codex';
+import { createOpenAIModel } from '@troupe/adapter-codex/model';
 import { defineTool, runToolLoop } from '@troupe/core';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { createFakeLlmServer, type FakeLlmServer, type FakeProtocol } from '@troupe/test-server';

@@ -1,12 +1,11 @@
-import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
+// Three entries: the CLI adapters; the ChatModel at `./model` (the only one that imports @google/genai);
+// Gemini CLI over ACP at `./acp` (the only one that loads @troupe/adapter-acp, an optional peer).
 export default defineConfig(
   troupeTsup(import.meta.dirname, {
-    async onSuccess() {
-      // The ACP driver is a plain-JS script the adapter runs as a child process.
-      cpSync('src/bin', 'dist/bin', { recursive: true });
-    },
+    entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts', acp: 'src/acp.ts' },
+    external: ['@troupe/adapter-acp'],
   }),
 );

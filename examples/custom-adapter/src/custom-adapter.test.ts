@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager, InvalidArgumentError, registerAdapter, type AgentStreamPart } from '@troupe/core';
 import { assertAdapterConformance } from '@troupe/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseShoutLine, parseShoutResponse } from './parse-shout-line';
+import { parseShoutLine, parseShoutResponse, startShoutTurn } from './parse-shout-line';
 import { createShoutAdapter, shoutAdapterPlugin, shoutAgentPath } from './shout-adapter';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
@@ -45,6 +45,18 @@ describe('shout adapter (custom adapter example)', () => {
     expect(parseShoutResponse('noise\n{"type":"text","text":"HI "}\n{"type":"text","text":"THERE"}\n')).toBe('HI THERE');
   });
 
+  it('keeps what a turn needs in the turn state: the word count check and the failed turn\'s text', () => {
+    const turn = startShoutTurn();
+    parseShoutLine({ type: 'text', text: 'HEAR ' }, turn);
+    expect(parseShoutLine({ type: 'done', answer: 'HEAR YE!', words: 2 }, turn)).toEqual([
+      { type: 'error', message: 'shout-agent announced 2 words but streamed 1' },
+      { type: 'turn-end', text: 'HEAR YE!', isError: false, stopReason: 'done' },
+    ]);
+    const failed = startShoutTurn();
+    parseShoutLine({ type: 'error', message: 'no stdin' }, failed);
+    expect(parseShoutLine({ type: 'done', answer: '', isError: true }, failed)).toEqual([{ type: 'turn-end', text: 'no stdin', isError: true, stopReason: 'error' }]);
+  });
+
   it('puts the system prompt on the command line once, and member settings after the adapter’s own', async () => {
     const config = await createShoutAdapter({ delayMs: 0 }).getProcessConfig(
       { systemInstruction: 'a town crier', additionalArgs: ['--delay', '5'], env: { SHOUT_VOLUME: '11' } },
@@ -75,7 +87,8 @@ describe('shout adapter (custom adapter example)', () => {
       expect(parts.at(-1)).toEqual({ type: 'turn-end', text: 'A TOWN CRIER SAYS: HEAR YE!', isError: false, stopReason: 'done' });
 
       const empty = await manager.send('crier', '   ', { timeout: 10_000 }).result;
-      expect(empty.agentError?.message).toBe('shout reported an error: turn failed');
+      // The agent error carries the CLI's own error text.
+      expect(empty.agentError?.message).toBe('shout reported an error: shout-agent: nothing to shout (stdin was empty)');
       expect(empty.parts).toContainEqual({ type: 'error', message: 'shout-agent: nothing to shout (stdin was empty)' });
     } finally {
       await manager.cleanup();

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type AgentAdapterPlugin, type AgentAdapterV1, type AgentDefinition } from '@troupe/core';
-import { parseShoutLine, parseShoutResponse } from './parse-shout-line';
+import { parseShoutLine, parseShoutResponse, startShoutTurn, type ShoutTurnState } from './parse-shout-line';
 
 /** Absolute path of the bundled `shout-agent` script (plain JavaScript, run with `node`). */
 export const shoutAgentPath: string = fileURLToPath(new URL('./bin/shout-agent.mjs', import.meta.url));
@@ -20,7 +20,9 @@ export interface ShoutAdapterSettings {
  * on stdin and prints JSON lines. Everything a CLI adapter needs is here:
  * the process to start (member args, env and working directory layered on
  * top), how the system prompt travels (a flag), how a turn ends (the `done`
- * line) and how each line maps to stream parts.
+ * line), what a turn remembers (`startTurn`: streamed words, the last error)
+ * and how each line maps to stream parts. The adapter keeps no state of its
+ * own, so one instance serves any number of members at once.
  *
  * @example
  * ```ts
@@ -33,7 +35,7 @@ export interface ShoutAdapterSettings {
  * unregister();
  * ```
  */
-export function createShoutAdapter(settings: ShoutAdapterSettings = {}): AgentAdapterV1 {
+export function createShoutAdapter(settings: ShoutAdapterSettings = {}): AgentAdapterV1<ShoutTurnState> {
   const command = settings.command ?? process.execPath;
   const baseArgs = [...(settings.baseArgs ?? [shoutAgentPath])];
   const delayMs = settings.delayMs ?? 100;
@@ -67,7 +69,9 @@ export function createShoutAdapter(settings: ShoutAdapterSettings = {}): AgentAd
     prepareMessage: (message) => message,
     parseResponse: parseShoutResponse,
     getCompletionStrategy: () => ({ type: 'jsonl', completionTypes: ['done'] }),
-    parseLine: (_line, json) => parseShoutLine(json),
+    // The turn-start hook: a fresh state for each turn, given back with each of its lines.
+    startTurn: () => startShoutTurn(),
+    parseLine: (_line, json, context) => parseShoutLine(json, context?.state),
   };
 }
 

@@ -1,6 +1,6 @@
-import { createAnthropicModel } from '@troupe/adapter-claude';
-import { createOpenAIModel } from '@troupe/adapter-codex';
-import { createGeminiModel } from '@troupe/adapter-gemini';
+import { createAnthropicModel } from '@troupe/adapter-claude/model';
+import { createOpenAIModel } from '@troupe/adapter-codex/model';
+import { createGeminiModel } from '@troupe/adapter-gemini/model';
 import type { ChatModel, ChatModelV1Request } from '@troupe/core';
 import { createScriptedChatModel, type ScriptedChatReply } from '@troupe/core/testing';
 

@@ -47,7 +47,7 @@ describe('createClaudeCodeAdapter: command line', () => {
       secrets: [],
     });
     expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['result'] });
-    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: true });
+    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: true, mcpServers: true });
     expect(adapter.adapterId).toBe('claude');
   });
 

@@ -9,11 +9,16 @@ import {
   type MemberAgentConfig,
   type ProcessConfig,
 } from '@troupe/core';
+import { claudeCodeMcpArgs } from './claude-code-mcp-config';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings, type ResolvedClaudeCodeSettings } from './claude-code-settings';
 import { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
 
-/** The Claude Code adapter: an {@link AgentAdapterV1} with its resolved settings. */
-export interface ClaudeCodeAdapter extends AgentAdapterV1 {
+/**
+ * The Claude Code adapter: an {@link AgentAdapterV1} with its resolved
+ * settings. Its turn state (`startTurn`) is a {@link ClaudeCodeStreamParser}
+ * for that turn alone, so one adapter serves many members at once.
+ */
+export interface ClaudeCodeAdapter extends AgentAdapterV1<ClaudeCodeStreamParser> {
   readonly adapterId: 'claude';
   /** The validated settings, defaults applied. */
   readonly settings: Readonly<ResolvedClaudeCodeSettings>;
@@ -29,7 +34,9 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completion
  * `claude -p --output-format stream-json --verbose …` in the member's work
  * directory, the message on stdin, the member's system prompt through
  * `--append-system-prompt` (or `--system-prompt`), completion on the `result`
- * line, and `--resume <session id>` on later turns.
+ * line, and `--resume <session id>` on later turns. The member's MCP servers
+ * (and the server of its Troupe `tools`) go in through `--mcp-config`, with
+ * their tools allowed (see {@link claudeCodeMcpArgs}).
  *
  * @throws ConfigError when a setting is invalid (each bad field is named).
  *
@@ -48,12 +55,13 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completion
 export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): ClaudeCodeAdapter {
   const resolved = Object.freeze(resolveClaudeCodeSettings(settings));
   const baseArgs = withRequiredArgs(resolved.baseArgs);
-  const parser = new ClaudeCodeStreamParser();
+  // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
+  let implicitTurn: ClaudeCodeStreamParser | undefined;
   return {
     specificationVersion: 'v1',
     adapterId: 'claude',
     settings: resolved,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: resolved.includePartialMessages },
+    capabilities: { systemPrompt: 'flag', resume: true, streamingText: resolved.includePartialMessages, mcpServers: true },
     getProcessConfig: (member, workDir, context) => buildClaudeCodeProcessConfig(resolved, baseArgs, member, workDir, context),
     prepareMessage(message) {
       if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
@@ -63,7 +71,8 @@ export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): Clau
     },
     parseResponse: (rawOutput) => parseClaudeCodeResponse(rawOutput),
     getCompletionStrategy: () => COMPLETION,
-    parseLine: (line, json) => parser.parseLine(line, json),
+    startTurn: () => new ClaudeCodeStreamParser(),
+    parseLine: (line, json, context) => (context?.state ?? (implicitTurn ??= new ClaudeCodeStreamParser())).parseLine(line, json),
   };
 }
 
@@ -98,7 +107,7 @@ async function buildClaudeCodeProcessConfig(
     }
     args.push('--resume', sessionId);
   }
-  args.push(...(settings.extraArgs ?? []), ...(member.additionalArgs ?? []));
+  const extraArgs = [...(settings.extraArgs ?? []), ...(member.additionalArgs ?? [])];
 
   const env: Record<string, string | undefined> = {
     CLAUDE_CODE_MAX_RETRIES: String(settings.maxRetries),
@@ -118,6 +127,9 @@ async function buildClaudeCodeProcessConfig(
   }
   Object.assign(env, settings.env, member.env);
 
+  // Last, so nothing can fail after the config file is written.
+  const mcp = await claudeCodeMcpArgs(member.mcpServers, settings.tmpDir);
+  args.push(...mcp.args, ...extraArgs);
   const cwd = workDir ?? member.workDir;
   return {
     command: settings.command,
@@ -126,7 +138,8 @@ async function buildClaudeCodeProcessConfig(
     env,
     messageDelivery: 'stdin',
     installHint: settings.installHint,
-    secrets: settings.apiKey !== undefined ? [settings.apiKey] : [],
+    secrets: [...(settings.apiKey !== undefined ? [settings.apiKey] : []), ...mcp.secrets],
+    ...(mcp.cleanup ? { cleanup: mcp.cleanup } : {}),
   };
 }
 

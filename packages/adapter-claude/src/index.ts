@@ -19,14 +19,6 @@ export {
   type ResolvedClaudeCodeSettings,
 } from './claude-code-settings';
 export { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
+export { claudeCodeMcpArgs, type ClaudeCodeMcpArgs } from './claude-code-mcp-config';
 
-// Anthropic Messages API chat model (official @anthropic-ai/sdk).
-export { AnthropicChatModel, ANTHROPIC_PROVIDER, createAnthropicModel } from './anthropic-model';
-export {
-  ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
-  ANTHROPIC_DEFAULT_MODEL,
-  anthropicModelSettingsSchema,
-  resolveAnthropicModelSettings,
-  type AnthropicModelSettings,
-  type ResolvedAnthropicModelSettings,
-} from './anthropic-model-settings';
+// The Anthropic ChatModel (@anthropic-ai/sdk) is at '@troupe/adapter-claude/model', so this entry loads no SDK.

@@ -11,7 +11,7 @@ import {
 } from '@troupe/core';
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
-import { createCodexLineParser, parseCodexResponse, parseJson } from './codex-line-parser';
+import { createCodexLineParser, parseCodexResponse, parseJson, type CodexLineParser } from './codex-line-parser';
 
 /** Adapter id and registry type of the Codex CLI adapter. */
 export const CODEX_ADAPTER_ID = 'codex';
@@ -22,8 +22,12 @@ export const CODEX_COMPLETION_TYPES: readonly string[] = ['turn.completed', 'tur
 /** Linux's limit for one argument (`MAX_ARG_STRLEN`); a longer prompt needs `promptDelivery: 'stdin'`. */
 const MAX_ARGUMENT_BYTES = 128 * 1024;
 
-/** The Codex CLI adapter (its settings, which may hold the API key, are not exposed). */
-export interface CodexAdapter extends AgentAdapterV1 {
+/**
+ * The Codex CLI adapter (its settings, which may hold the API key, are not
+ * exposed). Its turn state (`startTurn`) is a {@link CodexLineParser} for that
+ * turn alone, so one adapter serves many members at once.
+ */
+export interface CodexAdapter extends AgentAdapterV1<CodexLineParser> {
   readonly adapterId: 'codex';
 }
 
@@ -33,8 +37,9 @@ export interface CodexAdapter extends AgentAdapterV1 {
  * turn runs `codex exec … resume <thread_id>`. Completion is the
  * `turn.completed` / `turn.failed` event, so there is no idle timeout.
  *
- * Keep one adapter per agent member: it holds the state of the turn being
- * parsed (the plugin's `create()` makes a new one each time).
+ * The state of the turn being parsed (the last agent message, open tool
+ * calls) lives in each turn's context, so one adapter can serve several
+ * members and concurrent turns.
  *
  * @throws ConfigError naming each bad setting.
  *
@@ -53,15 +58,16 @@ export interface CodexAdapter extends AgentAdapterV1 {
  */
 export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
   const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
-  const secrets = new Set<string>(resolved.apiKey !== undefined ? [resolved.apiKey] : []);
-  const parserOptions = { secrets: () => secrets, model: resolved.model ?? undefined };
-  const parser = createCodexLineParser(parserOptions);
+  // Codex does not name its model in its output: the session part gives the one passed with `-m`.
+  const parserOptions = { model: resolved.model ?? undefined };
+  // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
+  let implicitTurn: CodexLineParser | undefined;
   const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
 
   return {
     specificationVersion: 'v1',
     adapterId: CODEX_ADAPTER_ID,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false },
+    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true },
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
       // Codex refuses a CODEX_HOME that does not exist; create the isolated folders it is given.
@@ -91,7 +97,6 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         await removeInstructions();
         throw error;
       }
-      for (const secret of line.secrets) secrets.add(secret);
       return {
         command: line.command,
         args: line.args,
@@ -99,7 +104,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         env: line.env,
         messageDelivery: resolved.promptDelivery === 'stdin' ? 'stdin' : 'argument',
         installHint: resolved.installHint,
-        secrets: line.secrets,
+        secrets: line.secrets, // redacted by core from every line, part, result and error
         ...(instructionsDir !== undefined ? { cleanup: removeInstructions } : {}),
       };
     },
@@ -120,10 +125,13 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
       return message;
     },
 
-    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput, parserOptions),
+    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput),
 
     getCompletionStrategy: () => completion,
 
-    parseLine: (line: string, json: unknown) => parser.parse(json === undefined ? parseJson(line) : json),
+    startTurn: () => createCodexLineParser(parserOptions),
+
+    parseLine: (line, json, context) =>
+      (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJson(line) : json),
   };
 }

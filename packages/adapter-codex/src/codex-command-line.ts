@@ -1,5 +1,6 @@
 import { ConfigError, InvalidArgumentError, type MemberAgentConfig } from '@troupe/core';
 import { DEFAULT_CODEX_MAX_RETRIES, type ResolvedCodexAdapterSettings } from './codex-adapter-settings';
+import { codexMcpConfig } from './codex-mcp-config';
 import { toTomlString } from './codex-toml';
 
 /** Id of the custom model provider the adapter defines with `-c model_providers.troupe=…`. */
@@ -47,7 +48,7 @@ export interface CodexCommandLine {
  *  [-c model_providers.troupe.request_max_retries=N -c …stream_max_retries=N]
  *  [-s workspace-write | --dangerously-bypass-approvals-and-sandbox]
  *  [-c developer_instructions="…" | -c model_instructions_file="…"]
- *  [extraArgs] [member additionalArgs] [resume THREAD_ID] -- PROMPT`
+ *  [-c mcp_servers.NAME.…] [extraArgs] [member additionalArgs] [resume THREAD_ID] -- PROMPT`
  *
  * `--` ends the options so a prompt starting with `-` is not read as a flag
  * (Codex exits 2 with `unexpected argument` otherwise). With
@@ -102,6 +103,8 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
       args.push('-c', `model_instructions_file=${toTomlString(input.instructionsFile)}`);
     }
   }
+  const mcp = codexMcpConfig(member.mcpServers);
+  args.push(...mcp.args);
   args.push(...settings.extraArgs, ...(member.additionalArgs ?? []));
   if (input.resumeSessionId !== undefined) {
     if (!SESSION_ID.test(input.resumeSessionId)) {
@@ -115,7 +118,7 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
   args.push('--');
   if (settings.promptDelivery === 'stdin') args.push('-');
 
-  const env: Record<string, string> = { ...settings.env, ...member.env };
+  const env: Record<string, string> = { ...mcp.env, ...settings.env, ...member.env };
   if (settings.home !== undefined) env.HOME = settings.home;
   if (settings.codexHome !== undefined) env.CODEX_HOME = settings.codexHome;
   if (settings.tmpDir !== undefined) env.TMPDIR = settings.tmpDir;
@@ -130,7 +133,7 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
     cwd: input.workDir ?? member.workDir,
     env,
     provider,
-    secrets: apiKey !== undefined ? [apiKey] : [],
+    secrets: [...(apiKey !== undefined ? [apiKey] : []), ...mcp.secrets],
   };
 }
 

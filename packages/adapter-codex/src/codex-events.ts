@@ -57,6 +57,21 @@ export const codexFileChangeItemSchema = z.looseObject({
   status: z.string().optional(),
 });
 
+/**
+ * A call of an MCP server's tool:
+ * `{"type":"mcp_tool_call","server":"troupe","tool":"query_looper_state","arguments":{…},"result":{"content":[…]}|null,"error":{"message":…}|null,"status":"completed"|"failed"}`.
+ */
+export const codexMcpToolCallItemSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal('mcp_tool_call'),
+  server: z.string(),
+  tool: z.string(),
+  arguments: z.unknown().optional(),
+  result: z.looseObject({ content: z.array(z.unknown()).optional(), structured_content: z.unknown().optional() }).nullable().optional(),
+  error: z.looseObject({ message: z.string() }).nullable().optional(),
+  status: z.string().optional(),
+});
+
 /** A non-fatal problem (WebSocket fallback, missing model metadata). */
 export const codexErrorItemSchema = z.looseObject({ id: z.string(), type: z.literal('error'), message: z.string() });
 
@@ -65,6 +80,7 @@ export const codexItemSchema = z.discriminatedUnion('type', [
   codexAgentMessageItemSchema,
   codexCommandExecutionItemSchema,
   codexFileChangeItemSchema,
+  codexMcpToolCallItemSchema,
   codexErrorItemSchema,
 ]);
 /** One understood item. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentAdapter, AgentTurnContext, MemberAgentConfig, ProcessConfig } from '@troupe/core';
-import { fakeAgentProcessConfig, type FakeAgentCliOptions } from '@troupe/core/testing';
+import { fakeAgentProcessConfig, wrapAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { createCodexAdapter } from './codex-adapter';
 import type { CodexAdapterSettings } from './codex-adapter-settings';
 
@@ -46,20 +46,13 @@ export function codexOverFakeCli(
 ): { adapter: AgentAdapter; configs: CapturedConfig[] } {
   const real = createCodexAdapter(settings);
   const configs: CapturedConfig[] = [];
-  const adapter: AgentAdapter = {
-    specificationVersion: real.specificationVersion,
-    adapterId: real.adapterId,
-    capabilities: real.capabilities,
+  const adapter = wrapAgentAdapter(real, {
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}) {
       const config = await real.getProcessConfig(member, workDir, context);
       configs.push({ context, config });
       const fake = fakeAgentProcessConfig(cli(context));
       return { ...config, command: fake.command, args: [...(fake.args ?? []), ...(config.args ?? [])] };
     },
-    prepareMessage: (message, member) => real.prepareMessage(message, member),
-    parseResponse: (raw) => real.parseResponse(raw),
-    getCompletionStrategy: () => real.getCompletionStrategy(),
-    parseLine: (line, json) => real.parseLine(line, json),
-  };
+  });
   return { adapter, configs };
 }

@@ -33,15 +33,6 @@ export {
   type CodexLineParserOptions,
 } from './codex-line-parser';
 export { toTomlString } from './codex-toml';
+export { codexMcpConfig, type CodexMcpConfig } from './codex-mcp-config';
 
-// OpenAI chat model (official openai SDK): Responses API and Chat Completions.
-export { createOpenAIModel, OpenAIChatModel } from './openai-model';
-export {
-  OPENAI_DEFAULT_MODEL,
-  openAIModelSettingsSchema,
-  resolveOpenAIModelSettings,
-  type OpenAIModelSettings,
-  type ResolvedOpenAIModelSettings,
-} from './openai-model-settings';
-export { OPENAI_CHAT_PROVIDER } from './openai-chat-response';
-export { OPENAI_RESPONSES_PROVIDER } from './openai-responses-response';
+// The OpenAI ChatModel (openai SDK) is at '@troupe/adapter-codex/model', so this entry loads no SDK.

@@ -1,22 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import type {
-  AgentAdapterCapabilities,
-  AgentAdapterV1,
-  AgentStreamPart,
-  AgentTurnContext,
-  CompletionStrategy,
-  MemberAgentConfig,
-  ProcessConfig,
-} from '@troupe/core';
+import { createAcpAdapter, type AcpCanUseTool } from '@troupe/adapter-acp';
+import type { AgentAdapterCapabilities, AgentAdapterV1, AgentTurnContext, EventBus, MemberAgentConfig, ProcessConfig } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
-import { resolveGeminiCliSettings, type GeminiCliSettings } from './gemini-cli-settings';
-import { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';
-
-/**
- * Absolute path of the ACP driver script (plain JavaScript, run with the
- * current `node`): it speaks JSON-RPC with `gemini --acp` for one prompt.
- */
-export const geminiAcpDriverPath: string = fileURLToPath(new URL('./bin/gemini-acp-driver.mjs', import.meta.url));
+import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 
 /**
  * What the Gemini ACP adapter can do. No resume: in Gemini CLI 0.61.0
@@ -27,9 +12,20 @@ export const geminiAcpCapabilities: AgentAdapterCapabilities = Object.freeze({
   systemPrompt: 'env-file',
   resume: false,
   streamingText: true,
+  mcpServers: true,
 });
 
-const COMPLETION: CompletionStrategy = Object.freeze({ type: 'custom', detector: (_output: string, line: string) => isGeminiAcpTurnEnd(line) });
+/** ACP-only options of {@link createGeminiAcpAdapter}. */
+export interface GeminiAcpOptions {
+  /**
+   * Who answers Gemini's permission requests. Default: by `permissionMode`
+   * (`ask` denies — nobody can answer a headless turn —, `auto-edit` allows
+   * edits, `full-auto` allows everything; each once).
+   */
+  canUseTool?: AcpCanUseTool | 'allow' | 'deny' | 'ask';
+  /** Receives the `acp:permission-*` events. */
+  eventBus?: EventBus;
+}
 
 /** The Gemini CLI adapter in ACP mode: the v1 contract plus access to its settings home. */
 export interface GeminiAcpAdapter extends AgentAdapterV1 {
@@ -43,15 +39,14 @@ export interface GeminiAcpAdapter extends AgentAdapterV1 {
 }
 
 /**
- * Creates an adapter that runs Gemini CLI as an Agent Client Protocol server
- * (`gemini --acp --skip-trust -m <model>`, JSON-RPC over stdio) through a
- * small driver script: the driver starts the CLI at once and sends
- * `initialize` and `session/new` while the CLI boots, reads the message from
- * its stdin, sends `session/prompt`, answers permission requests by
- * `permissionMode` (`ask` rejects, `auto-edit` allows edits, `full-auto`
- * allows all; each "once") and exits after the prompt's response, which ends
- * the turn. Same settings as {@link createGeminiCliAdapter}; the system prompt
- * goes through `GEMINI_SYSTEM_MD` as there. Each turn is a new session.
+ * Creates an adapter that runs Gemini CLI as an Agent Client Protocol agent
+ * (`gemini --acp --skip-trust -m <model>`) through `@troupe/adapter-acp`,
+ * on the official ACP SDK: `initialize` and `session/new` (with the member's
+ * MCP servers) go out while the CLI boots, the message becomes
+ * `session/prompt`, updates stream as parts, and permission requests go to
+ * `canUseTool` (default: by `permissionMode`). Same settings and private home
+ * as {@link createGeminiCliAdapter}; the system prompt goes through
+ * `GEMINI_SYSTEM_MD` as there. Each turn is a new session.
  *
  * Prefer {@link createGeminiCliAdapter} (`-p` stream-JSON mode) unless you
  * need ACP's per-tool permission requests: it can resume sessions.
@@ -61,63 +56,55 @@ export interface GeminiAcpAdapter extends AgentAdapterV1 {
  * @example
  * ```ts
  * const adapters = new AdapterRegistry();
- * adapters.register({ type: 'gemini-acp', create: () => createGeminiAcpAdapter({ apiKey: process.env.GEMINI_API_KEY, permissionMode: 'auto-edit' }) });
+ * adapters.register({ type: 'gemini-acp', create: () => createGeminiAcpAdapter({ apiKey: process.env.GEMINI_API_KEY }, { canUseTool: 'ask' }) });
  * const manager = new AgentManager({ adapters });
  * await manager.ensureAgentStarted('coder', 'gemini-acp', { workDir: '/path/to/repo' });
  * console.log(await manager.sendAndReceive('coder', 'Create hello.txt'));
  * ```
  */
-export function createGeminiAcpAdapter(settings: GeminiCliSettings = {}): GeminiAcpAdapter {
+export function createGeminiAcpAdapter(settings: GeminiCliSettings = {}, options: GeminiAcpOptions = {}): GeminiAcpAdapter {
   const resolved = resolveGeminiCliSettings(settings);
-  const parser = new GeminiAcpStreamParser();
   const environment = createGeminiCliEnvironment(resolved);
-
-  return {
-    specificationVersion: 'v1',
+  const acp = createAcpAdapter({
     adapterId: 'gemini-acp',
-    capabilities: geminiAcpCapabilities,
-
-    async getProcessConfig(member: MemberAgentConfig, workDir?: string): Promise<ProcessConfig> {
-      const { env, systemPrompt } = await environment.forTurn(member);
-      const cwd = workDir ?? member.workDir;
-      const geminiArgs = ['--acp'];
-      if (resolved.skipTrust) geminiArgs.push('--skip-trust');
-      if (resolved.model !== 'auto') geminiArgs.push('-m', resolved.model);
+    command: resolved.command,
+    args: geminiAcpArgs(resolved),
+    canUseTool: options.canUseTool ?? permissionPolicy(resolved.permissionMode),
+    ...(options.eventBus ? { eventBus: options.eventBus } : {}),
+    systemPrompt: 'none',
+    installHint: resolved.installHint,
+    async prepareTurn(member) {
+      // MCP servers go through session/new, not the settings file.
+      const { env, systemPrompt, secrets } = await environment.forTurn(member, { mcp: false });
       return {
-        command: process.execPath,
-        args: [
-          geminiAcpDriverPath,
-          '--permission',
-          resolved.permissionMode,
-          '--install-hint',
-          resolved.installHint,
-          '--',
-          resolved.command,
-          ...geminiArgs,
-          ...resolved.extraArgs,
-          ...(member.additionalArgs ?? []),
-        ],
-        ...(cwd !== undefined ? { cwd } : {}),
         env,
-        messageDelivery: 'stdin',
-        installHint: resolved.installHint,
-        ...(resolved.apiKey ? { secrets: [resolved.apiKey] } : {}),
+        secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets],
         ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
       };
     },
-
-    prepareMessage: (message: string) => message,
-
-    parseResponse: (rawOutput: string) => parseGeminiAcpResponse(rawOutput),
-
-    getCompletionStrategy: () => COMPLETION,
-
-    parseLine(_line: string, json: unknown): AgentStreamPart[] {
-      return parser.parse(json);
-    },
-
+  });
+  return {
+    ...acp,
+    adapterId: 'gemini-acp',
+    capabilities: geminiAcpCapabilities,
+    // The member's env goes on top of the adapter's, as for the `-p` adapter.
+    getProcessConfig: (member, workDir) => acp.getProcessConfig(member, workDir),
+    prepareMessage: (message) => message,
     getHome: () => environment.getHome(),
-
     dispose: () => environment.dispose(),
   };
+}
+
+/** `gemini` arguments in ACP mode. */
+function geminiAcpArgs(settings: ResolvedGeminiCliSettings): string[] {
+  const args = ['--acp'];
+  if (settings.skipTrust) args.push('--skip-trust');
+  if (settings.model !== 'auto') args.push('-m', settings.model);
+  return [...args, ...settings.extraArgs];
+}
+
+function permissionPolicy(mode: ResolvedGeminiCliSettings['permissionMode']): AcpCanUseTool | 'allow' | 'deny' {
+  if (mode === 'full-auto') return 'allow';
+  if (mode === 'auto-edit') return (request) => request.kind === 'edit';
+  return 'deny';
 }

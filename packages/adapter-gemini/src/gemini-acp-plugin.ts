@@ -1,5 +1,5 @@
 import { defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
-import { createGeminiAcpAdapter, type GeminiAcpAdapter } from './gemini-acp-adapter';
+import { createGeminiAcpAdapter, type GeminiAcpAdapter, type GeminiAcpOptions } from './gemini-acp-adapter';
 import { geminiCliSettingsFromDefinition } from './gemini-cli-plugin';
 import type { GeminiCliSettings } from './gemini-cli-settings';
 
@@ -13,19 +13,22 @@ import type { GeminiCliSettings } from './gemini-cli-settings';
  * registerAdapter(createGeminiAcpAdapterPlugin({ apiKey: process.env.GEMINI_API_KEY, permissionMode: 'auto-edit' }));
  * ```
  */
-export function createGeminiAcpAdapterPlugin(settings: GeminiCliSettings = {}): AgentAdapterPlugin & { create(definition?: AgentDefinition): GeminiAcpAdapter } {
+export function createGeminiAcpAdapterPlugin(
+  settings: GeminiCliSettings = {},
+  options: GeminiAcpOptions = {},
+): AgentAdapterPlugin & { create(definition?: AgentDefinition): GeminiAcpAdapter } {
   return {
     type: 'gemini-acp',
     displayName: 'Gemini CLI (ACP)',
     create(definition?: AgentDefinition): GeminiAcpAdapter {
-      if (!definition) return createGeminiAcpAdapter(settings);
+      if (!definition) return createGeminiAcpAdapter(settings, options);
       const fromDefinition = geminiCliSettingsFromDefinition(definition);
       return createGeminiAcpAdapter({
         ...settings,
         command: fromDefinition.command ?? settings.command,
         ...(settings.model === undefined && fromDefinition.model ? { model: fromDefinition.model } : {}),
         extraArgs: [...(fromDefinition.extraArgs ?? []).filter((arg) => arg !== '--acp' && arg !== '--experimental-acp'), ...(settings.extraArgs ?? [])],
-      });
+      }, options);
     },
   };
 }

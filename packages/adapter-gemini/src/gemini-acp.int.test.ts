@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core';
 import { createFakeLlmServer, FAKE_SLOW_CHUNKS, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, FAKE_TOOL_FILE_CONTENT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGeminiAcpAdapter, type GeminiCliSettings } from './index';
+import { createGeminiAcpAdapter } from './acp';
+import type { GeminiCliSettings } from './index';
 
 const require = createRequire(import.meta.url);
 const packageJsonPath = require.resolve('@google/gemini-cli/package.json');

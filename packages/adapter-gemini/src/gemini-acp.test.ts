@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { fixturePath, runTurns } from './__fixtures__/fake-cli';
-import { createGeminiAcpAdapter, geminiAcpDriverPath, isGeminiAcpTurnEnd, type GeminiCliSettings } from './index';
+import { acpDriverPath } from '@troupe/adapter-acp';
+import { createGeminiAcpAdapter } from './acp';
+import type { GeminiCliSettings } from './index';
 
 const fakeAgent = fixturePath('fake-acp-agent.mjs');
 
@@ -14,132 +15,21 @@ function withFakeAgent(settings: GeminiCliSettings = {}, agentArgs: string[] = [
 }
 
 describe('Gemini ACP adapter', () => {
-  it('command line: node <driver> --permission <mode> -- gemini --acp --skip-trust -m <model> …, message on stdin', async () => {
-    const config = await createGeminiAcpAdapter({ permissionMode: 'auto-edit' }).getProcessConfig({ additionalArgs: ['--debug'] }, '/work');
+  it('command line: node <acp driver> --permission deny -- gemini --acp --skip-trust -m <model> …, message on stdin', async () => {
+    const adapter = createGeminiAcpAdapter({});
+    const config = await adapter.getProcessConfig({ additionalArgs: ['--debug'] }, '/work');
     expect(config.command).toBe(process.execPath);
-    expect(config.args).toEqual([
-      geminiAcpDriverPath,
-      '--permission',
-      'auto-edit',
-      '--install-hint',
-      'npm install -g @google/gemini-cli',
-      '--',
-      'gemini',
-      '--acp',
-      '--skip-trust',
-      '-m',
-      'gemini-2.5-flash',
-      '--debug',
-    ]);
+    expect(config.args).toEqual([acpDriverPath, '--permission', 'deny', '--install-hint', 'npm install -g @google/gemini-cli', '--', 'gemini', '--acp', '--skip-trust', '-m', 'gemini-2.5-flash', '--debug']);
     expect(config.messageDelivery).toBe('stdin');
     expect(config.cwd).toBe('/work');
+    expect(adapter.capabilities).toEqual({ systemPrompt: 'env-file', resume: false, streamingText: true, mcpServers: true });
+    await config.cleanup?.();
   });
 
-  it('replays the recorded ACP tool-permission stream into parts', async () => {
-    const result = await replayThroughAdapter(createGeminiAcpAdapter(), {
-      name: 'acp-tool-permission',
-      stdoutFile: fixturePath('acp-tool-permission.stdout.jsonl'),
-    });
-    expect(result.status).toBe('completed');
-    expect(result.parts).toMatchInlineSnapshot(`
-      [
-        {
-          "sessionId": "41612880-da9f-4554-95b2-e284473c4b9d",
-          "type": "session",
-        },
-        {
-          "input": {
-            "content": [
-              {
-                "_meta": {
-                  "kind": "add",
-                },
-                "newText": "hello from fake-llm
-      ",
-                "oldText": "",
-                "path": "/workspace/hello.txt",
-                "type": "diff",
-              },
-            ],
-            "kind": "edit",
-            "locations": [
-              {
-                "path": "/workspace/hello.txt",
-              },
-            ],
-            "title": "Writing to hello.txt",
-          },
-          "toolCallId": "write_file__write_file_1795318144717_0",
-          "toolName": "write_file",
-          "type": "tool-call",
-        },
-        {
-          "isError": false,
-          "output": [
-            {
-              "_meta": {
-                "kind": "add",
-              },
-              "newText": "hello from fake-llm
-      ",
-              "oldText": "",
-              "path": "/workspace/hello.txt",
-              "type": "diff",
-            },
-          ],
-          "toolCallId": "write_file__write_file_1795318144717_0",
-          "toolName": "write_file",
-          "type": "tool-result",
-        },
-        {
-          "text": "Done: the file has been written.",
-          "type": "text-delta",
-        },
-        {
-          "type": "usage",
-          "usage": {
-            "inputTokens": 24,
-            "outputTokens": 16,
-          },
-        },
-        {
-          "isError": false,
-          "stopReason": "end_turn",
-          "text": "Done: the file has been written.",
-          "type": "turn-end",
-        },
-      ]
-    `);
-    expect(result.text).toBe('Done: the file has been written.');
-  });
-
-  it('error responses end the turn with the API status; only the prompt response or an error completes', async () => {
-    const error401 = '{"jsonrpc":"2.0","id":2,"error":{"code":401,"message":"{\\"error\\":{\\"code\\":401,\\"message\\":\\"Bad key (fake-llm)\\",\\"status\\":\\"UNAUTHENTICATED\\"}}"}}';
-    const noSession = '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":{"details":"No previous sessions found for this project."}}}';
-    const parser = createGeminiAcpAdapter();
-    expect(parser.parseLine(error401, JSON.parse(error401))).toEqual([
-      { type: 'error', message: 'API error 401 UNAUTHENTICATED: Bad key (fake-llm)', status: 401 },
-      { type: 'turn-end', text: 'API error 401 UNAUTHENTICATED: Bad key (fake-llm)', isError: true, stopReason: 'error' },
-    ]);
-    expect(parser.parseLine(noSession, JSON.parse(noSession))).toEqual([
-      { type: 'error', message: 'Internal error: No previous sessions found for this project.' },
-      { type: 'turn-end', text: 'Internal error: No previous sessions found for this project.', isError: true, stopReason: 'error' },
-    ]);
-    const recorded = readFileSync(fixturePath('acp-text.stdout.jsonl'), 'utf8').trim().split('\n');
-    expect(recorded.map(isGeminiAcpTurnEnd)).toEqual([false, false, false, false, true]);
-    expect(isGeminiAcpTurnEnd(error401)).toBe(true);
-    expect(isGeminiAcpTurnEnd('{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{}}')).toBe(false);
-  });
-
-  it('passes the core adapter conformance suite', async () => {
-    const report = await assertAdapterConformance({
-      createAdapter: () => createGeminiAcpAdapter(),
-      replays: [
-        { name: 'acp-text', stdoutFile: fixturePath('acp-text.stdout.jsonl'), expectedText: 'Hello from fake-llm.' },
-        { name: 'acp-tool-permission', stdoutFile: fixturePath('acp-tool-permission.stdout.jsonl'), expectedText: 'Done: the file has been written.' },
-      ],
-    });
-    expect(report.failures).toEqual([]);
+  it('auto-edit asks through the permission socket (a callback allows edits); MCP servers go to session/new', async () => {
+    const config = await createGeminiAcpAdapter({ permissionMode: 'auto-edit' }).getProcessConfig({ mcpServers: { files: { command: 'fs-server' } } });
+    expect(config.args?.slice(1, 5)).toEqual(['--mcp-config', expect.stringMatching(/mcp-servers\.json$/), '--permission-socket', expect.stringMatching(/permissions\.sock$/)]);
+    await config.cleanup?.();
   });
 });
 
@@ -167,7 +57,7 @@ describe('the ACP driver (with a fake ACP agent)', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     rmSync(dirname(record), { recursive: true, force: true });
     expect(received).toEqual([
-      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } } },
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: 'troupe', version: '1' } } },
       { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: process.cwd(), mcpServers: [] } },
       {
         jsonrpc: '2.0',
@@ -190,7 +80,7 @@ describe('the ACP driver (with a fake ACP agent)', () => {
     expect(result?.outcome.status).toBe('failed');
     expect(result?.outcome.exitCode).toBe(127);
     expect(result?.outcome.stderrTail).toContain(
-      'gemini-acp-driver: cannot start "/nonexistent/gemini": spawn /nonexistent/gemini ENOENT. Install it with `npm install -g @google/gemini-cli` or give its absolute path.',
+      'acp-driver: cannot start "/nonexistent/gemini": spawn /nonexistent/gemini ENOENT. Install it with `npm install -g @google/gemini-cli` or give its absolute path.',
     );
   });
 });

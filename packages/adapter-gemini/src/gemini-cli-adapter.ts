@@ -1,6 +1,7 @@
 import type {
   AgentAdapterCapabilities,
   AgentAdapterV1,
+  AgentLineContext,
   AgentStreamPart,
   AgentTurnContext,
   CompletionStrategy,
@@ -17,12 +18,17 @@ export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
   systemPrompt: 'env-file',
   resume: true,
   streamingText: true,
+  mcpServers: true,
 });
 
 const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
 
-/** The Gemini CLI adapter: the v1 contract plus access to its settings home. */
-export interface GeminiCliAdapter extends AgentAdapterV1 {
+/**
+ * The Gemini CLI adapter: the v1 contract plus access to its settings home.
+ * Its turn state (`startTurn`) is a {@link GeminiCliStreamParser} for that
+ * turn alone, so one adapter serves many members at once.
+ */
+export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> {
   readonly adapterId: 'gemini';
   /** Always async: it may prepare the settings home and writes the system prompt file. */
   getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig>;
@@ -46,7 +52,9 @@ export interface GeminiCliAdapter extends AgentAdapterV1 {
  * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id>] … -p <message>`
  * in the member's work dir; the member's system prompt goes to a private file
  * named by `GEMINI_SYSTEM_MD` (it *replaces* Gemini's built-in system
- * instruction), removed once the turn's process has exited.
+ * instruction), removed once the turn's process has exited. The member's MCP
+ * servers (and the server of its Troupe `tools`) go into the home's
+ * `settings.json` (see `geminiCliMcpServers`).
  *
  * @throws ConfigError for invalid settings, naming each bad field.
  *
@@ -65,7 +73,8 @@ export interface GeminiCliAdapter extends AgentAdapterV1 {
  */
 export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): GeminiCliAdapter {
   const resolved = resolveGeminiCliSettings(settings);
-  const parser = new GeminiCliStreamParser();
+  // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
+  let implicitTurn: GeminiCliStreamParser | undefined;
   const environment = createGeminiCliEnvironment(resolved);
 
   return {
@@ -78,7 +87,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
       if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
         throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
       }
-      const { env, systemPrompt } = await environment.forTurn(member);
+      const { env, systemPrompt, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
       return {
         command: resolved.command,
@@ -87,7 +96,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
         env,
         messageDelivery: 'argument',
         installHint: resolved.installHint,
-        ...(resolved.apiKey ? { secrets: [resolved.apiKey] } : {}),
+        ...(resolved.apiKey || secrets.length > 0 ? { secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets] } : {}),
         ...(systemPrompt ? { cleanup: () => systemPrompt.remove() } : {}),
       };
     },
@@ -102,8 +111,10 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
 
     getCompletionStrategy: () => COMPLETION,
 
-    parseLine(_line: string, json: unknown): AgentStreamPart[] {
-      return parser.parse(json);
+    startTurn: () => new GeminiCliStreamParser(),
+
+    parseLine(_line: string, json: unknown, context?: AgentLineContext<GeminiCliStreamParser>): AgentStreamPart[] {
+      return (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
     },
 
     getHome: () => environment.getHome(),

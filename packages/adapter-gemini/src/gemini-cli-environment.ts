@@ -1,8 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { MemberAgentConfig } from '@troupe/core';
+import { ConfigError, mcpServerSecrets, type MemberAgentConfig } from '@troupe/core';
 import { createGeminiCliHome, prepareGeminiCliHome, removeGeminiCliHome } from './gemini-cli-home';
+import { writeGeminiCliMcpServers } from './gemini-cli-mcp-settings';
 import type { ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { writeGeminiSystemPromptFile, type GeminiSystemPromptFile } from './gemini-cli-system-prompt';
 
@@ -10,14 +11,19 @@ import { writeGeminiSystemPromptFile, type GeminiSystemPromptFile } from './gemi
 export interface GeminiCliTurnEnvironment {
   env: Record<string, string | undefined>;
   systemPrompt: GeminiSystemPromptFile | undefined;
+  /** Values to redact (MCP server tokens and secret env values). */
+  secrets: string[];
 }
 
 /** The home, environment and system prompt file handling shared by the Gemini CLI adapters. @internal */
 export interface GeminiCliEnvironment {
   /** The CLI's home (prepared on first call), or `undefined` when the host's is inherited. */
   getHome(): Promise<string | undefined>;
-  /** Environment for one member's turn; writes the member's system prompt file. */
-  forTurn(member: MemberAgentConfig): Promise<GeminiCliTurnEnvironment>;
+  /**
+   * Environment for one member's turn; writes the member's system prompt
+   * file and, unless `mcp` is false, its MCP servers into the home's settings.
+   */
+  forTurn(member: MemberAgentConfig, options?: { mcp?: boolean }): Promise<GeminiCliTurnEnvironment>;
   /** Removes the private home, if one was created. */
   dispose(): Promise<void>;
 }
@@ -32,6 +38,7 @@ interface HomeState {
 export function createGeminiCliEnvironment(settings: ResolvedGeminiCliSettings): GeminiCliEnvironment {
   let homePromise: Promise<HomeState> | undefined;
   let createdHome: string | undefined;
+  let managedMcpServers: ReadonlySet<string> = new Set();
 
   const ensureHome = (): Promise<HomeState> => {
     if (!homePromise) {
@@ -52,17 +59,31 @@ export function createGeminiCliEnvironment(settings: ResolvedGeminiCliSettings):
     async getHome() {
       return (await ensureHome()).home;
     },
-    async forTurn(member) {
-      const env = baseEnv(settings, await ensureHome());
+    async forTurn(member, options = {}) {
+      const home = await ensureHome();
+      const env = baseEnv(settings, home);
       Object.assign(env, settings.env, member.env ?? {});
+      const servers = options.mcp === false ? {} : (member.mcpServers ?? {});
+      if (Object.keys(servers).length > 0 || managedMcpServers.size > 0) {
+        if (home.home === undefined) {
+          throw new ConfigError('Gemini CLI adapter settings', [
+            {
+              path: ['home'],
+              message: 'Gemini CLI reads MCP servers from settings.json in its home: give the adapter a home, or keep prepareHome on (a private home)',
+            },
+          ]);
+        }
+        managedMcpServers = await writeGeminiCliMcpServers(home.home, servers, managedMcpServers);
+      }
       const systemPrompt = member.systemInstruction ? await writeGeminiSystemPromptFile(member.systemInstruction) : undefined;
       if (systemPrompt) env.GEMINI_SYSTEM_MD = systemPrompt.path;
-      return { env, systemPrompt };
+      return { env, systemPrompt, secrets: Object.values(servers).flatMap((server) => mcpServerSecrets(server)) };
     },
     async dispose() {
       const home = createdHome;
       createdHome = undefined;
       homePromise = undefined;
+      managedMcpServers = new Set();
       if (home) await removeGeminiCliHome(home);
     },
   };

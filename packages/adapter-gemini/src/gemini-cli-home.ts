@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@troupe/core';
+import { forgetAtExit, removeAtExit } from './gemini-cli-exit-cleanup';
 
 /** What {@link prepareGeminiCliHome} writes into `settings.json`. */
 export interface GeminiCliHomeOptions {
@@ -12,7 +12,8 @@ export interface GeminiCliHomeOptions {
   disableTelemetry: boolean;
 }
 
-type JsonObject = Record<string, unknown>;
+/** A parsed settings.json. */
+export type JsonObject = Record<string, unknown>;
 
 /**
  * The settings the adapter needs, as a partial `settings.json`:
@@ -42,6 +43,17 @@ export function geminiCliSettingsPatch(options: GeminiCliHomeOptions): JsonObjec
  * @throws ConfigError when an existing settings.json is not a JSON object.
  */
 export async function prepareGeminiCliHome(home: string, options: GeminiCliHomeOptions): Promise<string> {
+  return updateGeminiCliSettings(home, (existing) => deepMerge(existing, geminiCliSettingsPatch(options)));
+}
+
+/**
+ * Rewrites `<home>/.gemini/settings.json` with `update(current settings)`
+ * (an absent or empty file reads as `{}`), atomically. Returns the path.
+ *
+ * @throws ConfigError when the existing file is not a JSON object.
+ * @internal
+ */
+export async function updateGeminiCliSettings(home: string, update: (existing: JsonObject) => JsonObject): Promise<string> {
   const dir = join(home, '.gemini');
   const file = join(dir, 'settings.json');
   await mkdir(dir, { recursive: true });
@@ -60,17 +72,13 @@ export async function prepareGeminiCliHome(home: string, options: GeminiCliHomeO
     if (!isObject(parsed)) throw new ConfigError(file, [{ path: [], message: 'must hold a JSON object' }]);
     existing = parsed;
   }
-  const merged = deepMerge(existing, geminiCliSettingsPatch(options));
+  const merged = update(existing);
   // Write then rename, so a CLI starting concurrently never reads half a file.
   const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
   await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, file);
   return file;
 }
-
-/** Private homes created by adapters, removed when the host process exits. */
-const createdHomes = new Set<string>();
-let exitHookInstalled = false;
 
 /**
  * Creates a private, empty home folder (`troupe-gemini-home-*`) under
@@ -81,19 +89,13 @@ let exitHookInstalled = false;
  */
 export async function createGeminiCliHome(parent = tmpdir()): Promise<string> {
   const home = await mkdtemp(join(parent, 'troupe-gemini-home-'));
-  createdHomes.add(home);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const dir of createdHomes) rmSync(dir, { recursive: true, force: true });
-    });
-  }
+  removeAtExit(home);
   return home;
 }
 
 /** Removes a home made by {@link createGeminiCliHome}. @internal */
 export async function removeGeminiCliHome(home: string): Promise<void> {
-  createdHomes.delete(home);
+  forgetAtExit(home);
   await rm(home, { recursive: true, force: true });
 }
 

@@ -1,7 +1,7 @@
-import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { forgetAtExit, removeAtExit } from './gemini-cli-exit-cleanup';
 
 /** A system prompt written to a private file for `GEMINI_SYSTEM_MD`. */
 export interface GeminiSystemPromptFile {
@@ -10,10 +10,6 @@ export interface GeminiSystemPromptFile {
   /** Removes the file and its private folder. Safe to call twice. */
   remove(): Promise<void>;
 }
-
-/** Prompt folders not yet removed; a safety net removes them when the host process exits. */
-const liveDirs = new Set<string>();
-let exitHookInstalled = false;
 
 /**
  * Writes a member's system prompt to `<tmp>/troupe-gemini-system-*\/system.md`
@@ -27,19 +23,13 @@ let exitHookInstalled = false;
  */
 export async function writeGeminiSystemPromptFile(systemPrompt: string, parent = tmpdir()): Promise<GeminiSystemPromptFile> {
   const dir = await mkdtemp(join(parent, 'troupe-gemini-system-'));
-  liveDirs.add(dir);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const live of liveDirs) rmSync(live, { recursive: true, force: true });
-    });
-  }
+  removeAtExit(dir);
   const path = join(dir, 'system.md');
   await writeFile(path, systemPrompt, { mode: 0o600 });
   return {
     path,
     remove: async () => {
-      liveDirs.delete(dir);
+      forgetAtExit(dir);
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -16,28 +16,11 @@ export {
   type ResolvedGeminiCliSettings,
 } from './gemini-cli-settings';
 export { geminiCliSettingsPatch, prepareGeminiCliHome, type GeminiCliHomeOptions } from './gemini-cli-home';
+export { geminiCliMcpServers } from './gemini-cli-mcp-settings';
 export { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
 export { parseGeminiApiError, type GeminiApiErrorInfo } from './gemini-cli-api-error';
 export { describeGeminiExitCode, httpStatusFromGeminiExitCode } from './gemini-cli-exit-code';
 
-// Gemini CLI as an Agent Client Protocol server (`gemini --acp`), through a driver script.
-export { createGeminiAcpAdapter, geminiAcpCapabilities, geminiAcpDriverPath, type GeminiAcpAdapter } from './gemini-acp-adapter';
-export { createGeminiAcpAdapterPlugin, geminiAcpAdapterPlugin, registerGeminiAcpAdapter } from './gemini-acp-plugin';
-export { GeminiAcpStreamParser, isGeminiAcpTurnEnd, parseGeminiAcpResponse } from './gemini-acp-stream-parser';
+// Gemini CLI in ACP mode (`gemini --acp`) is the `@troupe/adapter-gemini/acp` subpath (it needs @troupe/adapter-acp).
 
-// ---------------------------------------------------------------------------
-// Gemini ChatModel: the Gemini API through @google/genai (not the CLI).
-// ---------------------------------------------------------------------------
-export { createGeminiModel, GeminiChatModel } from './gemini-model';
-export {
-  GEMINI_PROVIDER,
-  GEMINI_MODEL_API_KEY_ENV,
-  GEMINI_MODEL_DEFAULT_MAX_RETRIES,
-  GEMINI_MODEL_DEFAULT_MAX_RETRY_DELAY_MS,
-  GEMINI_MODEL_DEFAULT_MODEL,
-  geminiModelSettingsSchema,
-  resolveGeminiModelSettings,
-  type GeminiModelSettings,
-  type ResolvedGeminiModelSettings,
-} from './gemini-model-settings';
-export { GEMINI_GENERATED_CALL_ID_PREFIX, mapGeminiStopReason } from './gemini-model-response';
+// The Gemini ChatModel (@google/genai) is at '@troupe/adapter-gemini/model', so this entry loads no SDK.

@@ -40,6 +40,10 @@ describe('troupe --help', () => {
     [['doctor', '--help'], /Usage: troupe doctor \[--json\]/],
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
+    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, doctor, migrate-registry, help[\s\S]*-h, --help/],
+    [['help', '-h'], /^Usage: troupe help \[COMMAND\]/],
+    [['help', 'help'], /^Usage: troupe help \[COMMAND\]/],
+    [['help', 'looper', '--help'], /^Usage: troupe help \[COMMAND\]/],
   ])('%j prints usage and exits 0', async (args, pattern) => {
     const result = await runCliCaptured(args);
     expect(result.code).toBe(0);
@@ -56,6 +60,8 @@ describe('bad input: one clear line, exit code 2', () => {
   it('an unknown command, with a suggestion', async () => {
     await expectUsageError(['lopper'], 'unknown command "lopper" (did you mean "looper"?)');
     await expectUsageError(['help', 'nope'], 'unknown command "nope"');
+    await expectUsageError(['help', 'looper', 'team'], 'unexpected argument "team"; run "troupe help --help" for usage');
+    await expectUsageError(['help', '--verbose'], 'unknown option --verbose for "troupe help"');
   });
 
   it('an unknown option, with a suggestion', async () => {

@@ -1,8 +1,8 @@
 import { ConfigError, formatIssuePath, serializeError, TroupeError } from '@troupe/core';
-import { COMMANDS, helpText, ROOT_OPTIONS } from './args/cli-commands';
+import { COMMANDS, HELP_OPTIONS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
-import { catalogueOf, processIo, type CliIo } from './cli-io';
+import { catalogueOf, processIo, redactingIo, type CliIo } from './cli-io';
 import { parseLocale } from './i18n/cli-catalogue';
 import type { CliMessages } from './i18n/cli-messages';
 import { runDevHubCommand } from './commands/devhub-command';
@@ -49,8 +49,8 @@ const CONFIG_CODES = new Set(['CONFIG_INVALID', 'ADAPTER_NOT_FOUND']);
  * process.exitCode = await runCli(['looper', '--workspace', './app', '-p', '{"type":"status"}']);
  * ```
  */
-export async function runCli(argv: readonly string[], processIoOrIo: CliIo = processIo()): Promise<number> {
-  let io = processIoOrIo;
+export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  let io = redactingIo(rawIo); // no secret reaches the console, whatever prints it
   try {
     const { rest, locale } = takeLanguage(argv[0] === '--' ? argv.slice(1) : argv, catalogueOf(io).cli);
     if (locale) io = { ...io, locale };
@@ -117,9 +117,13 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     return runInteractiveCommand(argv, io);
   }
   if (first === 'help') {
-    const topic = argv[1];
-    if (topic !== undefined && !Object.hasOwn(RUNNERS, topic)) return unknownCommand(topic, io);
-    io.stdout.write(`${helpText(topic ?? 'troupe')}\n`);
+    // `troupe help [COMMAND] [--help]`: `--help` (anywhere) is the help of `help` itself.
+    const messages = catalogueOf(io).cli;
+    const { options, positionals } = parseCliArgs(argv.slice(1), HELP_OPTIONS, 'help', messages);
+    const [topic, extra] = positionals;
+    if (extra !== undefined) throw new CliUsageError(`${messages.usage.unexpectedArgument(extra)}; ${messages.usage.hint('help')}`);
+    if (topic !== undefined && topic !== 'help' && !Object.hasOwn(RUNNERS, topic)) return unknownCommand(topic, io);
+    io.stdout.write(`${helpText(options.help ? 'help' : (topic ?? 'troupe'))}\n`);
     return EXIT_CODES.ok;
   }
   const runner = Object.hasOwn(RUNNERS, first) ? RUNNERS[first] : undefined;

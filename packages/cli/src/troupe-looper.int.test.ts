@@ -265,3 +265,25 @@ describe('bad input through the binary: one line on stderr and the exit code', (
     }
   }, 30_000);
 });
+
+describe('troupe looper --mcp FILE', () => {
+  it('gives the Coder CLI the file\'s MCP servers (Claude Code: --mcp-config, the servers allowed)', async () => {
+    const dir = workspace({ '.mcp.json': JSON.stringify({ mcpServers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } } }) });
+    const log = join(workspace(), 'coder.jsonl');
+    const run = await runTroupe(
+      ['looper', '-w', dir, '--newsession', '--reviewer', 'tests', '--mcp', join(dir, '.mcp.json'), '-p', 'Add a README'],
+      testEnv({ FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }) }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('MCP: files');
+    const argv = coderLog(log)[0] as unknown as { argv: string[] };
+    expect(argv.argv).toEqual(expect.arrayContaining([expect.stringMatching(/^--mcp-config=.*mcp\.json$/), '--allowedTools=mcp__files']));
+  }, 60_000);
+
+  it('a bad --mcp file exits 2 naming the field', async () => {
+    const dir = workspace({ 'bad.json': JSON.stringify({ mcpServers: { old: { type: 'sse', url: 'http://x' } } }) });
+    const run = await runTroupe(['looper', '-w', dir, '--mcp', join(dir, 'bad.json'), '-p', '{"type":"status"}']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('mcpServers.old.type: SSE servers are not supported');
+  }, 60_000);
+});

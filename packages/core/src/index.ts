@@ -65,10 +65,19 @@ export { LineSplitter, parseJsonLine } from './process/line-splitter';
 export type { ProcessConfig } from './process/process-config';
 export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
 export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
-export { isGroupAlive, terminateProcessGroup, trackedProcessGroupCount, trackedProcessGroups } from './process/kill-process-group';
+export {
+  isGroupAlive,
+  terminateProcessGroup,
+  trackedProcessGroupCount,
+  trackedProcessGroups,
+  trackProcessGroup,
+  untrackProcessGroup,
+} from './process/kill-process-group';
+export { liveProcesses, stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from './process/live-processes';
+export { RUN_TOKEN_ENV, sweepRunTokens } from './process/process-sweep';
 
 // Adapters
-export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1 } from './adapter/v1/agent-adapter-v1';
+export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineContext, AgentTurnStart } from './adapter/v1/agent-adapter-v1';
 export {
   agentStreamPartSchema,
   agentUsageSchema,
@@ -80,6 +89,24 @@ export {
   type AgentTurnContext,
   type MemberAgentConfig,
 } from './adapter/v1/member-agent-config';
+export {
+  isMcpHttpServer,
+  MCP_SERVER_NAME_PATTERN,
+  mcpServerConfigSchema,
+  mcpServerSecrets,
+  mcpServersSchema,
+  type McpHttpServerConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpStdioServerConfig,
+} from './adapter/v1/mcp-server-config';
+export { loadMcpConfigFile, parseMcpConfig, type ParseMcpConfigOptions } from './adapter/mcp-config-file';
+export {
+  TROUPE_TOOL_SERVER_NAME,
+  type AgentToolHost,
+  type AgentToolServeOptions,
+  type AgentToolServer,
+} from './adapter/agent-tool-host';
 export {
   AdapterRegistry,
   defaultAdapterRegistry,
@@ -127,8 +154,18 @@ export {
 } from './registry/registry-agent-settings';
 
 // Utilities
-export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
+export {
+  createSecretRedactor,
+  hostSecretRedactor,
+  isSecretEnvName,
+  REDACTED,
+  redactSecrets,
+  secretValuesFromEnv,
+  type SecretRedactor,
+  type SecretRedactorOptions,
+} from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
+export { nextProcessCount, processSingleton } from './util/process-singleton';
 
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';

@@ -1,5 +1,6 @@
 import {
   AbortError,
+  assertChatModel,
   EventBus,
   InvalidArgumentError,
   InvalidStateError,
@@ -21,7 +22,6 @@ import type { AgentRunnerSinks } from './agent-runner-types';
 import { AgentSlots, type ReleaseSlot } from './agent-slots';
 import { assertTransition, isTerminalStatus } from './agent-status';
 import {
-  assertChatModel,
   defineAgentStrategy,
   DEFAULT_SUB_AGENT_STRATEGY,
   renderSystemPrompt,

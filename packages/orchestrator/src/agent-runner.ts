@@ -1,5 +1,6 @@
 import {
   AbortError,
+  assertChatModel,
   addChatUsage,
   emptyChatUsage,
   executeTool,
@@ -91,13 +92,7 @@ export class AgentRunner {
 
   constructor(options: AgentRunnerOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected AgentRunner options');
-    const { model } = options;
-    if (model === null || typeof model !== 'object' || typeof model.doStream !== 'function') {
-      throw new InvalidArgumentError('model', 'expected a ChatModel (an object with doStream)');
-    }
-    if (model.specificationVersion !== 'v1') {
-      throw new InvalidArgumentError('model', `unsupported ChatModel specificationVersion ${JSON.stringify(model.specificationVersion)}; AgentRunner speaks v1`);
-    }
+    assertChatModel(options.model, 'model');
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1) {
       throw new InvalidArgumentError('maxIterations', `expected an integer >= 1, got ${String(options.maxIterations)}`);

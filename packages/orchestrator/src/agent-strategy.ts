@@ -1,4 +1,4 @@
-import { ConfigError, InvalidArgumentError, type ChatModel } from '@troupe/core';
+import { ConfigError, describeChatModelProblem, InvalidArgumentError, type ChatModel } from '@troupe/core';
 import { z } from 'zod';
 
 /**
@@ -95,14 +95,11 @@ const strategySchema = z.object({
   maxIterations: positiveInt.optional(),
   tools: z.array(z.string().min(1)).optional(),
   model: z
-    .custom<ChatModel>(
-      (value) =>
-        value !== null &&
-        typeof value === 'object' &&
-        typeof (value as ChatModel).doStream === 'function' &&
-        (value as ChatModel).specificationVersion === 'v1',
-      'expected a v1 ChatModel (with doStream)',
-    )
+    .custom<ChatModel>()
+    .superRefine((value, context) => {
+      const problem = describeChatModelProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
   toolCallFormat: z.enum(['native', 'tags']).optional(),
   endMarker: z.string().min(1).optional(),
@@ -111,14 +108,6 @@ const strategySchema = z.object({
   maxOutputTokens: positiveInt.optional(),
   temperature: z.number().min(0).optional(),
 });
-
-/** @internal Throws `InvalidArgumentError` naming `name` unless `model` is a v1 ChatModel. */
-export function assertChatModel(model: unknown, name: string): asserts model is ChatModel {
-  const candidate = model as ChatModel | null;
-  if (candidate === null || typeof candidate !== 'object' || typeof candidate.doStream !== 'function' || candidate.specificationVersion !== 'v1') {
-    throw new InvalidArgumentError(name, 'expected a v1 ChatModel (an object with doStream and specificationVersion "v1")');
-  }
-}
 
 /** @internal Throws `ConfigError` unless `retry` is a valid {@link AgentRetryPolicy}. */
 export function assertRetryPolicy(retry: unknown, source: string): asserts retry is AgentRetryPolicy {

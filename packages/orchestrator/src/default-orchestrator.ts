@@ -1,6 +1,8 @@
+import { processSingleton } from '@troupe/core';
 import { AgentOrchestrator } from './agent-orchestrator';
 
-let shared: AgentOrchestrator | undefined;
+/** The shared orchestrator: one slot per process, shared by the ESM and CJS builds. */
+const slot = processSingleton('orchestrator.default.v1', (): { current: AgentOrchestrator | undefined } => ({ current: undefined }));
 
 /**
  * A shared orchestrator for hosts that want one agent manager per process
@@ -10,8 +12,8 @@ let shared: AgentOrchestrator | undefined;
  * `new AgentOrchestrator()` can live side by side.
  */
 export function getDefaultOrchestrator(): AgentOrchestrator {
-  shared ??= new AgentOrchestrator();
-  return shared;
+  slot.current ??= new AgentOrchestrator();
+  return slot.current;
 }
 
 /**
@@ -25,7 +27,7 @@ export function getDefaultOrchestrator(): AgentOrchestrator {
  * ```
  */
 export function setDefaultOrchestrator(orchestrator: AgentOrchestrator | undefined): AgentOrchestrator | undefined {
-  const previous = shared;
-  shared = orchestrator;
+  const previous = slot.current;
+  slot.current = orchestrator;
   return previous;
 }

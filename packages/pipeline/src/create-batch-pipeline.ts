@@ -4,6 +4,8 @@ import {
   EventBus,
   InvalidArgumentError,
   InvalidStateError,
+  nextProcessCount,
+  processSingleton,
   secretValuesFromEnv,
   TroupeError,
   UsageBudget,
@@ -100,10 +102,11 @@ export interface PipelineRunOptions {
 /** Which role(s) a run plays. */
 type Role = 'both' | 'planner' | 'executor';
 
-/** Roles claimed per store instance in this process: `<channelId>|planner`, `<channelId>|executor`. */
-const claims = new WeakMap<object, Set<string>>();
-
-let runCounter = 0;
+/**
+ * Roles claimed per store instance in this process: `<channelId>|planner`, `<channelId>|executor`.
+ * One map per process, shared by the ESM and CJS builds.
+ */
+const claims = processSingleton('pipeline.claims.v1', () => new WeakMap<object, Set<string>>());
 
 /**
  * A planner/executor batch pipeline over one thread (seed 003). Create it
@@ -303,7 +306,7 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
   }
 
   private async execute(role: Role, signal: AbortSignal, stopSignal: AbortSignal, userSignal: AbortSignal | undefined): Promise<PipelineRunResult> {
-    const runId = `${this.threadId}-run-${++runCounter}`;
+    const runId = `${this.threadId}-run-${nextProcessCount('pipeline.run-id')}`;
     const startedAt = performance.now();
     const thread = this.thread(signal);
     const wakeups = role === 'planner' ? undefined : new PipelineWakeups(this.eventBus, this.channelId);

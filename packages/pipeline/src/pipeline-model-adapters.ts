@@ -1,4 +1,4 @@
-import { generateObject, InvalidArgumentError, runToolLoop, type AnyTool, type ChatModelV1, type ChatStopReason, type ChatUsage } from '@troupe/core';
+import { describeChatModelProblem, generateObject, InvalidArgumentError, runToolLoop, type AnyTool, type ChatModelV1, type ChatStopReason, type ChatUsage } from '@troupe/core';
 import { z } from 'zod';
 import { defaultTaskPrompt } from './pipeline-agent-adapters';
 import type { ExecuteTaskContext, PipelineExecutor, PipelinePlanner, PlanBatchContext } from './pipeline-types';
@@ -18,9 +18,8 @@ export interface ModelPlannerOptions<TTask = string> {
 }
 
 function checkModel(model: unknown): void {
-  if (!model || typeof model !== 'object' || typeof (model as ChatModelV1).doGenerate !== 'function') {
-    throw new InvalidArgumentError('model', 'expected a ChatModel (e.g. from @troupe/adapter-claude, or createScriptedChatModel in tests)');
-  }
+  const problem = describeChatModelProblem(model);
+  if (problem !== undefined) throw new InvalidArgumentError('options.model', problem);
 }
 
 /**

@@ -1,9 +1,9 @@
-import { AbortError, formatIssuePath, redactSecrets, TroupeError, type Namespace, type Store, type StoreCallOptions, type StoreItem, type StoreListOptions } from '@troupe/core';
+import { AbortError, formatIssuePath, processSingleton, redactSecrets, TroupeError, type Namespace, type Store, type StoreCallOptions, type StoreItem, type StoreListOptions } from '@troupe/core';
 import type { z } from 'zod';
 import { PipelineError } from './pipeline-error';
 
-/** Tail of the write-lock chain of each store instance. */
-const writeLocks = new WeakMap<object, Promise<void>>();
+/** Tail of the write-lock chain of each store instance (one map per process, shared by the ESM and CJS builds). */
+const writeLocks = processSingleton('pipeline.write-locks.v1', () => new WeakMap<object, Promise<void>>());
 
 /**
  * Runs `work` holding this process's write lock for `store`: every pipeline

@@ -8,6 +8,7 @@ import {
   InvalidArgumentError,
   storeValueToJson,
   type Namespace,
+  type SecretRedactor,
   type Store,
   type StoreCallOptions,
   type StoreItem,
@@ -15,6 +16,7 @@ import {
 } from '@troupe/core';
 import { decodeNamespace, encodeNamespace, namespaceUpperBound } from './sqlite-store-codec';
 import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';
+import { checkFileMode, DEFAULT_SQLITE_FILE_MODE, prepareDatabaseFiles } from './sqlite-store-file-mode';
 import { migrateSqliteStore, sqliteStoreMigrations, type SqliteStoreMigration } from './sqlite-store-migrations';
 import { VERSION } from './version';
 
@@ -36,6 +38,18 @@ export interface SqliteStoreOptions {
   synchronous?: 'normal' | 'full';
   /** Clock for `createdAt`/`updatedAt`, for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Permissions of the database file when it is created (and of its `-wal`
+   * and `-shm` files, which SQLite creates with the database's); an existing
+   * file is tightened to them. Default `0o600`: the owner only.
+   */
+  fileMode?: number;
+  /**
+   * Hides secrets in every value before it is written (e.g. core's
+   * `hostSecretRedactor()`, or `createSecretRedactor({ env, secrets })`), so
+   * no API key reaches the file whatever wrote it. Default: none.
+   */
+  redactor?: SecretRedactor;
   /** @internal The schema history to apply (tests of the migration runner). */
   migrations?: readonly SqliteStoreMigration[];
 }
@@ -105,6 +119,7 @@ export class SqliteStore implements Store {
   private readonly statements: Statements;
   private readonly now: () => number;
   private readonly busyTimeoutMs: number;
+  private readonly redactor: SecretRedactor | undefined;
   /** Transactions queued or running; calls from outside them wait for this chain. */
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
@@ -123,10 +138,13 @@ export class SqliteStore implements Store {
     this.path = path;
     this.now = options.now ?? Date.now;
     this.busyTimeoutMs = busyTimeoutMs;
+    this.redactor = options.redactor;
     const readonly = options.readonly ?? false;
+    const fileMode = checkFileMode(options.fileMode ?? DEFAULT_SQLITE_FILE_MODE);
     if (path !== ':memory:' && !path.startsWith('file:') && !existsSync(dirname(path))) {
       throw new SqliteStoreError('cannot-open', path, `Cannot open ${path}: the folder ${dirname(path)} does not exist.`);
     }
+    if (!readonly) prepareDatabaseFiles(path, fileMode);
     let db: Database.Database | undefined;
     try {
       db = new Database(path, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
@@ -167,7 +185,7 @@ export class SqliteStore implements Store {
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     return this.run(options, 'Store.put', () => {
       const ns = encodeNamespace(namespace, key);
-      const text = storeValueToJson(value);
+      const text = storeValueToJson(this.redactor ? this.redactor.redactValue(value) : value);
       const now = this.now();
       this.statements.put.run(ns, key, text, now, now);
     });

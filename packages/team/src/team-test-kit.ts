@@ -13,7 +13,7 @@ import {
   type TroupeEventPayloads,
   type TroupeEventType,
 } from '@troupe/core';
-import { MockAgentAdapter, withFakeAgentCli, type FakeAgentCliOptions } from '@troupe/core/testing';
+import { MockAgentAdapter, withFakeAgentCli, wrapAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { ConversationCoordinator, type ConversationCoordinatorOptions } from './conversation-coordinator';
 import type { TeamConfigInput } from './team-config-schema';
 
@@ -50,24 +50,17 @@ export interface FakeCliReceipt {
  * `printArgv` / `echoStdin`) are recorded before the adapter parses the line.
  */
 export function recordingAdapter(adapter: AgentAdapter, receipts: FakeCliReceipt[]): AgentAdapter {
-  return {
-    specificationVersion: adapter.specificationVersion,
-    adapterId: adapter.adapterId,
-    capabilities: adapter.capabilities,
-    getProcessConfig: (member, workDir, context) => adapter.getProcessConfig(member, workDir, context),
-    prepareMessage: (message, member) => adapter.prepareMessage(message, member),
-    parseResponse: (raw) => adapter.parseResponse(raw),
-    getCompletionStrategy: () => adapter.getCompletionStrategy(),
-    parseLine(line, json) {
+  return wrapAgentAdapter(adapter, {
+    parseLine(line, json, context) {
       const event = json as { type?: string; argv?: string[]; cwd?: string; text?: string } | undefined;
       if (event?.type === 'argv') receipts.push({ argv: event.argv ?? [], cwd: event.cwd ?? '', stdin: '' });
       else if (event?.type === 'stdin') {
         const last = receipts[receipts.length - 1];
         if (last) last.stdin = event.text ?? '';
       }
-      return adapter.parseLine(line, json);
+      return adapter.parseLine(line, json, context);
     },
-  };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Runs the fake LLM server standalone for manual CLI runs:
- * `npx tsx packages/test-server/src/bin.ts [--scenario tool] [--port 8787] [--codex-tool exec_command] [--log]`.
+ * `npx tsx packages/test-server/src/bin.ts [--scenario tool] [--port 8787] [--codex-tool exec_command] [--mcp-tool NAME] [--log]`.
  * Prints the URL on the first line, then (with `--log`) one JSON line per request.
  * Type a scenario name and Enter on stdin to switch scenarios; Ctrl-C stops it.
  */
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'text' },
     port: { type: 'string', default: '0' },
     'codex-tool': { type: 'string', default: 'apply_patch' },
+    'mcp-tool': { type: 'string' },
     'slow-chunk-delay-ms': { type: 'string' },
     log: { type: 'boolean', default: false },
   },
@@ -23,6 +24,7 @@ const server = await createFakeLlmServer({
   scenario: values.scenario as FakeScenario,
   port: Number(values.port),
   codexTool: values['codex-tool'] as FakeCodexTool,
+  ...(values['mcp-tool'] === undefined ? {} : { mcpTool: { name: values['mcp-tool'] } }),
   ...(values['slow-chunk-delay-ms'] === undefined ? {} : { slowChunkDelayMs: Number(values['slow-chunk-delay-ms']) }),
 });
 process.stdout.write(`${server.url}\n`);

@@ -46,3 +46,9 @@ export const FAKE_ERROR_MESSAGES = {
  * a `complexity_score` JSON schema, made when no `-m` is given).
  */
 export const FAKE_GEMINI_ROUTER_ANSWER = { complexity_reasoning: 'fake', complexity_score: 1 } as const;
+
+/** The `mcp-tool` scenario's final text starts with this, followed by the tool result's text. */
+export const FAKE_MCP_TOOL_DONE_PREFIX = 'The tool answered: ';
+
+/** The tool the `mcp-tool` scenario calls unless told otherwise: the Looper's state query, without arguments. */
+export const FAKE_MCP_TOOL = Object.freeze({ name: 'query_looper_state', arguments: Object.freeze({}) });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { FAKE_SLOW_CHUNK_DELAY_MS } from './fake-llm-constants';
+import { FAKE_MCP_TOOL, FAKE_SLOW_CHUNK_DELAY_MS } from './fake-llm-constants';
 import { FakeLlmServerError } from './fake-llm-error';
 import { readBodyText, redactHeaders, redactUrl, sendJson, type FakeExchange } from './fake-http';
 import {
@@ -9,6 +9,7 @@ import {
   type FakeCodexTool,
   type FakeLlmServer,
   type FakeLlmServerOptions,
+  type FakeMcpTool,
   type FakeProtocol,
   type FakeScenario,
   type FakeScriptedResponse,
@@ -66,6 +67,18 @@ function assertScenario(scenario: unknown): asserts scenario is FakeScenario {
   }
 }
 
+function checkMcpTool(tool: unknown): FakeMcpTool {
+  const candidate = tool as FakeMcpTool | null;
+  if (typeof candidate !== 'object' || candidate === null || typeof candidate.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(candidate.name)) {
+    throw new FakeLlmServerError('invalid-argument', `mcpTool must be { name, arguments? } with a tool name of 1-64 letters, digits, "_" or "-", got ${JSON.stringify(tool)}`);
+  }
+  const args: unknown = candidate.arguments;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new FakeLlmServerError('invalid-argument', 'mcpTool.arguments must be an object');
+  }
+  return { name: candidate.name, arguments: { ...(args as Record<string, unknown> | undefined) } };
+}
+
 function assertCodexTool(tool: unknown): asserts tool is FakeCodexTool {
   if (!CODEX_TOOLS.includes(tool as FakeCodexTool)) {
     throw new FakeLlmServerError('invalid-argument', `Unknown codexTool ${JSON.stringify(tool)}; expected one of ${CODEX_TOOLS.join(', ')}`);
@@ -96,6 +109,7 @@ export async function createFakeLlmServer(options: FakeLlmServerOptions = {}): P
   assertScenario(scenario);
   let codexTool: FakeCodexTool = options.codexTool ?? 'apply_patch';
   assertCodexTool(codexTool);
+  let mcpTool = checkMcpTool(options.mcpTool ?? FAKE_MCP_TOOL);
   const slowChunkDelayMs = options.slowChunkDelayMs ?? FAKE_SLOW_CHUNK_DELAY_MS;
   if (!Number.isFinite(slowChunkDelayMs) || slowChunkDelayMs < 0) {
     throw new FakeLlmServerError('invalid-argument', `slowChunkDelayMs must be a finite number >= 0, got ${String(options.slowChunkDelayMs)}`);
@@ -165,7 +179,7 @@ export async function createFakeLlmServer(options: FakeLlmServerOptions = {}): P
           record.scripted = true;
           return queued;
         }
-        return planScenarioReply(scenario, protocol, view, { codexTool, slowChunkDelayMs });
+        return planScenarioReply(scenario, protocol, view, { codexTool, slowChunkDelayMs, mcpTool });
       },
     };
 
@@ -240,6 +254,9 @@ export async function createFakeLlmServer(options: FakeLlmServerOptions = {}): P
     setCodexTool(next) {
       assertCodexTool(next);
       codexTool = next;
+    },
+    setMcpTool(next) {
+      mcpTool = checkMcpTool(next);
     },
     enqueue(protocol, response: FakeScriptedResponse) {
       if (closed) throw new FakeLlmServerError('server-closed', 'enqueue: the fake LLM server is closed');

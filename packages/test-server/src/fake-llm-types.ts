@@ -5,11 +5,23 @@
  *   {@link FAKE_TOOL_DONE_TEXT} once the request carries the tool result.
  * - `error401` / `error500`: the provider's error body with that status.
  * - `slow`: {@link FAKE_TEXT} streamed in three deltas about a second apart.
+ * - `mcp-tool`: a call of the MCP tool named by the `mcpTool` setting,
+ *   found under whatever name the CLI gives it (Claude Code
+ *   `mcp__<server>__<tool>`, also when deferred; Codex namespace
+ *   `mcp__<server>`, through `tool_search` when the tools are deferred; Gemini
+ *   CLI `mcp_<server>_<tool>`), then, once the tool result comes back,
+ *   {@link FAKE_MCP_TOOL_DONE_PREFIX} followed by the result's text.
  */
-export type FakeScenario = 'text' | 'tool' | 'error401' | 'error500' | 'slow';
+export type FakeScenario = 'text' | 'tool' | 'error401' | 'error500' | 'slow' | 'mcp-tool';
 
 /** Every scenario name, for validation and loops in tests. */
-export const FAKE_SCENARIOS: readonly FakeScenario[] = ['text', 'tool', 'error401', 'error500', 'slow'];
+export const FAKE_SCENARIOS: readonly FakeScenario[] = ['text', 'tool', 'error401', 'error500', 'slow', 'mcp-tool'];
+
+/** The MCP tool the `mcp-tool` scenario calls: its name on the server (without any CLI prefix) and the arguments. */
+export interface FakeMcpTool {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
 
 /** The wire protocols the fake speaks; each has its own scripted-response queue. */
 export type FakeProtocol = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini';
@@ -37,6 +49,11 @@ export interface FakeToolCall {
   id?: string;
   /** Tool name as the client offered it. */
   name: string;
+  /**
+   * Responses protocol only: the namespace the tool was offered in (Codex
+   * offers each MCP server's tools as a `namespace` tool, e.g. `mcp__troupe`).
+   */
+  namespace?: string;
   /**
    * The arguments: an object (sent as JSON) or a string. On the Responses
    * protocol a string for a tool the request offered as `type: "custom"`
@@ -127,6 +144,8 @@ export interface FakeLlmServerOptions {
   codexTool?: FakeCodexTool;
   /** Pause before each delta of the `slow` scenario (default 1000 ms). */
   slowChunkDelayMs?: number;
+  /** The tool the `mcp-tool` scenario calls (default {@link FAKE_MCP_TOOL}). */
+  mcpTool?: FakeMcpTool;
 }
 
 /** A running fake LLM server. */
@@ -142,6 +161,8 @@ export interface FakeLlmServer {
   setScenario(scenario: FakeScenario): void;
   /** Switches the Codex tool used by the `tool` scenario. */
   setCodexTool(tool: FakeCodexTool): void;
+  /** Switches the tool the `mcp-tool` scenario calls. Throws on a bad value. */
+  setMcpTool(tool: FakeMcpTool): void;
   /** Queues a one-shot response for one protocol. Throws on bad input. */
   enqueue(protocol: FakeProtocol, response: FakeScriptedResponse): void;
   /** Clears recorded requests and every queue (the scenario stays). */

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import {
   FAKE_ERROR_MESSAGES,
+  FAKE_MCP_TOOL_DONE_PREFIX,
   FAKE_SLOW_CHUNKS,
   FAKE_TEXT,
   FAKE_TOOL_DONE_TEXT,
@@ -9,13 +10,16 @@ import {
   FAKE_USAGE,
 } from './fake-llm-constants';
 import { FakeLlmServerError } from './fake-llm-error';
-import type { FakeCodexTool, FakeGeminiExtras, FakeProtocol, FakeScenario, FakeScriptedResponse, FakeToolCall } from './fake-llm-types';
+import type { FakeCodexTool, FakeGeminiExtras, FakeMcpTool, FakeProtocol, FakeScenario, FakeScriptedResponse, FakeToolCall } from './fake-llm-types';
+import { chooseMcpToolCall } from './fake-mcp-tool';
 
 /** A tool the request offered, as the protocol handler read it. */
 export interface OfferedTool {
   name: string;
-  /** `custom` only for Responses-API freeform tools (Codex `apply_patch`). */
-  kind: 'function' | 'custom';
+  /** `custom` only for Responses-API freeform tools (Codex `apply_patch`); `tool_search` for the Responses tool-search tool. */
+  kind: 'function' | 'custom' | 'tool_search';
+  /** Responses protocol: the namespace tool it was offered in (Codex: `mcp__<server>`). */
+  namespace?: string;
 }
 
 /** What a protocol handler extracted from a request to decide the scenario reply. */
@@ -25,6 +29,12 @@ export interface ConversationView {
   lastTurnIsToolResult: boolean;
   /** The agent's working directory, when the request mentions it (for absolute file paths). */
   workspaceDir: string | undefined;
+  /** The text of the latest tool result, when the latest turn carries one. */
+  lastToolResultText?: string | undefined;
+  /** `mcp__server__tool` names the request mentions without offering them (deferred tools). */
+  deferredMcpToolNames?: string[];
+  /** The request says MCP tools sit in deferred namespaces, behind `tool_search`. */
+  deferredMcpNamespace?: boolean;
 }
 
 /** Protocol-neutral decision of what to answer. */
@@ -52,6 +62,7 @@ export type ReplyPlan =
 export interface ScenarioSettings {
   codexTool: FakeCodexTool;
   slowChunkDelayMs: number;
+  mcpTool: FakeMcpTool;
 }
 
 function errorFamily(protocol: FakeProtocol): keyof typeof FAKE_ERROR_MESSAGES {
@@ -143,6 +154,12 @@ export function planScenarioReply(
       if (view.lastTurnIsToolResult) return textReply([FAKE_TOOL_DONE_TEXT]);
       const call = chooseWriteToolCall(view, settings.codexTool);
       if (!call) return textReply([FAKE_TEXT]);
+      return { ...textReply([]), toolCalls: [call] };
+    }
+    case 'mcp-tool': {
+      if (view.lastTurnIsToolResult) return textReply([`${FAKE_MCP_TOOL_DONE_PREFIX}${view.lastToolResultText ?? ''}`]);
+      const call = chooseMcpToolCall(view, settings.mcpTool);
+      if (!call) return textReply([`fake-llm: the MCP tool "${settings.mcpTool.name}" was not offered.`]);
       return { ...textReply([]), toolCalls: [call] };
     }
   }

@@ -6,6 +6,7 @@ export {
   type FakeGeminiExtras,
   type FakeLlmServer,
   type FakeLlmServerOptions,
+  type FakeMcpTool,
   type FakeProtocol,
   type FakeScenario,
   type FakeScriptedResponse,
@@ -16,6 +17,8 @@ export {
 export {
   FAKE_ERROR_MESSAGES,
   FAKE_GEMINI_ROUTER_ANSWER,
+  FAKE_MCP_TOOL,
+  FAKE_MCP_TOOL_DONE_PREFIX,
   FAKE_SLOW_CHUNK_DELAY_MS,
   FAKE_SLOW_CHUNKS,
   FAKE_TEXT,

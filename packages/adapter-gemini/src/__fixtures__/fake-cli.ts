@@ -5,6 +5,8 @@
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager, type AgentAdapterV1, type AgentTurnResult, type MemberAgentConfig } from '@troupe/core';
 
+import { wrapAgentAdapter } from '@troupe/core/testing';
+
 export { withFakeAgentCli } from '@troupe/core/testing';
 
 /** Absolute path of a file in this folder. */
@@ -20,19 +22,12 @@ export const fakeGeminiEnvScript = fixturePath('fake-gemini-env.mjs');
  * everything else (env, cwd, argument delivery, cleanup, parsing) is the adapter's.
  */
 export function withScript(adapter: AgentAdapterV1, script: string, scriptArgs: readonly string[] = []): AgentAdapterV1 {
-  return {
-    specificationVersion: 'v1',
-    adapterId: adapter.adapterId,
-    capabilities: adapter.capabilities,
+  return wrapAgentAdapter(adapter, {
     async getProcessConfig(member, workDir, context) {
       const real = await adapter.getProcessConfig(member, workDir, context);
       return { ...real, command: process.execPath, args: [script, ...scriptArgs, ...(real.args ?? [])] };
     },
-    prepareMessage: (message, member) => adapter.prepareMessage(message, member),
-    parseResponse: (raw) => adapter.parseResponse(raw),
-    getCompletionStrategy: () => adapter.getCompletionStrategy(),
-    parseLine: (line, json) => adapter.parseLine(line, json),
-  };
+  });
 }
 
 /** Runs turns of one member through a fresh AgentManager; returns each turn's result. */

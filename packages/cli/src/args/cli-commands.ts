@@ -5,6 +5,12 @@ const HELP: CliOptionSpec = { name: 'help', short: 'h', type: 'boolean', descrip
 const WORKSPACE: CliOptionSpec = { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The project folder the agents work in; state goes in DIR/.troupe/. Default: the current folder.' };
 const NEW_SESSION: CliOptionSpec = { name: 'newsession', type: 'boolean', description: 'Start a fresh session (Looper state, pending tasks and messages) instead of resuming the previous one.' };
 const AUTO_ALLOW: CliOptionSpec = { name: 'auto-allow', type: 'boolean', description: 'Let agent CLIs edit files and run commands without asking (full-auto). Default: file edits only.' };
+const MCP: CliOptionSpec = {
+  name: 'mcp',
+  type: 'string',
+  value: 'FILE',
+  description: 'MCP servers for the agent CLIs, from a .mcp.json-style file ({"mcpServers": {"name": {"command": …} | {"type": "http", "url": …}}}; ${VAR} expanded).',
+};
 const REGISTRY: CliOptionSpec = {
   name: 'registry',
   type: 'string',
@@ -29,6 +35,7 @@ const DEVHUB_LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'judge', type: 'string', value: 'rules|model', description: 'JUDGE: the rule policy, or the model. Default: the model when one is configured, else the rules.' },
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
   { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Looper step.' },
+  MCP,
 ];
 
 /** Options of `troupe looper`. */
@@ -45,6 +52,7 @@ export const LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   MODEL,
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".' },
   { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.' },
+  MCP,
   // Seed 000 spelling: `--looper` selects this command.
   { name: 'looper', type: 'boolean', description: 'Accepted for compatibility (`troupe --looper -p …`).' },
   HELP,
@@ -105,6 +113,9 @@ export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'version', short: 'v', type: 'boolean', description: 'Print the version.' },
   HELP,
 ];
+
+/** Options of `troupe help`. */
+export const HELP_OPTIONS: readonly CliOptionSpec[] = [HELP];
 
 /** The commands, for `troupe --help` and "did you mean". */
 export const COMMANDS = [
@@ -231,6 +242,16 @@ export function helpText(command: string): string {
         '',
         'Options:',
         formatOptions(USAGE_OPTIONS),
+      ].join('\n');
+    case 'help':
+      return [
+        'Usage: troupe help [COMMAND]',
+        '',
+        'Shows the help of COMMAND (the same as "troupe COMMAND --help"), or of troupe itself without one.',
+        `Commands: ${COMMANDS.map((entry) => entry.name).join(', ')}.`,
+        '',
+        'Options:',
+        formatOptions(HELP_OPTIONS),
       ].join('\n');
     case 'migrate-registry':
       return [

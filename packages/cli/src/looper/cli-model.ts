@@ -1,6 +1,6 @@
-import { createAnthropicModel } from '@troupe/adapter-claude';
-import { createOpenAIModel } from '@troupe/adapter-codex';
-import { createGeminiModel } from '@troupe/adapter-gemini';
+import { createAnthropicModel } from '@troupe/adapter-claude/model';
+import { createOpenAIModel } from '@troupe/adapter-codex/model';
+import { createGeminiModel } from '@troupe/adapter-gemini/model';
 import type { ChatModel } from '@troupe/core';
 import { CliUsageError } from '../cli-errors';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';

@@ -1,7 +1,17 @@
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, ConfigError, createGenericAdapter, type AgentDefinition, type ChatModel, type EventBus, type RunnableAgent } from '@troupe/core';
+import {
+  AdapterRegistry,
+  AgentManager,
+  ConfigError,
+  createGenericAdapter,
+  type AgentDefinition,
+  type ChatModel,
+  type EventBus,
+  type McpServers,
+  type RunnableAgent,
+} from '@troupe/core';
 import { createLooperStateStore, englishLooperTexts, Looper, type LooperMember, type LooperStateStore, type LooperTexts } from '@troupe/looper';
 import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';
@@ -30,6 +40,8 @@ export interface CliLooperSetup {
   testCommand: readonly string[];
   /** One timeout per step, in ms. */
   stepTimeoutMs: number | undefined;
+  /** MCP servers the Coder's and the Review's CLIs get (`--mcp FILE`). */
+  mcpServers?: McpServers | undefined;
 }
 
 /**
@@ -98,7 +110,7 @@ export function createSessionLooperStateStore(workspace: TroupeWorkspace, log: S
 
 function member(choice: CliMemberChoice, step: 'coder' | 'review', setup: CliLooperSetup): LooperMember | RunnableAgent {
   if (choice === 'tests') return createTestRunReview({ command: setup.testCommand, ...(setup.testsReviewTexts ? { texts: setup.testsReviewTexts } : {}) });
-  return { configId: choice.name, roleId: `looper-${step}` };
+  return { configId: choice.name, roleId: `looper-${step}`, ...(setup.mcpServers ? { member: { mcpServers: setup.mcpServers } } : {}) };
 }
 
 /**

@@ -1,4 +1,6 @@
-import { ConfigError } from '@troupe/core';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, parseMcpConfig, TroupeError, type McpServers } from '@troupe/core';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliError, CliUsageError } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -20,7 +22,7 @@ export interface ReadLooperOptionsResult {
 
 /**
  * Reads `--max-iterations`, `--judge`, `--model`, `--test-command`,
- * `--step-timeout` and `--auto-allow` (the agents come from
+ * `--step-timeout`, `--auto-allow` and `--mcp` (the agents come from
  * {@link resolveLooperSetup}, once the command needs them).
  *
  * @throws CliUsageError naming the bad option.
@@ -45,9 +47,39 @@ export function readLooperOptions(options: Options, io: CliIo, command: string):
       stepTimeoutMs: stepTimeoutSeconds !== undefined ? stepTimeoutSeconds * 1000 : undefined,
       texts: catalogue.looper,
       testsReviewTexts: m.testsReview,
+      ...(typeof options.mcp === 'string' ? { mcpServers: readMcpOption(options.mcp, io, command) } : {}),
     },
     model,
   };
+}
+
+/**
+ * `--mcp FILE`: the MCP servers every agent CLI of the run gets, from a
+ * `.mcp.json`-style file, `${VAR}` expanded from the environment.
+ *
+ * @throws CliUsageError naming the file and each bad field (exit 2, like other bad input).
+ */
+function readMcpOption(file: string, io: CliIo, command: string): McpServers {
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliUsageError(`--mcp ${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? String(error)})`}`, { command });
+  }
+  try {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(path, [{ path: [], message: `not valid JSON (${(error as Error).message})` }]);
+    }
+    return parseMcpConfig(json, { source: path, env: io.env });
+  } catch (error) {
+    if (TroupeError.hasCode(error, 'CONFIG_INVALID')) throw new CliUsageError(`--mcp: ${(error as Error).message}`, { command });
+    throw error;
+  }
 }
 
 /** The full Looper setup and the line saying who does what. */
@@ -97,7 +129,8 @@ export async function resolveLooperSetup(
   }
   const reviewText = reviewer === 'tests' ? m.looper.reviewTests(setup.testCommand.join(' ')) : describeAgentChoice(reviewer);
   const judgeText = setup.judgeModel && read.model ? m.looper.judgeModel(describeModel(read.model, m)) : m.looper.judgeRules;
-  return { setup, summary: m.looper.summary(describeAgentChoice(coder), reviewText, judgeText, setup.autoAllow) };
+  const mcpText = setup.mcpServers ? ` · MCP: ${Object.keys(setup.mcpServers).join(', ') || 'none'}` : '';
+  return { setup, summary: `${m.looper.summary(describeAgentChoice(coder), reviewText, judgeText, setup.autoAllow)}${mcpText}` };
 }
 
 /**

@@ -74,9 +74,19 @@ function oldestBuilt(dir: string, entries: readonly string[]): number {
  * Returns the names of the packages it built. Throws with tsup's output when a build fails.
  */
 export function ensureTroupeBuilt(): string[] {
+  return ensurePackagesBuilt(['troupe']);
+}
+
+/**
+ * Builds the named workspace packages and their workspace dependencies where stale, dependencies
+ * first. Returns the names of the packages it built. Throws with tsup's output when a build fails.
+ */
+export function ensurePackagesBuilt(names: readonly string[]): string[] {
   const tsupCli = join(dirname(createRequire(join(repoRoot, 'package.json')).resolve('tsup/package.json')), 'dist', 'cli-default.js');
   const built: string[] = [];
-  for (const pkg of buildOrder('troupe', workspacePackages())) {
+  const packages = workspacePackages();
+  const order = [...new Map(names.flatMap((name) => buildOrder(name, packages)).map((pkg) => [pkg.name, pkg])).values()];
+  for (const pkg of order) {
     const entries = pkg.name === 'troupe' ? ['index.js', 'bin.js'] : ['index.js'];
     if (oldestBuilt(pkg.dir, entries) > newestSource(pkg.dir)) continue;
     const result = spawnSync(process.execPath, [tsupCli], { cwd: pkg.dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });

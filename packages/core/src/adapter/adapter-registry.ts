@@ -1,6 +1,7 @@
 import { AdapterNotFoundError } from '../errors/adapter-not-found-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { AgentDefinition } from '../registry/registry-schema';
+import { processSingleton } from '../util/process-singleton';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 
 /**
@@ -84,8 +85,13 @@ export class AdapterRegistry {
   }
 }
 
-/** The process-wide registry the adapter packages register into. */
-export const defaultAdapterRegistry = new AdapterRegistry();
+/**
+ * The process-wide registry the adapter packages register into. One per
+ * process: the ESM and CJS builds of core (a `require` of an adapter next to
+ * an `import` of core) share it, so an adapter registered through either is
+ * found through both.
+ */
+export const defaultAdapterRegistry: AdapterRegistry = processSingleton('core.adapter-registry.v1', () => new AdapterRegistry());
 
 /**
  * Registers an adapter type in the default registry; returns a function that

@@ -1,18 +1,23 @@
-import { AgentError } from '../errors/agent-error';
+import { assertAgentId } from '../agents/define-agent';
+import { AbortError } from '../errors/abort-error';
+import type { AgentError } from '../errors/agent-error';
+import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
+import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
 import { withEventScope } from '../events/event-scope';
+import { nextProcessCount } from '../util/process-singleton';
 import type { ProcessRun } from '../process/agent-process';
 import { outputOrThrow, ProcessManager } from '../process/process-manager';
 import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
 import { serializeError } from '../util/serialize-error';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
+import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
+import { agentErrorOfTurn, startAdapterTurn } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
-
-let turnCounter = 0;
 
 /** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
 export type AgentDefinitionSource =
@@ -31,6 +36,19 @@ export interface AgentManagerOptions {
   eventBus?: EventBus;
   /** Total timeout per turn when none is given. Default 600 000 ms (10 min). */
   defaultTimeoutMs?: number;
+  /**
+   * Serves the `tools` of members' configs to their CLIs over MCP, e.g.
+   * `createMcpToolHost()` from `@troupe/mcp`. Needed only by members with `tools`.
+   */
+  toolHost?: AgentToolHost;
+  /**
+   * More secrets to hide from every line, stream part, result, event and
+   * error of every member's process: literal values or patterns. Added to
+   * what core always hides — the values of secret-named variables in the
+   * host's and the member's environment, the adapter's API key, and
+   * well-known key shapes (see `ProcessConfig.secrets`).
+   */
+  secrets?: readonly (string | RegExp)[];
 }
 
 /** A started agent member (seed's `AgentInstance`). */
@@ -50,9 +68,25 @@ export interface AgentInstance {
 export interface AgentSendOptions {
   /** Total timeout in ms. Default: the manager's `defaultTimeoutMs`. */
   timeout?: number;
+  /** Cancels the turn: its whole process group is killed and the turn settles `canceled` (`AbortError`). */
   signal?: AbortSignal;
   /** Member config for `prepareMessage`; default: the one given to `ensureAgentStarted`. */
   member?: MemberAgentConfig;
+}
+
+const SEND_OPTION_KEYS: ReadonlySet<string> = new Set(['timeout', 'signal', 'member']);
+
+/** Whether the third argument of `sendAndReceive` is its options object (or the deprecated member config). */
+function isSendOptions(value: object): boolean {
+  const keys = Object.keys(value);
+  const optionKeys = keys.filter((key) => SEND_OPTION_KEYS.has(key));
+  if (optionKeys.length > 0 && optionKeys.length < keys.length) {
+    throw new InvalidArgumentError(
+      'options',
+      `mixes send options (${optionKeys.join(', ')}) with other keys (${keys.filter((key) => !SEND_OPTION_KEYS.has(key)).join(', ')}); pass the member config as options.member`,
+    );
+  }
+  return optionKeys.length > 0 || keys.length === 0;
 }
 
 /** Everything a finished turn produced. */
@@ -95,6 +129,10 @@ export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
  */
 export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
+  /** The running server of each member's Troupe `tools`, by role. */
+  private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
+  /** Turns in flight by role, so stopping a member cancels them. */
+  private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -109,11 +147,12 @@ export class AgentManager {
    * Makes sure a member has an agent: creates its adapter and spawns its
    * process (warm) unless already started. Returns the process id.
    *
+   * @throws InvalidArgumentError when `roleId` is not an agent id (`AGENT_ID_PATTERN`: letters, digits, `.`, `_`, `:`, `-`).
    * @throws AdapterNotFoundError when no adapter matches `configId`.
    * @throws ConfigError / InvalidArgumentError for a bad member config.
    */
   async ensureAgentStarted(roleId: string, configId: string, member: MemberAgentConfig = {}): Promise<string> {
-    if (typeof roleId !== 'string' || roleId === '') throw new InvalidArgumentError('roleId', 'expected a non-empty string');
+    assertAgentId(roleId, 'roleId');
     const existing = this.agents.get(roleId);
     if (existing) {
       if (existing.processId && this.processManager.isReady(existing.processId)) return existing.processId;
@@ -122,7 +161,12 @@ export class AgentManager {
     }
     const adapter = await this.createAdapter(configId);
     const instance: AgentInstance = { roleId, configId, adapter, member, processId: undefined, sessionId: undefined, turns: 0 };
-    instance.processId = await this.spawn(instance);
+    try {
+      instance.processId = await this.spawn(instance);
+    } catch (error) {
+      await this.closeToolServer(roleId);
+      throw error;
+    }
     this.agents.set(roleId, instance);
     this.options.eventBus?.emit('agent:started', { roleId, adapterType: adapter.adapterId, processId: instance.processId });
     return instance.processId;
@@ -132,6 +176,12 @@ export class AgentManager {
    * Sends a message and streams the turn as normalized parts. The process is
    * respawned for each turn (each CLI answers one message per process); the
    * next turn resumes the session when the adapter supports it.
+   *
+   * Each turn calls the adapter's turn-start hook (`startTurn`) and gives
+   * every line to `parseLine` with the turn's context. The turn failed
+   * (`result.agentError`) when any of its `turn-end` parts is an error: a
+   * later `turn-end` never overrides it, and a second `turn-end` in one turn
+   * is reported with a `TroupeWarning` (`TROUPE_TURN_END_REPEATED`).
    */
   send(roleId: string, message: string, options: AgentSendOptions = {}): AgentTurn {
     const instance = this.agents.get(roleId);
@@ -145,26 +195,26 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
-    const turnId = `${roleId}#${++turnCounter}`;
+    const turnId = `${roleId}#${nextProcessCount('core.agent-turn-id')}`;
     let model: string | undefined;
+    // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     const startRun = async (): Promise<ProcessRun> => {
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
       }
       const processId = instance.processId;
       instance.processId = undefined; // one turn per process
-      return this.processManager.send(processId, adapter.prepareMessage(message, options.member ?? instance.member), {
+      const member = options.member ?? instance.member;
+      const prepared = adapter.prepareMessage(message, member);
+      const turn = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared });
+      return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
         timeout: options.timeout ?? this.defaultTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         onLine: ({ line, json }) => {
-          let produced: AgentStreamPart[];
-          try {
-            produced = adapter.parseLine(line, json);
-          } catch (error) {
-            produced = [{ type: 'error', message: `adapter ${adapter.adapterId} could not parse a line: ${serializeError(error).message}` }];
-          }
-          for (const part of produced) {
+          for (const part of turn.parse(line, json)) {
             parts.push(part);
             if (part.type === 'session') {
               instance.sessionId = part.sessionId;
@@ -204,19 +254,12 @@ export class AgentManager {
       }
       resolveRun(run);
       const outcome = await run.outcome;
+      // The CLI is done with this turn: nothing may still run on its behalf.
+      void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
       for (const listener of listeners) listener(undefined);
       instance.turns++;
       const usage = [...parts].reverse().find((p) => p.type === 'usage');
-      const end = [...parts].reverse().find((p) => p.type === 'turn-end');
-      let agentError: AgentError | undefined;
-      if (outcome.status === 'completed' && end?.type === 'turn-end' && end.isError) {
-        // The turn's own error status: skip retry notices (e.g. a 404 WebSocket fallback before a 500).
-        const status = [...parts].reverse().find((p) => p.type === 'error' && p.status !== undefined && !p.retrying);
-        agentError = new AgentError(`${adapter.adapterId} reported an error: ${end.text || 'turn failed'}`, {
-          adapterId: adapter.adapterId,
-          ...(status?.type === 'error' && status.status !== undefined ? { status: status.status } : {}),
-        });
-      }
+      const agentError: AgentError | undefined = outcome.status === 'completed' ? agentErrorOfTurn(adapter.adapterId, parts) : undefined;
       bus?.emit('agent:turn-completed', {
         roleId,
         status: outcome.status,
@@ -234,6 +277,15 @@ export class AgentManager {
         agentError,
       };
     });
+    const inFlight = { controller, result };
+    let roleTurns = this.turnsInFlight.get(roleId);
+    if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));
+    roleTurns.add(inFlight);
+    const settled = () => {
+      roleTurns.delete(inFlight);
+      if (roleTurns.size === 0 && this.turnsInFlight.get(roleId) === roleTurns) this.turnsInFlight.delete(roleId);
+    };
+    result.then(settled, settled);
     return {
       result,
       run: runPromise,
@@ -246,21 +298,54 @@ export class AgentManager {
    *
    * @throws ProcessError, CompletionTimeoutError, AbortError for process outcomes;
    * AgentError when the CLI reports the turn failed.
+   *
+   * @example
+   * ```ts
+   * const answer = await manager.sendAndReceive('coder', 'Add a README', { signal: AbortSignal.timeout(300_000) });
+   * ```
    */
-  async sendAndReceive(roleId: string, message: string, member?: MemberAgentConfig, options: AgentSendOptions = {}): Promise<string> {
-    const result = await this.send(roleId, message, { ...options, ...(member ? { member } : {}) }).result;
+  sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string>;
+  /**
+   * @deprecated Pass the member inside the options:
+   * `sendAndReceive(roleId, message, { member, signal, timeout })`.
+   */
+  sendAndReceive(roleId: string, message: string, member: MemberAgentConfig | undefined, options?: AgentSendOptions): Promise<string>;
+  async sendAndReceive(roleId: string, message: string, memberOrOptions?: MemberAgentConfig | AgentSendOptions, legacyOptions?: AgentSendOptions): Promise<string> {
+    if (memberOrOptions !== undefined && (memberOrOptions === null || typeof memberOrOptions !== 'object')) {
+      throw new InvalidArgumentError('options', `expected { member?, signal?, timeout? }, got ${memberOrOptions === null ? 'null' : typeof memberOrOptions}`);
+    }
+    let options: AgentSendOptions;
+    if (legacyOptions !== undefined || (memberOrOptions !== undefined && !isSendOptions(memberOrOptions))) {
+      // The deprecated form: (roleId, message, member?, options?).
+      const member = memberOrOptions as MemberAgentConfig | undefined;
+      options = { ...legacyOptions, ...(member ? { member } : {}) };
+    } else {
+      options = (memberOrOptions as AgentSendOptions | undefined) ?? {};
+    }
+    const result = await this.send(roleId, message, options).result;
     outputOrThrow(result.outcome);
     if (result.agentError) throw result.agentError;
     return result.text;
   }
 
-  /** Stops a member's process and forgets the member. Unknown roles are ignored. */
+  /**
+   * Stops a member and forgets it: a turn in flight is canceled (its result
+   * settles with status `canceled`, its process group is killed), its warm
+   * process and the server of its Troupe `tools` are stopped. Resolves once
+   * they are gone. Unknown roles are ignored.
+   */
   async stopAgent(roleId: string): Promise<void> {
     const instance = this.agents.get(roleId);
-    if (!instance) return;
+    const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
+    if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
-    if (instance.processId) await this.processManager.stopProcess(instance.processId);
-    this.options.eventBus?.emit('agent:stopped', { roleId });
+    for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
+    await Promise.all([
+      ...turns.map((turn) => turn.result.catch(() => {})),
+      ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
+    ]);
+    await this.closeToolServer(roleId);
+    if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
   /** True while a member is started (between `ensureAgentStarted` and `stopAgent`). */
@@ -268,9 +353,11 @@ export class AgentManager {
     return this.agents.has(roleId);
   }
 
-  /** Stops every member and kills every process. */
+  /** Stops every member (turns in flight settle as `canceled`) and kills every process. */
   async cleanup(): Promise<void> {
-    await Promise.all([...this.agents.keys()].map((roleId) => this.stopAgent(roleId)));
+    const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
+    await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
+    await Promise.all([...this.toolServers.keys()].map((roleId) => this.closeToolServer(roleId)));
     await this.processManager.cleanup();
   }
 
@@ -288,15 +375,69 @@ export class AgentManager {
     const source = this.options.definitions;
     let definition: AgentDefinition | undefined;
     if (typeof source === 'function') definition = await source(configId);
-    else if (source) definition = source[configId];
+    else if (source) definition = Object.hasOwn(source, configId) ? source[configId] : undefined;
     return definition ? this.adapters.create(definition) : this.adapters.create(configId);
   }
 
   private async spawn(instance: AgentInstance): Promise<string> {
-    const { adapter, member } = instance;
+    const { adapter } = instance;
+    const member = await this.adapterMember(instance);
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
-    return this.processManager.startProcess(config);
+    const secrets = this.options.secrets;
+    return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
+  }
+
+  /**
+   * The member config the adapter sees: its `tools` replaced by the MCP
+   * server that serves them (started once per member), merged into
+   * `mcpServers`. Refuses MCP settings an adapter cannot pass on.
+   */
+  private async adapterMember(instance: AgentInstance): Promise<MemberAgentConfig> {
+    const { adapter, member, roleId } = instance;
+    const { tools, toolData, ...rest } = member;
+    const hasTools = tools !== undefined && tools.length > 0;
+    const hasServers = member.mcpServers !== undefined && Object.keys(member.mcpServers).length > 0;
+    if ((hasTools || hasServers) && adapter.capabilities.mcpServers !== true) {
+      throw new CapabilityUnsupportedError(
+        adapter.adapterId,
+        'mcpServers',
+        `The ${adapter.adapterId} adapter cannot give MCP servers${hasTools ? ' (the member\'s Troupe tools)' : ''} to its CLI; ` +
+          'use an adapter with capabilities.mcpServers (claude, codex, gemini, gemini-acp, acp)',
+      );
+    }
+    if (!hasTools) return rest;
+    if (member.mcpServers?.[TROUPE_TOOL_SERVER_NAME] !== undefined) {
+      throw new ConfigError(`member config of role "${roleId}"`, [
+        { path: ['mcpServers', TROUPE_TOOL_SERVER_NAME], message: `"${TROUPE_TOOL_SERVER_NAME}" is the server of the member's tools; rename this server` },
+      ]);
+    }
+    let server = this.toolServers.get(roleId);
+    if (!server) {
+      const host = this.options.toolHost;
+      if (!host) {
+        throw new ConfigError(`member config of role "${roleId}"`, [
+          {
+            path: ['tools'],
+            message: 'serving Troupe tools to an agent CLI needs a tool host: new AgentManager({ toolHost: createMcpToolHost() }) with createMcpToolHost from @troupe/mcp',
+          },
+        ]);
+      }
+      server = host.serve(tools, { roleId, ...(member.workDir !== undefined ? { workspaceRoot: member.workDir } : {}), ...(toolData ? { data: toolData } : {}) });
+      this.toolServers.set(roleId, server);
+      server.catch(() => {
+        if (this.toolServers.get(roleId) === server) this.toolServers.delete(roleId);
+      });
+    }
+    const { config } = await server;
+    return { ...rest, mcpServers: { ...rest.mcpServers, [TROUPE_TOOL_SERVER_NAME]: config } };
+  }
+
+  private async closeToolServer(roleId: string): Promise<void> {
+    const server = this.toolServers.get(roleId);
+    if (!server) return;
+    this.toolServers.delete(roleId);
+    await server.then((running) => running.close()).catch(() => {});
   }
 }
 

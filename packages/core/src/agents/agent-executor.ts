@@ -5,6 +5,7 @@ import type { EventBus } from '../events/event-bus';
 import type { SerializedError } from '../events/event-map';
 import type { MessageStore } from '../messages/message-store';
 import type { Message, MessageInput } from '../messages/message-schema';
+import { nextProcessCount } from '../util/process-singleton';
 import { serializeError } from '../util/serialize-error';
 import type { AgentRegistry } from './agent-registry';
 import type { AgentContext, AgentOutput, AgentSinks } from './runnable-agent';
@@ -40,8 +41,6 @@ export type ExecutionResult = {
   | { status: 'completed'; output: AgentOutput }
   | { status: 'failed' | 'canceled'; error: unknown; serializedError: SerializedError }
 );
-
-let executionCounter = 0;
 
 /**
  * Runs registered agents on channels (the seed's TabExecutor): looks the
@@ -85,7 +84,7 @@ export class Executor {
     if (typeof input !== 'string') throw new InvalidArgumentError('input', `expected a string, got ${typeof input}`);
     const agent = this.options.agents.get(agentId);
     const { messages, eventBus: bus } = this.options;
-    const executionId = `exec-${++executionCounter}`;
+    const executionId = `exec-${nextProcessCount('core.execution-id')}`;
     const started = this.now();
     const ids = { executionId, channelId, agentId };
     if (this.options.recordInput ?? true) {

@@ -6,6 +6,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { TroupeError } from '../errors/troupe-error';
 import type { EventBus } from '../events/event-bus';
 import { withEventScope } from '../events/event-scope';
+import { nextProcessCount } from '../util/process-singleton';
 import { serializeError } from '../util/serialize-error';
 import type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
 
@@ -73,8 +74,6 @@ export interface StartBackgroundOptions {
   sinks?: AgentSinks;
 }
 
-let taskCounter = 0;
-
 function assertTimeout(value: unknown, what: string): void {
   if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
     throw new InvalidArgumentError(what, `expected a positive number of milliseconds, got ${String(value)}`);
@@ -118,7 +117,7 @@ export class TaskManager {
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
     const bus = this.options.eventBus;
     const task: BackgroundTask = {
-      id: `task-${++taskCounter}`,
+      id: `task-${nextProcessCount('core.task-id')}`,
       agentId: agent.id,
       input,
       status: 'running',

@@ -6,3 +6,4 @@ export { AdapterNotFoundError } from './adapter-not-found-error';
 export { ConfigError, formatIssuePath, type ConfigIssue } from './config-error';
 export { InvalidArgumentError, InvalidStateError } from './invalid-argument-error';
 export { AgentError } from './agent-error';
+export { CapabilityUnsupportedError } from './capability-unsupported-error';

@@ -20,7 +20,9 @@ export type TroupeErrorCode =
   | 'MODEL_ERROR'
   | 'MODEL_OUTPUT_INVALID'
   | 'TOOL_ERROR'
-  | 'STORE_ERROR';
+  | 'STORE_ERROR'
+  | 'MCP_ERROR'
+  | 'ACP_ERROR';
 
 const MARKER = Symbol.for('troupe.error');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
+import { processSingleton } from '../util/process-singleton';
 import { coreEventSchemas, coreEventVersions, type AnyTroupeEvent } from './event-map';
 
 interface EventSchemaEntry {
@@ -9,13 +10,14 @@ interface EventSchemaEntry {
 }
 
 const EVENT_TYPE = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)+$/;
-const registry = new Map<string, EventSchemaEntry>(
-  Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }]),
+/** Payload schemas by event type: one map per process, shared by every copy of core (ESM and CJS builds). */
+const registry = processSingleton(
+  'core.event-schemas.v1',
+  () =>
+    new Map<string, EventSchemaEntry>(
+      Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: (coreEventVersions as Record<string, number>)[type] ?? 1 }]),
+    ),
 );
-for (const [type, version] of Object.entries(coreEventVersions)) {
-  const entry = registry.get(type);
-  if (entry) entry.version = version;
-}
 
 /** Version of an event type's payload schema (1 for unknown types). */
 export function eventVersion(type: string): number {

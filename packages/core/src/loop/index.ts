@@ -29,6 +29,7 @@ export {
   type ToolCapability,
 } from './loop-stage';
 export { validateLoopStage } from './loop-stage-registry';
+export { toLoopTool } from './loop-tool-from-tool';
 export { silentLoopLogger, type LoopLogger } from './loop-logger';
 export {
   adaptiveIntervalSeconds,

@@ -25,10 +25,12 @@ export {
   type ModelErrorKind,
   type ModelOutputIssue,
 } from './model-error';
+export { assertChatModel, describeChatModelProblem } from './assert-chat-model';
 export { collectChatStream, createChatStream, type CollectChatStreamOptions } from './chat-stream';
 export { addChatUsage, emptyChatUsage } from './chat-usage';
 export { parseJsonText, type ParseJsonTextResult } from './parse-json-text';
 export { runToolLoop } from './run-tool-loop';
+export { DEFAULT_MODEL_RETRY_MAX_DELAY_MS, modelRetryBackoffMs, retryModelCall, type RetryModelCallOptions } from './retry-model-call';
 export type {
   CanUseToolContext,
   RunToolLoopOptions,

@@ -2,6 +2,7 @@ import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { TroupeError } from '../errors/troupe-error';
 import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext } from '../tools/define-tool';
+import { assertChatModel } from './assert-chat-model';
 import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
 import { completedCall, failedCall, startModelCallEvents } from './observe-model-call';
@@ -112,16 +113,6 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
         responseMessages: messages.slice(inputCount),
       };
     }
-  }
-}
-
-/** @internal Throws unless `model` looks like a v1 ChatModel. */
-export function assertChatModel(model: ChatModelV1, name: string): void {
-  if (model === null || typeof model !== 'object' || typeof model.doGenerate !== 'function' || typeof model.doStream !== 'function') {
-    throw new InvalidArgumentError(name, 'expected a ChatModel (an object with doGenerate and doStream)');
-  }
-  if (model.specificationVersion !== 'v1') {
-    throw new InvalidArgumentError(name, `unsupported ChatModel specificationVersion ${JSON.stringify(model.specificationVersion)}; this runner speaks v1`);
   }
 }
 

@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { processSingleton } from '../util/process-singleton';
 
-/** Live process groups started by Troupe, killed if the host process exits. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
+/**
+ * Live process groups started by Troupe, killed if the host process exits.
+ * One set per process, shared by every copy of core (ESM and CJS builds).
+ */
+const tracked = processSingleton('core.process-groups.v1', () => ({ groups: new Set<number>(), exitHookInstalled: false }));
+const liveGroups = tracked.groups;
 
 function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
+  if (tracked.exitHookInstalled) return;
+  tracked.exitHookInstalled = true;
   process.once('exit', () => {
     for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
   });
@@ -56,20 +60,30 @@ export function isGroupAlive(pgid: number): boolean {
   return groupHasLiveMember(pgid);
 }
 
-/** Linux: scans /proc for a member of the group that is not a zombie. */
-function groupHasLiveMember(pgid: number): boolean {
+/** Linux: the pids listed in `/proc` (other than this process), or `undefined` when it cannot be read. */
+export function procPids(): number[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return true;
+    return undefined;
   }
+  const pids: number[] = [];
   for (const entry of entries) {
     const code = entry.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
+    if (code >= 48 && code <= 57 && Number(entry) !== process.pid) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Linux: scans /proc for a member of the group that is not a zombie. */
+function groupHasLiveMember(pgid: number): boolean {
+  const pids = procPids();
+  if (pids === undefined) return true;
+  for (const pid of pids) {
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     } catch {
       continue; // exited meanwhile
     }

@@ -70,4 +70,31 @@ describe('adapter conformance suite', () => {
     });
     expect(report.failures.map((f) => f.name)).toEqual(['parseLine survives garbage and yields only valid parts']);
   });
+
+  it('catches an adapter that keeps its turn state in itself instead of startTurn', async () => {
+    const other = join(dir, 'other.stdout.jsonl');
+    writeFileSync(other, ['{"type":"text","text":"Bye"}', '{"type":"result","result":"Bye"}', ''].join('\n'));
+    // Accumulates the turn's text in a closure: two turns at once mix their text.
+    const closureState = (): AgentAdapterV1 => {
+      const base = new MockAgentAdapter();
+      let text = '';
+      return Object.assign(Object.create(Object.getPrototypeOf(base)), base, {
+        startTurn: undefined,
+        parseLine: (line: string) => {
+          const event = JSON.parse(line.startsWith('{') ? line : '{}') as { type?: string; text?: string };
+          if (event.type === 'text') text += event.text ?? '';
+          return event.type === 'result' ? [{ type: 'turn-end', text, isError: false }] : [];
+        },
+      }) as AgentAdapterV1;
+    };
+    const report = await runAdapterConformance({
+      createAdapter: closureState,
+      replays: [
+        { name: 'hi', stdoutFile: recording },
+        { name: 'bye', stdoutFile: other },
+      ],
+    });
+    const failed = Object.fromEntries(report.failures.map((f) => [f.name, f.message]));
+    expect(failed['turns keep their own state: two interleaved replays parse as they do alone']).toMatch(/keep per-turn state in startTurn/);
+  });
 });

@@ -66,7 +66,9 @@ const DEFAULT_GARBAGE = [
  * args, env, work dir), that a system prompt is delivered exactly once and
  * differs per member, that `parseLine` survives garbage and only yields valid
  * parts, that recorded streams replayed through the real process runner end
- * with the expected text, and that aborting a turn leaves no process behind.
+ * with the expected text, that two turns of one adapter parsed line by line
+ * in turn (each with its `startTurn` state) give what they give alone, and
+ * that aborting a turn leaves no process behind.
  *
  * Framework-agnostic: it returns a report; {@link assertAdapterConformance}
  * throws with every failure listed.
@@ -206,6 +208,30 @@ export async function runAdapterConformance(options: AdapterConformanceOptions):
     });
   }
 
+  const [first, second] = options.replays ?? [];
+  if (first !== undefined) {
+    await check('turns keep their own state: two interleaved replays parse as they do alone', async () => {
+      const recordings = await Promise.all([first, second ?? first].map((replay) => recordedLines(replay.stdoutFile)));
+      const alone = recordings.map((lines, index) => parseTurn(options.createAdapter(), lines, index + 1));
+      const shared = options.createAdapter();
+      const turns = recordings.map((lines, index) => startTurnOf(shared, index + 1));
+      const interleaved: unknown[][] = [[], []];
+      for (let at = 0; at < Math.max(...recordings.map((lines) => lines.length)); at++) {
+        recordings.forEach((lines, index) => {
+          const line = lines[at];
+          if (line !== undefined) interleaved[index]?.push(...(turns[index]?.(line) ?? []));
+        });
+      }
+      for (const index of [0, 1]) {
+        expect(
+          JSON.stringify(interleaved[index]) === JSON.stringify(alone[index]),
+          `turn ${index + 1} parsed differently while another turn of the same adapter ran (keep per-turn state in startTurn, not in the adapter): ` +
+            `${JSON.stringify(interleaved[index])} != ${JSON.stringify(alone[index])}`,
+        );
+      }
+    });
+  }
+
   await check('abort mid-turn kills the process group', async () => {
     const fresh = options.createAdapter();
     const adapters = new AdapterRegistry();
@@ -264,6 +290,32 @@ export async function replayThroughAdapter(adapter: AgentAdapter, replay: Confor
   } finally {
     await manager.cleanup();
   }
+}
+
+async function recordedLines(file: string): Promise<string[]> {
+  const { readFile } = await import('node:fs/promises');
+  return (await readFile(file, 'utf8')).split('\n').filter((line) => line.trim() !== '');
+}
+
+/** A turn of `adapter` as a runner starts it: `startTurn`, then each line with its context. */
+function startTurnOf(adapter: AgentAdapter, turnNumber: number): (line: string) => unknown[] {
+  const start = { roleId: `conformance-${turnNumber}`, turnNumber, member: {}, message: 'replayed prompt' };
+  const state = adapter.startTurn?.(start);
+  let lineIndex = 0;
+  return (line) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      json = undefined;
+    }
+    return adapter.parseLine(line, json, { ...start, state, lineIndex: lineIndex++ });
+  };
+}
+
+function parseTurn(adapter: AgentAdapter, lines: readonly string[], turnNumber: number): unknown[] {
+  const parse = startTurnOf(adapter, turnNumber);
+  return lines.flatMap((line) => parse(line));
 }
 
 async function promptPlaces(config: ProcessConfig, message: string, prompt: string): Promise<string[]> {

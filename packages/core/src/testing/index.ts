@@ -5,6 +5,8 @@ export {
   type FakeAgentCliOptions,
 } from './fake-agent-cli';
 export { withFakeAgentCli } from './with-fake-agent-cli';
+export { wrapAgentAdapter, type AgentAdapterOverrides } from './wrap-agent-adapter';
+export { isProcessRunning } from './process-testing';
 export { MockAgentAdapter, type MockAdapterCall, type MockAgentAdapterOptions } from './mock-agent-adapter';
 export {
   assertAdapterConformance,

@@ -1,4 +1,14 @@
-import type { AgentAdapterCapabilities, AgentAdapterV1, AgentStreamPart, AgentTurnContext, CompletionStrategy, MemberAgentConfig, ProcessConfig } from '@troupe/core';
+import type {
+  AgentAdapterCapabilities,
+  AgentAdapterV1,
+  AgentLineContext,
+  AgentStreamPart,
+  AgentTurnContext,
+  AgentTurnStart,
+  CompletionStrategy,
+  MemberAgentConfig,
+  ProcessConfig,
+} from '@troupe/core';
 import { fakeAgentProcessConfig, type FakeAgentCliOptions } from './fake-agent-cli';
 
 /** One recorded call to the mock adapter. */
@@ -7,7 +17,8 @@ export type MockAdapterCall =
   | { method: 'prepareMessage'; message: string; member: MemberAgentConfig }
   | { method: 'parseResponse'; rawOutput: string }
   | { method: 'getCompletionStrategy' }
-  | { method: 'parseLine'; line: string; json: unknown };
+  | { method: 'startTurn'; turn: AgentTurnStart }
+  | { method: 'parseLine'; line: string; json: unknown; context: AgentLineContext | undefined };
 
 /** Settings of {@link MockAgentAdapter}. */
 export interface MockAgentAdapterOptions {
@@ -77,8 +88,14 @@ export class MockAgentAdapter implements AgentAdapterV1 {
     return this.options.completion ?? { type: 'jsonl', completionTypes: ['result'] };
   }
 
-  parseLine(line: string, json: unknown): AgentStreamPart[] {
-    this.calls.push({ method: 'parseLine', line, json });
+  /** Records the turn start; the mock keeps no turn state (`context.state` is `undefined`). */
+  startTurn(turn: AgentTurnStart): undefined {
+    this.calls.push({ method: 'startTurn', turn });
+    return undefined;
+  }
+
+  parseLine(line: string, json: unknown, context?: AgentLineContext): AgentStreamPart[] {
+    this.calls.push({ method: 'parseLine', line, json, context });
     return this.parts(line);
   }
 

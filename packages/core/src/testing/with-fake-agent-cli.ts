@@ -1,5 +1,6 @@
 import type { AgentAdapter } from '@troupe/core';
 import { fakeAgentCliArgs, fakeAgentCliPath, type FakeAgentCliOptions } from './fake-agent-cli';
+import { wrapAgentAdapter } from './wrap-agent-adapter';
 
 /**
  * Wraps an adapter so that the process it starts is the fake agent CLI
@@ -19,19 +20,12 @@ export function withFakeAgentCli(
   cli: FakeAgentCliOptions | (() => FakeAgentCliOptions),
   options: { onProcessConfig?: (args: readonly string[]) => void } = {},
 ): AgentAdapter {
-  return {
-    specificationVersion: adapter.specificationVersion,
-    adapterId: adapter.adapterId,
-    capabilities: adapter.capabilities,
+  return wrapAgentAdapter(adapter, {
     async getProcessConfig(member, workDir, context) {
       const real = await adapter.getProcessConfig(member, workDir, context);
       options.onProcessConfig?.(real.args ?? []);
       const fake = fakeAgentCliArgs(typeof cli === 'function' ? cli() : cli);
       return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...fake, ...(real.args ?? [])] };
     },
-    prepareMessage: (message, member) => adapter.prepareMessage(message, member),
-    parseResponse: (raw) => adapter.parseResponse(raw),
-    getCompletionStrategy: () => adapter.getCompletionStrategy(),
-    parseLine: (line, json) => adapter.parseLine(line, json),
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import {
+  describeChatModelProblem,
   InvalidArgumentError,
   runToolLoop,
   startExecution,
@@ -111,7 +112,8 @@ function clock(timestamp: number): string {
  * ```
  */
 export function createDevHubAgent(options: DevHubOptions): DevHubAgent {
-  if (!options?.model || typeof options.model.doGenerate !== 'function') throw new InvalidArgumentError('model', 'DevHub needs a ChatModel');
+  const modelProblem = describeChatModelProblem(options?.model);
+  if (modelProblem !== undefined) throw new InvalidArgumentError('model', `DevHub needs a ChatModel: ${modelProblem}`);
   if (!options.eventBus || typeof options.eventBus.on !== 'function') throw new InvalidArgumentError('eventBus', 'DevHub needs an EventBus');
   const id = options.id ?? 'devhub';
   const channelId = options.channelId ?? 'devhub';

@@ -1,4 +1,4 @@
-import { generateObject, InvalidArgumentError, type ChatModel } from '@troupe/core';
+import { describeChatModelProblem, generateObject, InvalidArgumentError, type ChatModel } from '@troupe/core';
 import type { Judge, JudgeDecideOptions } from './judge';
 import { judgeDecisionOutputSchema, toJudgeDecision, type JudgeDecision } from './judge-decision';
 import { formatJudgeInput, type JudgeInput } from './judge-input';
@@ -31,9 +31,8 @@ export interface ModelJudgeOptions {
  * ```
  */
 export function createModelJudge(options: ModelJudgeOptions): Judge {
-  if (!options?.model || typeof options.model.doGenerate !== 'function') {
-    throw new InvalidArgumentError('model', 'createModelJudge needs a ChatModel');
-  }
+  const modelProblem = describeChatModelProblem(options?.model);
+  if (modelProblem !== undefined) throw new InvalidArgumentError('model', `createModelJudge needs a ChatModel: ${modelProblem}`);
   const system = options.system ?? JUDGE_SYSTEM_PROMPT;
   return {
     kind: 'model',

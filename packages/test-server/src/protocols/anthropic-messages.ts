@@ -1,5 +1,6 @@
 import { pause, sendJson, sendSse, summarizePlan, type FakeExchange, type SseFrame } from '../fake-http';
 import type { ConversationView, ReplyPlan } from '../fake-reply-plan';
+import { findDeferredMcpToolNames, toolResultText } from '../fake-mcp-tool';
 import { collectStrings, findWorkspaceDir } from '../fake-workspace-dir';
 
 interface AnthropicMessage {
@@ -43,10 +44,16 @@ export function viewAnthropicRequest(body: AnthropicRequest): ConversationView {
   const messages = body.messages ?? [];
   // Claude Code puts a `role:"system"` entry (environment info) inside `messages`.
   const conversational = messages.filter((message) => message.role !== 'system');
+  const last = conversational.at(-1);
+  const texts = collectStrings([messages.filter((message) => message.role === 'system'), body.system, messages]);
+  const results = hasToolResult(last) ? (last?.content as Array<{ type?: string; content?: unknown }>).filter((block) => block?.type === 'tool_result') : [];
   return {
     offeredTools: (body.tools ?? []).flatMap((tool) => (typeof tool?.name === 'string' ? [{ name: tool.name, kind: 'function' as const }] : [])),
-    lastTurnIsToolResult: hasToolResult(conversational.at(-1)),
-    workspaceDir: findWorkspaceDir(collectStrings([messages.filter((message) => message.role === 'system'), body.system, messages])),
+    lastTurnIsToolResult: results.length > 0,
+    workspaceDir: findWorkspaceDir(texts),
+    lastToolResultText: results.length > 0 ? results.map((block) => toolResultText(block.content)).join('\n') : undefined,
+    // Claude Code names deferred tools (MCP ones included) in its prompt; the model may call them by name.
+    deferredMcpToolNames: findDeferredMcpToolNames(collectStrings([body.system, messages])),
   };
 }
 

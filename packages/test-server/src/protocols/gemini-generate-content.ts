@@ -1,6 +1,7 @@
 import { FAKE_GEMINI_ROUTER_ANSWER, FAKE_USAGE } from '../fake-llm-constants';
 import { pause, sendJson, sendSse, summarizePlan, type FakeExchange, type SseFrame } from '../fake-http';
 import type { ConversationView, ReplyPlan } from '../fake-reply-plan';
+import { toolResultText } from '../fake-mcp-tool';
 import { collectStrings, findWorkspaceDir } from '../fake-workspace-dir';
 
 interface GeminiPart {
@@ -39,14 +40,17 @@ export function geminiErrorBody(status: number, message: string, details?: reado
 export function viewGeminiRequest(body: GeminiRequest): ConversationView {
   const contents = body.contents ?? [];
   const last = contents.at(-1);
+  const responses = last?.role !== 'model' ? (last?.parts ?? []).filter((part) => part?.functionResponse !== undefined) : [];
   return {
     offeredTools: (body.tools ?? []).flatMap((tool) =>
       (tool?.functionDeclarations ?? []).flatMap((declaration) =>
         typeof declaration?.name === 'string' ? [{ name: declaration.name, kind: 'function' as const }] : [],
       ),
     ),
-    lastTurnIsToolResult: last?.role !== 'model' && (last?.parts ?? []).some((part) => part?.functionResponse !== undefined),
+    lastTurnIsToolResult: responses.length > 0,
     workspaceDir: findWorkspaceDir(collectStrings([contents, body.systemInstruction])),
+    lastToolResultText:
+      responses.length > 0 ? responses.map((part) => toolResultText((part.functionResponse as { response?: unknown }).response)).join('\n') : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 import { pause, sendJson, sendSse, summarizePlan, type FakeExchange, type SseFrame } from '../fake-http';
 import type { ConversationView } from '../fake-reply-plan';
+import { toolResultText } from '../fake-mcp-tool';
 import { collectStrings, findWorkspaceDir } from '../fake-workspace-dir';
 import { openAiErrorBody } from './openai-errors';
 
@@ -20,6 +21,7 @@ export function viewChatRequest(body: ChatRequest): ConversationView {
     ),
     lastTurnIsToolResult: messages.at(-1)?.role === 'tool',
     workspaceDir: findWorkspaceDir(collectStrings(messages)),
+    lastToolResultText: messages.at(-1)?.role === 'tool' ? toolResultText(messages.at(-1)?.content) : undefined,
   };
 }
 

@@ -1,36 +1,56 @@
 import { pause, sendJson, sendSse, summarizePlan, type FakeExchange, type SseFrame } from '../fake-http';
 import type { ConversationView, OfferedTool, ReplyPlan } from '../fake-reply-plan';
+import { mentionsDeferredMcpNamespace, toolResultText } from '../fake-mcp-tool';
 import { collectStrings, findWorkspaceDir } from '../fake-workspace-dir';
 import { openAiErrorBody } from './openai-errors';
+
+interface ResponsesTool {
+  type?: string;
+  name?: string;
+  /** A `namespace` tool's members (Codex: one namespace per MCP server). */
+  tools?: ResponsesTool[];
+}
 
 interface ResponsesRequest {
   model?: string;
   stream?: boolean;
   input?: unknown;
   instructions?: unknown;
-  tools?: Array<{ type?: string; name?: string }>;
+  tools?: ResponsesTool[];
 }
 
 const TOOL_OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 
-/** Reads tools, tool outputs and working directory from a Responses request. */
+function offered(tools: readonly ResponsesTool[] | undefined, namespace?: string): OfferedTool[] {
+  return (tools ?? []).flatMap((tool): OfferedTool[] => {
+    if (tool?.type === 'namespace' && typeof tool.name === 'string') return offered(tool.tools, tool.name);
+    if (tool?.type === 'tool_search') return [{ name: 'tool_search', kind: 'tool_search' }];
+    if (typeof tool?.name !== 'string') return [];
+    return [{ name: tool.name, kind: tool.type === 'custom' ? 'custom' : 'function', ...(namespace !== undefined ? { namespace } : {}) }];
+  });
+}
+
+/** Reads tools (namespaces and `tool_search` results included), tool outputs and working directory from a Responses request. */
 export function viewResponsesRequest(body: ResponsesRequest): ConversationView {
-  const input = Array.isArray(body.input) ? (body.input as Array<{ type?: string; role?: string }>) : [];
-  const offeredTools: OfferedTool[] = (body.tools ?? []).flatMap((tool) =>
-    typeof tool?.name === 'string' ? [{ name: tool.name, kind: tool.type === 'custom' ? ('custom' as const) : ('function' as const) }] : [],
-  );
+  const input = Array.isArray(body.input) ? (body.input as Array<{ type?: string; role?: string; output?: unknown; tools?: ResponsesTool[] }>) : [];
+  // Tools a `tool_search` call loaded earlier in the conversation are callable too.
+  const searched = input.filter((item) => item?.type === 'tool_search_output').flatMap((item) => offered(item.tools));
   const last = input.at(-1);
+  const lastIsResult = last !== undefined && TOOL_OUTPUT_TYPES.has(last.type ?? '');
   return {
-    offeredTools,
-    lastTurnIsToolResult: last !== undefined && TOOL_OUTPUT_TYPES.has(last.type ?? ''),
+    offeredTools: [...offered(body.tools), ...searched],
+    lastTurnIsToolResult: lastIsResult,
     workspaceDir: findWorkspaceDir(collectStrings([body.input, body.instructions])),
+    lastToolResultText: lastIsResult ? toolResultText(last?.output) : undefined,
+    deferredMcpNamespace: mentionsDeferredMcpNamespace(collectStrings([body.input, body.instructions])),
   };
 }
 
 type OutputItem =
   | { type: 'message'; id: string; status: string; role: 'assistant'; content: Array<{ type: 'output_text'; text: string; annotations: [] }> }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: string }
-  | { type: 'custom_tool_call'; id: string; call_id: string; name: string; input: string; status: string };
+  | { type: 'function_call'; id: string; call_id: string; name: string; namespace?: string; arguments: string; status: string }
+  | { type: 'custom_tool_call'; id: string; call_id: string; name: string; input: string; status: string }
+  | { type: 'tool_search_call'; id: string; call_id: string; execution: 'client'; arguments: unknown; status: string };
 
 function outputItems(exchange: FakeExchange, plan: Extract<ReplyPlan, { kind: 'reply' }>, view: ConversationView): OutputItem[] {
   const items: OutputItem[] = [];
@@ -46,11 +66,21 @@ function outputItems(exchange: FakeExchange, plan: Extract<ReplyPlan, { kind: 'r
   const customTools = new Set(view.offeredTools.filter((tool) => tool.kind === 'custom').map((tool) => tool.name));
   for (const call of plan.toolCalls) {
     const callId = call.id ?? exchange.nextId('call_fake_');
-    if (typeof call.arguments === 'string' && customTools.has(call.name)) {
+    if (call.name === 'tool_search') {
+      items.push({ type: 'tool_search_call', id: exchange.nextId('tsc_fake_'), call_id: callId, execution: 'client', arguments: call.arguments, status: 'completed' });
+    } else if (typeof call.arguments === 'string' && customTools.has(call.name)) {
       items.push({ type: 'custom_tool_call', id: exchange.nextId('ctc_fake_'), call_id: callId, name: call.name, input: call.arguments, status: 'completed' });
     } else {
       const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-      items.push({ type: 'function_call', id: exchange.nextId('fc_fake_'), call_id: callId, name: call.name, arguments: args, status: 'completed' });
+      items.push({
+        type: 'function_call',
+        id: exchange.nextId('fc_fake_'),
+        call_id: callId,
+        name: call.name,
+        ...(call.namespace !== undefined ? { namespace: call.namespace } : {}),
+        arguments: args,
+        status: 'completed',
+      });
     }
   }
   return items;
@@ -99,6 +129,8 @@ function itemFrames(item: OutputItem, outputIndex: number, plan: Extract<ReplyPl
       ...halves(item.arguments).map((delta) => frame('response.function_call_arguments.delta', { ...base, delta })),
       frame('response.function_call_arguments.done', { ...base, name: item.name, arguments: item.arguments }),
     );
+  } else if (item.type === 'tool_search_call') {
+    frames.push(frame('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress' } }));
   } else {
     const base = { item_id: item.id, output_index: outputIndex };
     frames.push(

@@ -15,6 +15,35 @@ export interface AgentAdapterCapabilities {
   resume: boolean;
   /** The CLI streams text deltas (otherwise whole messages). */
   streamingText: boolean;
+  /**
+   * The adapter gives the member's `mcpServers` (and the server of its Troupe
+   * `tools`) to its CLI. Without it, `AgentManager` refuses a member that has
+   * either, with `CapabilityUnsupportedError`.
+   */
+  mcpServers?: boolean;
+}
+
+/** What a runner tells an adapter when one turn of a member starts (see {@link AgentAdapterV1.startTurn}). */
+export interface AgentTurnStart {
+  /** The member's role id (`AgentManager`'s `roleId`). */
+  readonly roleId: string;
+  /** This member's turn number, from 1. */
+  readonly turnNumber: number;
+  /** The member config the turn runs with. */
+  readonly member: MemberAgentConfig;
+  /** The message sent to the CLI, as `prepareMessage` made it. */
+  readonly message: string;
+}
+
+/**
+ * The turn a stdout line belongs to, handed to every `parseLine` call of
+ * that turn: what `startTurn` returned (`state`), and where the line is.
+ */
+export interface AgentLineContext<TTurnState = unknown> extends AgentTurnStart {
+  /** What {@link AgentAdapterV1.startTurn} returned for this turn; `undefined` when the adapter has no `startTurn`. */
+  readonly state: TTurnState;
+  /** Index of the line in this turn's stdout, from 0. */
+  readonly lineIndex: number;
 }
 
 /**
@@ -38,7 +67,7 @@ export interface AgentAdapterCapabilities {
  * };
  * ```
  */
-export interface AgentAdapterV1 {
+export interface AgentAdapterV1<TTurnState = unknown> {
   readonly specificationVersion: 'v1';
   /** Registry key, e.g. `claude`, `codex`, `gemini`. */
   readonly adapterId: string;
@@ -67,10 +96,24 @@ export interface AgentAdapterV1 {
   getCompletionStrategy(): CompletionStrategy;
 
   /**
+   * Turn-start hook: called by the runner once per turn, before the turn's
+   * first line, with who is speaking and what was sent. It returns the state
+   * the turn's lines need (the text so far, tool names by call id, the last
+   * error…), which every `parseLine` call of that turn gets back as
+   * `context.state`. The runner keeps one state per turn, so a single
+   * adapter serves any number of members and concurrent turns; the adapter
+   * keeps no per-turn state of its own. Optional: stateless adapters omit it.
+   */
+  startTurn?(turn: AgentTurnStart): TTurnState;
+
+  /**
    * Normalizes one stdout line (its text and, for JSON lines, the parsed
    * value) into stream parts. Unknown or non-JSON lines yield `[]`.
+   * `context` is the line's turn (its `startTurn` state, the role, the turn
+   * and line numbers); runners always give it. An adapter called without one
+   * (a direct call outside a runner) treats its lines as one implicit turn.
    */
-  parseLine(line: string, json: unknown): AgentStreamPart[];
+  parseLine(line: string, json: unknown, context?: AgentLineContext<TTurnState>): AgentStreamPart[];
 }
 
 /** Any agent adapter version this core understands. */

@@ -1,4 +1,18 @@
 import { z } from 'zod';
+import type { AnyTool } from '../../tools/define-tool';
+import { mcpServersSchema } from './mcp-server-config';
+
+function isTool(value: unknown): value is AnyTool {
+  const tool = value as AnyTool | null;
+  return (
+    typeof tool === 'object' &&
+    tool !== null &&
+    typeof tool.name === 'string' &&
+    typeof tool.execute === 'function' &&
+    typeof tool.inputSchema === 'object' &&
+    tool.parameters !== undefined
+  );
+}
 
 /**
  * Member-specific agent settings (seed 001 §2): who this member is and how
@@ -13,6 +27,20 @@ export const memberAgentConfigSchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
   /** Working directory of this member's process. */
   workDir: z.string().optional(),
+  /**
+   * MCP servers the member's CLI connects to, by name (the `mcpServers` of a
+   * `.mcp.json` file). Each adapter writes them into its CLI's own
+   * configuration; an adapter that cannot throws `CapabilityUnsupportedError`.
+   */
+  mcpServers: mcpServersSchema.optional(),
+  /**
+   * Troupe tools the member's CLI may call: `AgentManager` serves them over
+   * MCP (through its `toolHost`) as the server named `troupe`, for as long as
+   * the member is started.
+   */
+  tools: z.array(z.custom<AnyTool>(isTool, 'expected tools made by defineTool()')).optional(),
+  /** Passed to those tools as `context.data` (ids, services, an orchestrator's agent controls). */
+  toolData: z.record(z.string(), z.unknown()).optional(),
 });
 /** Member-specific agent settings. */
 export type MemberAgentConfig = z.infer<typeof memberAgentConfigSchema>;

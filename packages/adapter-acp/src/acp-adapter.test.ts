@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { AdapterRegistry, AgentManager, ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
+import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
+import { describe, expect, it } from 'vitest';
+import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
+const fakeAgent = fixture('fake-acp-agent.mjs');
+
+describe('createAcpAdapter: command line and settings', () => {
+  it('node <driver> --permission deny -- <agent command>; MCP servers written for session/new in ACP form', async () => {
+    const adapter = createAcpAdapter({ command: 'claude-code-acp', env: { IS_SANDBOX: '1' } });
+    expect(adapter.adapterId).toBe('acp');
+    expect(adapter.capabilities).toEqual({ systemPrompt: 'message', resume: false, streamingText: true, mcpServers: true });
+    const config = await adapter.getProcessConfig(
+      {
+        workDir: '/repo',
+        additionalArgs: ['--verbose'],
+        mcpServers: {
+          troupe: { type: 'http', url: 'http://127.0.0.1:4000/mcp', headers: { Authorization: 'Bearer tok-0123456789' } },
+          files: { command: 'npx', args: ['fs'], env: { API_KEY: 'key-123456' } },
+        },
+      },
+      undefined,
+    );
+    expect(config).toMatchObject({ command: process.execPath, cwd: '/repo', messageDelivery: 'stdin', env: { IS_SANDBOX: '1' } });
+    const args = config.args ?? [];
+    expect(args[0]).toBe(acpDriverPath);
+    expect(args.slice(args.indexOf('--'))).toEqual(['--', 'claude-code-acp', '--verbose']);
+    expect(args).toContain('--permission');
+    const file = args[args.indexOf('--mcp-config') + 1] as string;
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([
+      { type: 'http', name: 'troupe', url: 'http://127.0.0.1:4000/mcp', headers: [{ name: 'Authorization', value: 'Bearer tok-0123456789' }] },
+      { name: 'files', command: 'npx', args: ['fs'], env: [{ name: 'API_KEY', value: 'key-123456' }] },
+    ]);
+    expect(config.secrets).toEqual(expect.arrayContaining(['tok-0123456789', 'key-123456']));
+    await config.cleanup?.();
+    expect(() => readFileSync(file)).toThrow();
+  });
+
+  it('the system prompt goes with the message; bad settings and MCP cwd are refused by name', async () => {
+    const adapter = createAcpAdapter({ command: 'agent' });
+    expect(adapter.prepareMessage('Do it', { systemInstruction: 'You are careful.' })).toBe('You are careful.\n\nDo it');
+    expect(() => createAcpAdapter({ command: '' })).toThrow(/command/);
+    expect(() => createAcpAdapter({ command: 'a', canUseTool: 'maybe' as never })).toThrow(ConfigError);
+    expect(() => createAcpAdapter({ command: 'a', bogus: 1 } as never)).toThrow(/bogus/);
+    await expect(adapter.getProcessConfig({ mcpServers: { a: { command: 'a', cwd: '/x' } } })).rejects.toThrow(/mcpServers\.a\.cwd/);
+  });
+});
+
+describe('parsing recorded ACP turns (through the driver)', () => {
+  it('claude-code-acp, tool allowed: tool call named by Claude, its result, the final text', async () => {
+    const result = await replayThroughAdapter(createAcpAdapter({ command: 'claude-code-acp' }), { name: 'claude', stdoutFile: fixture('claude-code-acp-tool.stdout.jsonl') });
+    expect(result.status).toBe('completed');
+    expect(result.parts.map((part) => part.type)).toEqual(['session', 'tool-call', 'tool-result', 'text-delta', 'turn-end']);
+    expect(result.parts[1]).toEqual({
+      type: 'tool-call',
+      toolCallId: 'toolu_fake_1',
+      toolName: 'Write',
+      input: { file_path: '/workspace/hello.txt', content: 'hello from fake-llm\n' },
+    });
+    expect(result.parts[2]).toMatchObject({ type: 'tool-result', toolName: 'Write', isError: false, output: 'File created successfully at: /workspace/hello.txt' });
+    expect(result.text).toBe('Done: the file has been written.');
+  });
+
+  it('claude-code-acp, tool denied: a failed tool result; Gemini usage from _meta.quota; a 401 becomes an error with its status', async () => {
+    const denied = await replayThroughAdapter(createAcpAdapter({ command: 'a' }), { name: 'denied', stdoutFile: fixture('claude-code-acp-tool-denied.stdout.jsonl') });
+    expect(denied.parts.find((part) => part.type === 'tool-result')).toMatchObject({ isError: true, output: 'User refused permission to run tool' });
+    const gemini = await replayThroughAdapter(createAcpAdapter({ command: 'gemini' }), { name: 'gemini', stdoutFile: fixture('gemini-acp-tool.stdout.jsonl') });
+    expect(gemini.parts.filter((part) => part.type === 'usage')).toEqual([{ type: 'usage', usage: { inputTokens: 24, outputTokens: 16 } }]);
+    expect(gemini.parts.find((part) => part.type === 'tool-call')).toMatchObject({ toolName: 'write_file' });
+    const failed = await replayThroughAdapter(createAcpAdapter({ command: 'gemini' }), { name: '401', stdoutFile: fixture('gemini-acp-error401.stdout.jsonl') });
+    expect(failed.parts.slice(-2)).toEqual([
+      { type: 'error', message: 'Request had invalid authentication credentials. (fake-llm)', status: 401 },
+      { type: 'turn-end', text: 'Request had invalid authentication credentials. (fake-llm)', isError: true, stopReason: 'error' },
+    ]);
+  });
+
+  it('passes the core adapter conformance suite', async () => {
+    const report = await assertAdapterConformance({
+      createAdapter: () => createAcpAdapter({ command: 'agent' }),
+      replays: [
+        { name: 'claude-code-acp-tool', stdoutFile: fixture('claude-code-acp-tool.stdout.jsonl'), expectedText: 'Done: the file has been written.' },
+        { name: 'gemini-acp-tool', stdoutFile: fixture('gemini-acp-tool.stdout.jsonl'), expectedText: 'Done: the file has been written.' },
+      ],
+    });
+    expect(report.failures).toEqual([]);
+  });
+});
+
+describe('permission requests', () => {
+  const options = [
+    { optionId: 'always', name: 'Always', kind: 'allow_always' },
+    { optionId: 'once', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+  ];
+
+  it('answers map to the agent’s options (once by default, always when asked); no matching option cancels', () => {
+    expect(permissionOutcome(true, options).outcome).toEqual({ outcome: 'selected', optionId: 'once' });
+    expect(permissionOutcome({ behavior: 'allow', always: true }, options).outcome).toEqual({ outcome: 'selected', optionId: 'always' });
+    expect(permissionOutcome({ behavior: 'deny', message: 'no writes' }, options)).toEqual({ outcome: { outcome: 'selected', optionId: 'no' }, decision: 'deny', message: 'no writes' });
+    expect(permissionOutcome('deny', [options[0] as (typeof options)[number]]).outcome).toEqual({ outcome: 'cancelled' });
+  });
+
+  it('askInTerminal asks the human, one question at a time', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let asked = '';
+    output.on('data', (chunk: Buffer) => (asked += chunk.toString()));
+    const ask = askInTerminal({ input, output });
+    const request: AcpPermissionRequest = { sessionId: 's', toolCallId: 't', toolName: 'Write', title: 'Write hello.txt', kind: 'edit', input: {}, locations: [{ path: '/w/hello.txt' }], options };
+    const signal = new AbortController().signal;
+    const first = ask(request, { signal });
+    const second = ask({ ...request, toolCallId: 'u' }, { signal });
+    input.write('a\n');
+    expect(await first).toEqual({ behavior: 'allow', always: true });
+    input.write('nope\n');
+    expect(await second).toEqual({ behavior: 'deny', message: 'denied by the user' });
+    expect(asked).toContain('Allow Write: Write hello.txt (/w/hello.txt)? [y]es, [a]lways, [N]o: ');
+  });
+
+  it('through the driver: canUseTool decides, the agent gets the answer, events tell both sides', async () => {
+    const bus = new EventBus();
+    const events: AnyTroupeEvent[] = [];
+    bus.on('*', (event) => void (event.type.startsWith('acp:') && events.push(event)));
+    const seen: AcpPermissionRequest[] = [];
+    const adapter = createAcpAdapter({
+      command: fakeAgent,
+      eventBus: bus,
+      canUseTool: (request) => {
+        seen.push(request);
+        return request.kind === 'edit' ? { behavior: 'allow' } : false;
+      },
+    });
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'acp', create: () => adapter });
+    const manager = new AgentManager({ adapters });
+    try {
+      await manager.ensureAgentStarted('coder', 'acp', {});
+      const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
+      expect(result.text).toBe('permission: proceed_once');
+      expect(seen.map((request) => [request.toolName, request.kind, request.title])).toEqual([['write_file', 'edit', 'Writing to hello.txt']]);
+      expect(events.map((event) => [event.type, (event.payload as { decision?: string }).decision])).toEqual([
+        ['acp:permission-requested', undefined],
+        ['acp:permission-decided', 'allow'],
+      ]);
+      expect(events[1]?.payload).toMatchObject({ adapterId: 'acp', toolCallId: 'write_file__write_file_1795318144717_0', optionId: 'proceed_once' });
+    } finally {
+      await manager.cleanup();
+    }
+  });
+
+  it('a throwing callback cancels the request instead of crashing the turn', async () => {
+    const adapter = createAcpAdapter({
+      command: fakeAgent,
+      canUseTool: () => {
+        throw new Error('policy service down');
+      },
+    });
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'acp', create: () => adapter });
+    const manager = new AgentManager({ adapters });
+    try {
+      await manager.ensureAgentStarted('coder', 'acp', {});
+      expect(await manager.sendAndReceive('coder', 'Create hello.txt', undefined, { timeout: 20_000 })).toBe('permission: cancelled');
+    } finally {
+      await manager.cleanup();
+    }
+  });
+});

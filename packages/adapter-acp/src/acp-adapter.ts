@@ -1,0 +1,211 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  isMcpHttpServer,
+  mcpServerSecrets,
+  secretValuesFromEnv,
+  type AgentAdapterCapabilities,
+  type AgentAdapterV1,
+  type AgentStreamPart,
+  type AgentTurnContext,
+  type MemberAgentConfig,
+  type ProcessConfig,
+} from '@troupe/core';
+import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
+import { registerAcpEvents } from './acp-events';
+import { acpMcpServers } from './acp-mcp-servers';
+import { startAcpPermissionSocket } from './acp-permission-socket';
+import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
+import { ACP_COMPLETION_TYPES, AcpStreamParser, acpToolName, parseAcpResponse } from './acp-stream-parser';
+
+/**
+ * Absolute path of the ACP driver script (plain JavaScript on the official
+ * `@agentclientprotocol/sdk`, run with the current `node`): it holds the
+ * conversation with the agent for one turn.
+ */
+export const acpDriverPath: string = fileURLToPath(new URL('./bin/acp-driver.mjs', import.meta.url));
+
+/** An ACP adapter: the v1 contract plus its settings. */
+export interface AcpAdapter extends AgentAdapterV1 {
+  /** Always async: it may write the MCP config and open the permission socket. */
+  getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig>;
+  readonly settings: Readonly<ResolvedAcpAdapterSettings>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/**
+ * Creates an adapter that drives any Agent Client Protocol agent by command —
+ * Gemini CLI (`gemini --acp`), Claude Code through `claude-code-acp`, or any
+ * other ACP agent — with the official `@agentclientprotocol/sdk`. Each turn
+ * is one process: a small driver starts the agent, sends `initialize` and
+ * `session/new` (with the member's MCP servers) while the message is on its
+ * way, sends `session/prompt`, and prints the agent's updates, which become
+ * stream parts (text deltas, tool calls and results, usage, the stop
+ * reason). The agent's permission requests go to `canUseTool` in this
+ * process, with `acp:permission-requested` / `acp:permission-decided`
+ * events on `eventBus`.
+ *
+ * @throws ConfigError for invalid settings, naming each bad field.
+ *
+ * @example
+ * ```ts
+ * const adapters = new AdapterRegistry();
+ * adapters.register(createAcpAdapterPlugin({
+ *   adapterId: 'claude-acp',
+ *   command: 'claude-code-acp',
+ *   canUseTool: (request) => request.kind === 'edit' || request.kind === 'read',
+ * }));
+ * const manager = new AgentManager({ adapters });
+ * await manager.ensureAgentStarted('coder', 'claude-acp', { workDir: '/repo' });
+ * console.log(await manager.sendAndReceive('coder', 'Add a README'));
+ * ```
+ */
+export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
+  const resolved = Object.freeze(resolveAcpAdapterSettings(settings));
+  const parser = new AcpStreamParser();
+  const { adapterId } = resolved;
+  const canUseTool: AcpCanUseTool | 'allow' | 'deny' = resolved.canUseTool === 'ask' ? askInTerminal() : resolved.canUseTool;
+  if (resolved.eventBus) registerAcpEvents();
+  const capabilities: AgentAdapterCapabilities = Object.freeze({
+    systemPrompt: resolved.systemPrompt === 'none' ? 'none' : 'message',
+    resume: resolved.resume === true,
+    streamingText: true,
+    mcpServers: true,
+  });
+
+  const decide = async (params: unknown, signal: AbortSignal) => {
+    const request = toPermissionRequest(params);
+    const bus = resolved.eventBus;
+    const base = { adapterId, sessionId: request.sessionId, toolCallId: request.toolCallId, toolName: request.toolName };
+    bus?.emit('acp:permission-requested', {
+      ...base,
+      ...(request.title !== undefined ? { title: request.title } : {}),
+      ...(request.kind !== undefined ? { kind: request.kind } : {}),
+      options: request.options.map(({ optionId, name, kind }) => ({ optionId, name, kind })),
+    });
+    let decided: ReturnType<typeof permissionOutcome>;
+    try {
+      const answer = typeof canUseTool === 'function' ? await canUseTool(request, { signal }) : canUseTool;
+      decided = permissionOutcome(answer, request.options);
+      if (signal.aborted) decided = { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: 'the turn ended' };
+    } catch (error) {
+      decided = { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: `canUseTool failed: ${(error as Error)?.message ?? String(error)}` };
+    }
+    bus?.emit('acp:permission-decided', {
+      ...base,
+      decision: decided.decision,
+      ...('optionId' in decided.outcome ? { optionId: decided.outcome.optionId } : {}),
+      ...(decided.message !== undefined ? { message: decided.message } : {}),
+    });
+    return decided.outcome;
+  };
+
+  return {
+    specificationVersion: 'v1',
+    adapterId,
+    settings: resolved,
+    capabilities,
+
+    async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
+      const cwd = workDir ?? member.workDir;
+      const servers = member.mcpServers ?? {};
+      for (const [name, server] of Object.entries(servers)) {
+        if (!isMcpHttpServer(server) && server.cwd !== undefined) {
+          throw new ConfigError('member config', [{ path: ['mcpServers', name, 'cwd'], message: 'ACP takes no working directory per MCP server; remove cwd' }]);
+        }
+      }
+      const resumeId = capabilities.resume ? context.resumeSessionId : undefined;
+      if (resumeId !== undefined && !SESSION_ID.test(resumeId)) {
+        throw new InvalidArgumentError('context.resumeSessionId', `expected an ACP session id, got ${JSON.stringify(resumeId)}`);
+      }
+      const dir = await mkdtemp(join(tmpdir(), 'troupe-acp-'));
+      const cleanups: Array<() => void | Promise<void>> = [() => rm(dir, { recursive: true, force: true })];
+      const cleanup = async () => {
+        for (const step of cleanups.reverse()) await Promise.resolve().then(step).catch(() => {});
+      };
+      const driverArgs: string[] = [];
+      let prepared: Awaited<ReturnType<NonNullable<typeof resolved.prepareTurn>>> = {};
+      try {
+        if (resolved.prepareTurn) {
+          prepared = await resolved.prepareTurn(member);
+          if (prepared.cleanup) cleanups.push(prepared.cleanup);
+        }
+        if (Object.keys(servers).length > 0) {
+          const file = join(dir, 'mcp-servers.json');
+          await writeFile(file, JSON.stringify(acpMcpServers(servers)), { encoding: 'utf8', mode: 0o600 });
+          driverArgs.push('--mcp-config', file);
+        }
+        if (typeof canUseTool === 'function' || resolved.eventBus) {
+          const socket = await startAcpPermissionSocket(dir, decide);
+          cleanups.push(() => socket.close());
+          driverArgs.push('--permission-socket', socket.path);
+        } else {
+          driverArgs.push('--permission', canUseTool);
+        }
+      } catch (error) {
+        await cleanup();
+        throw error;
+      }
+      if (resumeId !== undefined) driverArgs.push('--resume', resumeId);
+      if (resolved.installHint) driverArgs.push('--install-hint', resolved.installHint);
+      const env: Record<string, string | undefined> = { ...resolved.env, ...prepared.env, ...member.env };
+      return {
+        command: process.execPath,
+        args: [acpDriverPath, ...driverArgs, '--', resolved.command, ...(resolved.args ?? []), ...(member.additionalArgs ?? [])],
+        ...(cwd !== undefined ? { cwd } : {}),
+        env,
+        messageDelivery: 'stdin',
+        ...(resolved.installHint ? { installHint: resolved.installHint } : {}),
+        secrets: [...secretValuesFromEnv(env), ...(prepared.secrets ?? []), ...Object.values(servers).flatMap((server) => mcpServerSecrets(server))],
+        cleanup,
+      };
+    },
+
+    prepareMessage(message: string, member: MemberAgentConfig): string {
+      if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
+      return capabilities.systemPrompt === 'message' && member.systemInstruction ? `${member.systemInstruction}\n\n${message}` : message;
+    },
+
+    parseResponse: (rawOutput: string) => parseAcpResponse(rawOutput),
+
+    getCompletionStrategy: () => ({ type: 'jsonl', completionTypes: ACP_COMPLETION_TYPES }),
+
+    parseLine(_line: string, json: unknown): AgentStreamPart[] {
+      return parser.parse(json);
+    },
+  };
+}
+
+function toPermissionRequest(params: unknown): AcpPermissionRequest {
+  const value = (params ?? {}) as {
+    sessionId?: unknown;
+    toolCall?: { toolCallId?: unknown; title?: unknown; kind?: unknown; rawInput?: unknown; locations?: unknown; _meta?: unknown };
+    options?: unknown;
+  };
+  const call = value.toolCall ?? {};
+  const toolCallId = typeof call.toolCallId === 'string' ? call.toolCallId : '';
+  const title = typeof call.title === 'string' ? call.title : undefined;
+  const kind = typeof call.kind === 'string' ? call.kind : undefined;
+  const options = Array.isArray(value.options)
+    ? value.options.filter((option): option is AcpPermissionOption => typeof option?.optionId === 'string' && typeof option?.kind === 'string').map((option) => ({
+        optionId: option.optionId,
+        name: typeof option.name === 'string' ? option.name : option.optionId,
+        kind: option.kind,
+      }))
+    : [];
+  return {
+    sessionId: typeof value.sessionId === 'string' ? value.sessionId : '',
+    toolCallId,
+    toolName: acpToolName({ toolCallId, ...(kind !== undefined ? { kind } : {}), ...(title !== undefined ? { title } : {}), _meta: call._meta }),
+    title,
+    kind,
+    input: call.rawInput,
+    locations: Array.isArray(call.locations) ? (call.locations as Array<{ path: string; line?: number | null }>).filter((location) => typeof location?.path === 'string') : [],
+    options,
+  };
+}

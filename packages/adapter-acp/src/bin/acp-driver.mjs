@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// Drives one prompt turn of an Agent Client Protocol agent for @troupe/adapter-acp,
+// on the official @agentclientprotocol/sdk (JSON-RPC framing, requests, responses
+// and errors are the SDK's): the message arrives on this script's stdin (closed
+// after it), and what the agent says comes out on stdout, one JSON line each.
+//
+// Usage: node acp-driver.mjs [--permission allow|deny] [--permission-socket PATH]
+//          [--mcp-config FILE] [--resume SESSION_ID] [--install-hint TEXT] -- COMMAND [ARGS…]
+//   --permission         answers session/request_permission here: allow (once) or deny (once); default deny
+//   --permission-socket  asks the Troupe host instead, over this Unix socket (one JSON line per request)
+//   --mcp-config         a JSON file with the ACP `mcpServers` array for session/new (or session/load)
+//   --resume             load this session (session/load) when the agent can, instead of a new one
+//
+// stdout lines:
+//   {"type":"acp.initialized","protocolVersion":…,"agentInfo":…,"agentCapabilities":…}
+//   {"type":"acp.session","sessionId":…,"loaded":bool}
+//   {"jsonrpc":"2.0","method":"session/update","params":…}              every update, as the agent sent it
+//   {"jsonrpc":"2.0","method":"session/request_permission","params":…}  every permission request
+//   {"type":"acp.permission","toolCallId":…,"outcome":…}                 how it was answered
+//   {"type":"acp.prompt-result","response":…}                            the session/prompt response: the turn ended
+//   {"type":"acp.error","message":…,"code":…,"data":…}                   a failed request: the turn failed
+//   {"type":"acp.agent-exited","message":…,"code":…}                     the agent could not start or died: the driver exits with its code
+// initialize and session/new go out at once, so the agent boots while the message
+// is still on its way. Exit code: 0 after a prompt result, 1 after an error,
+// the agent's own code when it died first (127 when COMMAND is not found).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { Readable, Writable } from 'node:stream';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+
+const argv = process.argv.slice(2);
+const options = { permission: 'deny', socket: undefined, mcpConfig: undefined, resume: undefined, installHint: undefined };
+let command;
+let commandArgs = [];
+for (let i = 0; i < argv.length; i++) {
+  const arg = argv[i];
+  if (arg === '--permission') options.permission = argv[++i];
+  else if (arg === '--permission-socket') options.socket = argv[++i];
+  else if (arg === '--mcp-config') options.mcpConfig = argv[++i];
+  else if (arg === '--resume') options.resume = argv[++i];
+  else if (arg === '--install-hint') options.installHint = argv[++i];
+  else if (arg === '--') {
+    command = argv[i + 1];
+    commandArgs = argv.slice(i + 2);
+    break;
+  }
+}
+if (!command || !['allow', 'deny'].includes(options.permission)) {
+  process.stderr.write('acp-driver: usage: acp-driver.mjs [--permission allow|deny] [--permission-socket PATH] [--mcp-config FILE] [--resume ID] -- COMMAND [ARGS…]\n');
+  process.exit(2);
+}
+
+const emit = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const finish = (code) => process.stdout.write('', () => process.exit(code));
+
+const mcpServers = options.mcpConfig ? JSON.parse(readFileSync(options.mcpConfig, 'utf8')) : [];
+const message = new Promise((resolve) => {
+  const chunks = [];
+  process.stdin.on('data', (chunk) => chunks.push(chunk));
+  process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8').replace(/\n$/, '')));
+  process.stdin.on('error', () => resolve(''));
+});
+
+const agent = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+const agentExited = new Promise((resolve) => agent.once('exit', (code, signal) => resolve({ code, signal })));
+agent.once('error', (error) => {
+  const hint = error.code === 'ENOENT' && options.installHint ? ` Install it with \`${options.installHint}\` or give its absolute path.` : '';
+  const text = `cannot start "${command}": ${error.message}.${hint}`;
+  process.stderr.write(`acp-driver: ${text}\n`);
+  emit({ type: 'acp.agent-exited', message: text, code: error.code });
+  finish(error.code === 'ENOENT' ? 127 : 1);
+});
+agent.stdin.on('error', () => {
+  // EPIPE when the agent exits early: its exit code tells the story.
+});
+
+/** The answer to one permission request: from the host over the socket, else the fixed policy. */
+let socketLine = 0;
+const socketWaiters = new Map();
+let socket;
+function askHost(params, signal) {
+  if (!socket) {
+    socket = createConnection(options.socket);
+    socket.setEncoding('utf8');
+    let buffer = '';
+    socket.on('data', (chunk) => {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf('\n')) !== -1) {
+        const reply = JSON.parse(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        socketWaiters.get(reply.id)?.(reply.outcome);
+        socketWaiters.delete(reply.id);
+      }
+    });
+    socket.on('error', () => {
+      for (const resolve of socketWaiters.values()) resolve({ outcome: 'cancelled' });
+      socketWaiters.clear();
+    });
+  }
+  const id = ++socketLine;
+  return new Promise((resolve) => {
+    socketWaiters.set(id, resolve);
+    signal.addEventListener('abort', () => resolve({ outcome: 'cancelled' }), { once: true });
+    socket.write(`${JSON.stringify({ id, request: params })}\n`);
+  });
+}
+
+function fixedAnswer(params) {
+  const wanted = options.permission === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
+  const option = wanted.map((kind) => params.options?.find((candidate) => candidate.kind === kind)).find(Boolean);
+  return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' };
+}
+
+// What the tool_call updates said of each call (kind, locations…): some agents (claude-code-acp) leave it out of
+// the permission request, and the host's callback should not have to guess.
+const knownCalls = new Map();
+
+const app = client({ name: 'troupe' })
+  .onNotification(methods.client.session.update, ({ params }) => {
+    const update = params?.update;
+    if ((update?.sessionUpdate === 'tool_call' || update?.sessionUpdate === 'tool_call_update') && update.toolCallId) {
+      const { sessionUpdate: _kind, ...fields } = update;
+      knownCalls.set(update.toolCallId, { ...knownCalls.get(update.toolCallId), ...fields });
+    }
+    emit({ jsonrpc: '2.0', method: 'session/update', params });
+  })
+  .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
+    emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
+    const known = knownCalls.get(params.toolCall?.toolCallId);
+    const enriched = known ? { ...params, toolCall: { ...known, ...params.toolCall } } : params;
+    const outcome = options.socket ? await askHost(enriched, signal) : fixedAnswer(enriched);
+    emit({ type: 'acp.permission', toolCallId: params.toolCall?.toolCallId, outcome });
+    return { outcome };
+  });
+
+const stream = ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
+let exitCode = 0;
+try {
+  await app.connectWith(stream, async (context) => {
+    const init = await context.request(methods.agent.initialize, {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: 'troupe', version: '1' },
+    });
+    emit({ type: 'acp.initialized', protocolVersion: init.protocolVersion, agentInfo: init.agentInfo, agentCapabilities: init.agentCapabilities });
+    const wantsHttp = mcpServers.some((server) => server.type === 'http');
+    if (wantsHttp && init.agentCapabilities?.mcpCapabilities?.http !== true) {
+      throw Object.assign(new Error('the agent does not take HTTP MCP servers (agentCapabilities.mcpCapabilities.http is not true); give it stdio servers'), { code: -32602 });
+    }
+    const cwd = process.cwd();
+    let sessionId;
+    let loaded = false;
+    if (options.resume && init.agentCapabilities?.loadSession === true) {
+      await context.request(methods.agent.session.load, { sessionId: options.resume, cwd, mcpServers });
+      sessionId = options.resume;
+      loaded = true;
+    } else {
+      sessionId = (await context.request(methods.agent.session.new, { cwd, mcpServers })).sessionId;
+    }
+    emit({ type: 'acp.session', sessionId, loaded });
+    const response = await context.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: await message }] });
+    emit({ type: 'acp.prompt-result', response });
+  });
+} catch (error) {
+  // An agent that died (bad auth, untrusted folder…) explains itself by its exit code: pass it on.
+  // The process then fails with that code (not a turn the agent ended), so no acp.error line.
+  const early = await Promise.race([agentExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 200).unref())]);
+  if (early !== undefined) {
+    exitCode = early.code ?? 1;
+    const how = early.signal ? `killed by ${early.signal}` : `exited with code ${early.code}`;
+    process.stderr.write(`acp-driver: the agent ${how} before the turn ended (${error?.message ?? error})\n`);
+    emit({ type: 'acp.agent-exited', message: `the agent ${how}`, code: early.code, signal: early.signal });
+  } else {
+    exitCode = 1;
+    emit({ type: 'acp.error', message: error?.message ?? String(error), ...(error?.code !== undefined ? { code: error.code } : {}), ...(error?.data !== undefined ? { data: error.data } : {}) });
+  }
+}
+socket?.end();
+agent.stdin.end();
+const exited = await Promise.race([agentExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 3000).unref())]);
+if (exited === undefined) agent.kill('SIGTERM');
+finish(exitCode);

@@ -1,0 +1,76 @@
+import { AgentError } from '../errors/agent-error';
+import { serializeError } from '../util/serialize-error';
+import type { AgentAdapter, AgentLineContext, AgentTurnStart } from './v1/agent-adapter-v1';
+import type { AgentStreamPart } from './v1/agent-stream-part';
+
+/** One turn's line parser: the adapter's `parseLine` bound to the turn's context. */
+export interface AdapterTurnParser {
+  /** Parts for one stdout line. Never throws: a throwing adapter yields an `error` part. */
+  parse(line: string, json: unknown): AgentStreamPart[];
+}
+
+/**
+ * Starts one turn of `adapter`: calls its turn-start hook (`startTurn`) and
+ * returns a parser that hands every line of the turn to `parseLine` with the
+ * turn's context (the hook's state, role, turn and line numbers).
+ *
+ * A second `turn-end` in one turn is an adapter bug (a CLI printing two
+ * results, a parser ending the turn twice): it is kept in the parts, never
+ * silently decides the turn (see {@link agentErrorOfTurn}), and is reported
+ * once with a `TroupeWarning` naming the adapter and the role.
+ *
+ * @throws whatever `startTurn` throws (the turn cannot start).
+ */
+export function startAdapterTurn(adapter: AgentAdapter, start: AgentTurnStart): AdapterTurnParser {
+  const state = adapter.startTurn?.(start);
+  let lineIndex = 0;
+  let turnEnds = 0;
+  return {
+    parse(line, json) {
+      const context: AgentLineContext = { ...start, state, lineIndex: lineIndex++ };
+      let parts: AgentStreamPart[];
+      try {
+        parts = adapter.parseLine(line, json, context);
+      } catch (error) {
+        return [{ type: 'error', message: `adapter ${adapter.adapterId} could not parse a line: ${serializeError(error).message}` }];
+      }
+      for (const part of parts) {
+        if (part.type === 'turn-end' && ++turnEnds === 2) {
+          process.emitWarning(
+            `adapter ${adapter.adapterId} ended turn ${start.turnNumber} of role "${start.roleId}" more than once; ` +
+              'the turn is failed if any of its turn-end parts is an error, whatever comes after',
+            { type: 'TroupeWarning', code: 'TROUPE_TURN_END_REPEATED' },
+          );
+        }
+      }
+      return parts;
+    },
+  };
+}
+
+/**
+ * The `AgentError` a turn's parts report, or `undefined` when the turn did
+ * not fail. The turn failed when any of its `turn-end` parts has `isError`
+ * (an error is never overridden by a later `turn-end`). The message joins the
+ * CLI's own error text — the last `error` part before that `turn-end` that is
+ * not a retry notice — and the `turn-end` text, each once; `status` is the
+ * HTTP status of the last such `error` part that has one.
+ */
+export function agentErrorOfTurn(adapterId: string, parts: readonly AgentStreamPart[]): AgentError | undefined {
+  const endIndex = parts.findIndex((part) => part.type === 'turn-end' && part.isError);
+  if (endIndex < 0) return undefined;
+  const end = parts[endIndex] as Extract<AgentStreamPart, { type: 'turn-end' }>;
+  const errors = parts.slice(0, endIndex).filter((part): part is Extract<AgentStreamPart, { type: 'error' }> => part.type === 'error' && part.retrying !== true);
+  // The turn's own error status: skip retry notices (e.g. a 404 WebSocket fallback before a 500).
+  const status = [...errors].reverse().find((part) => part.status !== undefined)?.status;
+  const texts: string[] = [];
+  for (const text of [errors.at(-1)?.message.trim(), end.text.trim()]) {
+    if (!text || texts.some((seen) => seen.includes(text))) continue;
+    for (let i = texts.length - 1; i >= 0; i--) if (text.includes(texts[i] as string)) texts.splice(i, 1);
+    texts.push(text);
+  }
+  return new AgentError(`${adapterId} reported an error: ${texts.length > 0 ? texts.join(' — ') : 'turn failed'}`, {
+    adapterId,
+    ...(status !== undefined ? { status } : {}),
+  });
+}
