@@ -170,7 +170,7 @@ export { nextProcessCount, processSingleton } from './util/process-singleton';
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
 export { MemoryStore } from './store/memory-store';
-export { checkStoreLimit, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store/store-input';
+export { checkStoreLimit, checkStoreListOptions, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store/store-input';
 
 // Agent loop (Sense-Plan-Act-Reflect)
 export * from './loop/index';

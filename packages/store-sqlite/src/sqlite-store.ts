@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   AbortError,
-  checkStoreLimit,
+  checkStoreListOptions,
   InvalidArgumentError,
   storeValueToJson,
   type Namespace,
@@ -15,6 +15,7 @@ import {
   type StoreListOptions,
 } from '@troupe/core';
 import { decodeNamespace, encodeNamespace, namespaceUpperBound } from './sqlite-store-codec';
+import { prepareStatements, type Row, type Statements } from './sqlite-store-statements';
 import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';
 import { checkFileMode, DEFAULT_SQLITE_FILE_MODE, prepareDatabaseFiles } from './sqlite-store-file-mode';
 import { migrateSqliteStore, sqliteStoreMigrations, type SqliteStoreMigration } from './sqlite-store-migrations';
@@ -52,22 +53,6 @@ export interface SqliteStoreOptions {
   redactor?: SecretRedactor;
   /** @internal The schema history to apply (tests of the migration runner). */
   migrations?: readonly SqliteStoreMigration[];
-}
-
-interface Row {
-  ns: Uint8Array;
-  key: string;
-  value: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface Statements {
-  get: Database.Statement<[Buffer, string], Row>;
-  put: Database.Statement<[Buffer, string, string, number, number]>;
-  delete: Database.Statement<[Buffer, string]>;
-  list: Database.Statement<[Buffer, string | null, string | null, number], Row>;
-  listRecursive: Database.Statement<[Buffer, Buffer, Buffer, string | null, string | null, number], Row>;
 }
 
 /** The transaction an async context is running in (so store calls made inside `work` join it). */
@@ -198,13 +183,18 @@ export class SqliteStore implements Store {
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     return this.run(options, 'Store.list', () => {
       const ns = encodeNamespace(namespace);
+      checkStoreListOptions(options);
       const { limit, after, recursive } = options;
-      checkStoreLimit(limit);
-      if (after !== undefined && typeof after !== 'string') throw new InvalidArgumentError('after', `expected a key string, got ${typeof after}`);
       const sqlLimit = limit ?? -1;
+      // Each shape has its own statement, so SQLite seeks the cursor in the primary key instead of scanning up to it.
+      const { statements } = this;
       const rows = recursive
-        ? this.statements.listRecursive.all(ns, namespaceUpperBound(ns), ns, after ?? null, after ?? null, sqlLimit)
-        : this.statements.list.all(ns, after ?? null, after ?? null, sqlLimit);
+        ? after === undefined
+          ? statements.listRecursive.all(ns, namespaceUpperBound(ns), sqlLimit)
+          : statements.listRecursiveAfter.all(ns, after, namespaceUpperBound(ns), sqlLimit)
+        : after === undefined
+          ? statements.list.all(ns, sqlLimit)
+          : statements.listAfter.all(ns, after, sqlLimit);
       return rows.map((row) => toItem(row) as StoreItem<V>);
     });
   }
@@ -332,24 +322,6 @@ export class SqliteStore implements Store {
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   return new SqliteStore(path, options);
-}
-
-function prepareStatements(db: Database.Database): Statements {
-  const columns = 'ns, key, value, created_at, updated_at';
-  return {
-    get: db.prepare(`SELECT ${columns} FROM items WHERE ns = ? AND key = ?`),
-    put: db.prepare(
-      `INSERT INTO items (${columns}) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ),
-    delete: db.prepare('DELETE FROM items WHERE ns = ? AND key = ?'),
-    list: db.prepare(`SELECT ${columns} FROM items WHERE ns = ? AND (? IS NULL OR key > ?) ORDER BY key LIMIT ?`),
-    // `after` only applies to the namespace itself, as in MemoryStore.
-    listRecursive: db.prepare(
-      `SELECT ${columns} FROM items WHERE ns >= ? AND ns < ? AND NOT (ns = ? AND ? IS NOT NULL AND key <= ?)
-       ORDER BY ns, key LIMIT ?`,
-    ),
-  };
 }
 
 function toItem(row: Row): StoreItem {

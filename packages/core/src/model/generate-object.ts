@@ -110,7 +110,7 @@ export async function generateObject<TSchema extends z.ZodType>(options: Generat
       ...(options.headers !== undefined ? { headers: options.headers } : {}),
       ...(signal !== undefined ? { abortSignal: signal } : {}),
     };
-    const response = await callModel(model, request, false, signal, undefined, options.eventBus);
+    const response = await callModel(model, request, false, signal, undefined, undefined, options.eventBus);
     usage = addChatUsage(usage, response.usage);
     const issues = validate(schema, response.text);
     if (issues.success) return { object: issues.data as z.output<TSchema>, text: response.text, usage, attempts: attempt, response };

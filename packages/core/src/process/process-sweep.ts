@@ -186,7 +186,13 @@ export async function sweepRunTokens(tokens: readonly string[], graceMs: number,
     }
   }
   // SIGKILL cannot be ignored; a process forking while we kill is caught by the next pass.
-  for (let pass = 0; pass < 20 && pids.length > 0; pass++) {
+  for (let pass = 0; pass < 20; pass++) {
+    if (pids.length === 0) {
+      // A child caught mid-fork or mid-exec (its environ briefly unreadable) would be missed: look once more.
+      await sleep(20);
+      pids = await findTokenPids(tokens, options);
+      if (pids.length === 0) break;
+    }
     for (const pid of pids) {
       found.add(pid);
       signalPid(pid, 'SIGKILL');

@@ -24,3 +24,4 @@ export {
   type StoreConformanceCase,
 } from './store-conformance';
 export * from './model-testing';
+export { createManualChatModel, ManualChatModel, type ManualChatTurn } from './manual-chat-model';
