@@ -104,6 +104,8 @@ class TroupeSpans implements SpanActions {
   private readonly mine = new WeakSet<Span>();
   private readonly notes = new Map<string, string>();
   private current: AnyTroupeEvent | undefined;
+  /** When the event being handled was published (see {@link SpanActions.now}). */
+  now = 0;
 
   constructor(
     private readonly tracer: Tracer,
@@ -114,6 +116,7 @@ class TroupeSpans implements SpanActions {
     const rule = ruleFor(event) ?? runnerSpanRules[event.type];
     if (!rule) return;
     this.current = event;
+    this.now = performance.timeOrigin + performance.now();
     try {
       rule(event as never, this);
     } finally {
@@ -124,9 +127,9 @@ class TroupeSpans implements SpanActions {
   start(key: string, start: SpanStart): void {
     const event = this.current as AnyTroupeEvent;
     const parent = this.parentContext(start.parentKey);
-    const span = this.tracer.startSpan(start.name, { kind: start.kind ?? SpanKind.INTERNAL, attributes: start.attributes, startTime: start.startTime ?? event.timestamp }, parent);
+    const span = this.tracer.startSpan(start.name, { kind: start.kind ?? SpanKind.INTERNAL, attributes: start.attributes, startTime: start.startTime ?? this.now }, parent);
     this.mine.add(span);
-    this.open.get(key)?.end(event.timestamp);
+    this.open.get(key)?.end(this.now);
     this.open.set(key, span);
     this.ofEvent.set(event, span);
   }
@@ -135,7 +138,7 @@ class TroupeSpans implements SpanActions {
     const span = this.open.get(key);
     if (!span) return;
     this.open.delete(key);
-    finish(span, end, this.current?.timestamp);
+    finish(span, end, this.current ? this.now : undefined);
   }
 
   endUnder(prefix: string, end: SpanEnd = {}): void {

@@ -89,8 +89,8 @@ const orchestratorRules: Record<string, RunnerRule> = {
     spans.record({
       name: `execute_tool ${str(e.payload.toolName)}`,
       parentKey: orchestratorAgent(e.payload.agentId),
-      startTime: e.timestamp - Number(e.payload.durationMs),
-      endTime: e.timestamp,
+      startTime: spans.now - Number(e.payload.durationMs),
+      endTime: spans.now,
       attributes: {
         [GEN_AI.operationName]: 'execute_tool',
         [GEN_AI.toolName]: str(e.payload.toolName),

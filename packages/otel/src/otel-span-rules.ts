@@ -9,7 +9,7 @@ export interface SpanStart {
   attributes: Attributes;
   /** The span this one is a child of, by key, when the events say it (else the event's scope decides). */
   parentKey?: string | undefined;
-  /** Default: the event's timestamp. */
+  /** Default: when the event was published ({@link SpanActions.now}). */
   startTime?: number;
 }
 
@@ -18,7 +18,7 @@ export interface SpanEnd {
   attributes?: Attributes;
   /** Set: the span's status is error, with this message. */
   error?: SerializedError | string | undefined;
-  /** Default: the event's timestamp. */
+  /** Default: when the event was published ({@link SpanActions.now}). */
   endTime?: number;
 }
 
@@ -35,6 +35,13 @@ export interface SpanActions {
   note(key: string, value: string | undefined): void;
   recall(key: string): string | undefined;
   prices: PriceTable;
+  /**
+   * When the event being handled was published (ms since the epoch, sub-ms
+   * precise, on the clock the spans use): events are handled as they are
+   * published, so their spans are timed on one fine clock rather than the
+   * events' whole-ms timestamps.
+   */
+  readonly now: number;
 }
 
 type Rule<T extends TroupeEventType> = (event: TroupeEvent<T>, spans: SpanActions) => void;
