@@ -11,6 +11,8 @@ export const claudeSystemInitSchema = z.looseObject({
   type: z.literal('system'),
   subtype: z.literal('init'),
   session_id: z.string().min(1),
+  /** The model of the session (`claude-opus-5-5`). */
+  model: z.string().optional(),
 });
 
 /** `{"type":"system","subtype":"api_retry",…}`: one per retried API request. */

@@ -48,6 +48,7 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "claude-opus-5-5",
           "sessionId": "863aed00-dfa4-40ce-9dd4-3baf7906cbfb",
           "type": "session",
         },
@@ -86,6 +87,7 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "claude-opus-5-5",
           "sessionId": "0763d0b0-3c1a-4fc0-a92a-6a137e6b5d49",
           "type": "session",
         },
@@ -133,6 +135,7 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "claude-opus-5-5",
           "sessionId": "b901f014-cd3d-4587-ab47-fc144f7a5551",
           "type": "session",
         },
@@ -190,6 +193,7 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "claude-opus-5-5",
           "sessionId": "d71faee3-4b23-4eaf-a4de-758ec92a616a",
           "type": "session",
         },
@@ -244,6 +248,7 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "claude-opus-5-5",
           "sessionId": "c31564c2-c959-4100-bb27-cfad149003fb",
           "type": "session",
         },

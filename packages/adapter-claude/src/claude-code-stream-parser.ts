@@ -81,7 +81,7 @@ export class ClaudeCodeStreamParser {
         if (!init.success) return [];
         this.turns.delete(sessionKey);
         this.state(sessionKey);
-        return [{ type: 'session', sessionId: init.data.session_id }];
+        return [{ type: 'session', sessionId: init.data.session_id, ...(init.data.model ? { model: init.data.model } : {}) }];
       }
       case 'api_retry': {
         const retry = claudeApiRetrySchema.safeParse(event);

@@ -198,7 +198,7 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
       const second = await manager.send('coder', 'Second turn: what did I ask you to remember?').result;
       expect(first.text).toBe(FAKE_TEXT);
       expect(second.text).toBe(FAKE_TEXT);
-      expect(second.parts.find((part) => part.type === 'session')).toEqual({ type: 'session', sessionId: first.sessionId });
+      expect(second.parts.find((part) => part.type === 'session')).toEqual({ type: 'session', sessionId: first.sessionId, model: expect.any(String) });
       const [firstRequest, secondRequest] = anthropicRequests();
       expect(secondRequest?.headers['x-claude-code-session-id']).toBe(firstRequest?.headers['x-claude-code-session-id']);
       const history = JSON.stringify((secondRequest?.body as { messages: unknown[] }).messages);

@@ -133,7 +133,7 @@ describe('parsing', () => {
 
   it('parseLine parses the raw line when no JSON value is given, and ignores unknown events and items', () => {
     const adapter = createCodexAdapter();
-    expect(adapter.parseLine('{"type":"thread.started","thread_id":"t-1"}', undefined)).toEqual([{ type: 'session', sessionId: 't-1' }]);
+    expect(adapter.parseLine('{"type":"thread.started","thread_id":"t-1"}', undefined)).toEqual([{ type: 'session', sessionId: 't-1', model: 'gpt-5.5' }]);
     expect(parse(adapter, { type: 'turn.started' })).toEqual([]);
     expect(parse(adapter, { type: 'item.completed', item: { id: 'i', type: 'reasoning', text: 'hmm' } })).toEqual([]);
     expect(parse(adapter, { type: 'item.completed', item: { id: 'i', type: 'agent_message', text: 42 } })).toEqual([]);

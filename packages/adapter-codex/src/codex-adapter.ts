@@ -58,6 +58,8 @@ export interface CodexAdapter extends AgentAdapterV1<CodexLineParser> {
  */
 export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
   const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
+  // Codex does not name its model in its output: the session part gives the one passed with `-m`.
+  const parserOptions = { model: resolved.model ?? undefined };
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
   let implicitTurn: CodexLineParser | undefined;
   const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
@@ -127,9 +129,9 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
 
     getCompletionStrategy: () => completion,
 
-    startTurn: () => createCodexLineParser(),
+    startTurn: () => createCodexLineParser(parserOptions),
 
     parseLine: (line, json, context) =>
-      (context?.state ?? (implicitTurn ??= createCodexLineParser())).parse(json === undefined ? parseJson(line) : json),
+      (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJson(line) : json),
   };
 }

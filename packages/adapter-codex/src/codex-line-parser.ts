@@ -16,6 +16,8 @@ export interface CodexLineParserOptions {
    * adapter parses it (the adapter's API key is in its process config's `secrets`).
    */
   secrets?: () => Iterable<string>;
+  /** The model passed with `-m` (Codex does not name it in its output): given with the `session` part. */
+  model?: string | undefined;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface CodexLineParser {
  * - `turn.completed` → `usage` + `turn-end` (text: the turn's last agent message)
  * - `turn.failed` → `error` + `turn-end` with `isError` (text: the error message)
  */
-export function createCodexLineParser(_options: CodexLineParserOptions = {}): CodexLineParser {
+export function createCodexLineParser(options: CodexLineParserOptions = {}): CodexLineParser {
   let lastText: string | undefined;
   const openTools = new Set<string>();
   const reset = () => {
@@ -132,7 +134,7 @@ export function createCodexLineParser(_options: CodexLineParserOptions = {}): Co
       switch (data.type) {
         case 'thread.started':
           reset();
-          return [{ type: 'session', sessionId: data.thread_id }];
+          return [{ type: 'session', sessionId: data.thread_id, ...(options.model ? { model: options.model } : {}) }];
         case 'item.started':
         case 'item.updated':
         case 'item.completed': {

@@ -59,6 +59,7 @@ describe('text turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014a-8b43-71f1-9264-5d20765a5891",
           "type": "session",
         },
@@ -91,6 +92,7 @@ describe('text turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014b-3182-71a3-9876-de2028094e6a",
           "type": "session",
         },
@@ -128,6 +130,7 @@ describe('text turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014b-33ce-7dc2-9fd3-4f70cbacc84c",
           "type": "session",
         },
@@ -191,6 +194,7 @@ describe('tool turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014a-91d9-7403-aadb-bb1595485869",
           "type": "session",
         },
@@ -244,6 +248,7 @@ describe('tool turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014a-9525-7e03-af12-e145cb9bea65",
           "type": "session",
         },
@@ -311,6 +316,7 @@ describe('failed turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014b-02e3-7033-ac0b-969a95eebed7",
           "type": "session",
         },
@@ -392,6 +398,7 @@ describe('failed turns', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gpt-5.5",
           "sessionId": "01a2014b-0068-7170-ac0b-4e44cf3ba7b9",
           "type": "session",
         },

@@ -19,6 +19,7 @@ describe('Gemini CLI fixtures replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gemini-2.5-flash",
           "sessionId": "2bb456ba-6a94-4425-812f-991626d4e11d",
           "type": "session",
         },
@@ -66,6 +67,7 @@ describe('Gemini CLI fixtures replayed through the adapter', () => {
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
+          "model": "gemini-2.5-flash",
           "sessionId": "acc1e7d9-2428-45c4-9b61-5ce91bdf8fe3",
           "type": "session",
         },

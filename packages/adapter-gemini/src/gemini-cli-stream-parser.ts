@@ -70,7 +70,7 @@ export class GeminiCliStreamParser {
     const event = geminiInitEventSchema.safeParse(json);
     if (!event.success) return [];
     this.reset();
-    return [{ type: 'session', sessionId: event.data.session_id }];
+    return [{ type: 'session', sessionId: event.data.session_id, ...(event.data.model ? { model: event.data.model } : {}) }];
   }
 
   private onMessage(json: unknown): AgentStreamPart[] {

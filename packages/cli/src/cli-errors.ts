@@ -53,7 +53,7 @@ export const EXIT_CODES = Object.freeze({
 
 /** What {@link exitCodeOfRun} reads: a Looper snapshot's last run and last iteration. */
 export interface RunEnding {
-  lastRun: { outcome: 'terminated' | 'stopped' | 'max-iterations' | 'failed' } | null;
+  lastRun: { outcome: 'terminated' | 'stopped' | 'max-iterations' | 'failed' | 'budget-exceeded' } | null;
   last: { coder: { status: 'SUCCESS' | 'FAILED' }; review: { status: 'SUCCESS' | 'FAILED'; report?: { health: string } | undefined } } | null;
 }
 
@@ -61,12 +61,13 @@ export interface RunEnding {
  * The exit code of a finished Looper run: 0 only when JUDGE terminated it and
  * the last review passed (health `normal`); 3 stopped; 5 when the last
  * iteration's Coder or Review failed; 4 for the iteration limit, or a
- * termination with findings still open; 1 when the loop itself failed.
+ * termination with findings still open; 1 when the loop itself failed. A run
+ * its budget stopped exits 3, like a stopped one.
  */
 export function exitCodeOfRun(ending: RunEnding): number {
   const { lastRun, last } = ending;
   if (!lastRun) return EXIT_CODES.ok;
-  if (lastRun.outcome === 'stopped') return EXIT_CODES.stopped;
+  if (lastRun.outcome === 'stopped' || lastRun.outcome === 'budget-exceeded') return EXIT_CODES.stopped;
   if (lastRun.outcome === 'failed') return EXIT_CODES.failure;
   if (last && (last.coder.status === 'FAILED' || last.review.status === 'FAILED')) return EXIT_CODES.agentFailure;
   if (lastRun.outcome === 'max-iterations') return EXIT_CODES.openFindings;

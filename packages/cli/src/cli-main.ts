@@ -12,6 +12,7 @@ import { runInteractiveCommand } from './commands/interactive-command';
 import { runLooperCommand } from './commands/looper-command';
 import { runMigrateRegistryCommand } from './commands/migrate-registry-command';
 import { runTeamCommand } from './commands/team-command';
+import { runUsageCommand } from './commands/usage-command';
 import { VERSION } from './version';
 
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>;
@@ -23,6 +24,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   dashboard: runDashboardCommand,
   doctor: runDoctorCommand,
   'migrate-registry': runMigrateRegistryCommand,
+  usage: runUsageCommand,
 };
 
 /** One line, whatever the error: no stack, no multi-line dumps. */

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { runTroupe, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
+import type { WorkspaceUsage } from './usage/usage-report';
 
 const cleanups: (() => void)[] = [];
 const running: TroupeProcess[] = [];
@@ -35,6 +36,13 @@ it('runs the team in .troupe/team.json: the AI member answers, the human member 
   expect(await team.exited()).toBe(0);
   expect(team.stdout()).toMatch(/You: Design the \/users endpoint/);
   expect(team.stdout()).toMatch(/Conversation ended \(human-end\) after \d+ turn\(s\)/);
+  // The conversation's usage is kept with the workspace session: `troupe usage` totals it per conversation and member.
+  const usage = await runTroupe(['usage', '--workspace', created.dir, '--json']);
+  expect(usage.code).toBe(0);
+  const [session] = (JSON.parse(usage.stdout) as WorkspaceUsage).sessions;
+  expect(Object.keys(session?.byAgent ?? {})).toEqual(['max']);
+  expect(Object.values(session?.byRun.team ?? {})).toEqual([expect.objectContaining({ records: 1, totalTokens: session?.totals.totalTokens })]);
+  expect(session?.totals.totalTokens).toBeGreaterThan(0);
 }, 60_000);
 
 it('a missing or invalid team file is bad configuration: exit 2, one problem per line', async () => {

@@ -25,6 +25,23 @@ export {
   type TroupeEventType,
 } from './events/event-map';
 export { eventVersion, parseEvent, registerEventSchema, serializeEvent } from './events/event-schema-registry';
+export {
+  currentEventScope,
+  enableEventScopes,
+  eventScopeChain,
+  eventScopesEnabled,
+  registerEventScopeWrapper,
+  withEventScope,
+  type EventScope,
+  type EventScopeInit,
+  type EventScopeRun,
+  type EventScopeWrapper,
+  type TraceCarrier,
+} from './events/event-scope';
+export { checkTraceCarrier, currentTraceCarrier, parseTraceparent, registerTraceCarrierProvider, type TraceParent } from './events/trace-carrier';
+
+// Usage and cost ledger, budgets
+export * from './usage/index';
 
 // Messages
 export { MessageStore, type ListMessagesOptions, type MessageStoreOptions } from './messages/message-store';

@@ -1,4 +1,4 @@
-import { AbortError, emptyChatUsage, serializeError, type ChatMessage, type ToolResult } from '@troupe/core';
+import { AbortError, emptyChatUsage, observeChatModel, serializeError, withEventScope, type ChatMessage, type ToolResult } from '@troupe/core';
 import { callsInAnswer, turnEndedBeforeRestart } from './agent-answer-text';
 import { runCliTurn } from './agent-cli-turn';
 import { formatForkResult } from './agent-fork-format';
@@ -158,7 +158,8 @@ export class AgentExecutor {
     if (strategy.cli) return runCliTurn({ tools: this.tools, sinks, fork, workspaceRoot }, record, messages);
     const data = record.context.data ?? this.resumedData(record);
     const runner = new AgentRunner({
-      model: (strategy.model ?? this.options.model)!,
+      // Its model calls emit `model:*` events (tracing, the usage ledger).
+      model: observeChatModel((strategy.model ?? this.options.model)!, { eventBus: this.tree.bus }),
       system: record.systemPrompt,
       tools: this.tools.getToolsForAgent(record.kind, strategy.tools),
       agentKind: record.kind,
@@ -175,7 +176,9 @@ export class AgentExecutor {
       ...optional('temperature', strategy.temperature),
     });
     record.runner = runner;
-    return runner.run(messages, { signal: record.controller.signal });
+    // The agent's event scope: its calls are charged to it and to its tree, and traced under its span.
+    const scope = { bus: this.tree.bus, agentId: record.id, run: { kind: 'orchestrator', id: record.rootId } };
+    return withEventScope(scope, () => runner.run(messages, { signal: record.controller.signal }));
   }
 
   /** The runner hooks that store the agent's conversation and open tool calls as they happen. */

@@ -1,4 +1,4 @@
-import type { ChatModel, EventBus, Store } from '@troupe/core';
+import type { ChatModel, EventBus, Store, UsageBudgetLimits, UsageLedger } from '@troupe/core';
 import type { AgentRunnerSinks } from './agent-runner-types';
 import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
 import type { AgentInfo, AgentTaskContext } from './orchestrator-types';
@@ -39,6 +39,15 @@ export interface AgentOrchestratorOptions {
   store?: Store;
   /** Names the session in the store (one store can hold many). Default `default`. 1-64 of `A-Za-z0-9_.:-`. */
   sessionId?: string;
+  /**
+   * Caps each agent tree's cost (US dollars) and/or tokens — a root agent
+   * and every agent it forks, counted from their model calls (see
+   * `UsageLedger`): `usage:budget-warning` at 80%, then the root is
+   * terminated with the reason (which ends its whole tree).
+   */
+  budget?: UsageBudgetLimits;
+  /** The ledger the budget counts from. Default: the bus's (`UsageLedger.forBus`). */
+  ledger?: UsageLedger;
 }
 
 /** Options of {@link AgentOrchestrator.resume}. */

@@ -18,6 +18,7 @@ import { AgentSlots } from './agent-slots';
 import { isTerminalStatus } from './agent-status';
 import { defineAgentStrategy, DEFAULT_SUB_AGENT_STRATEGY, type AgentStrategy } from './agent-strategy';
 import { AgentTree } from './agent-tree';
+import { TreeBudgets } from './orchestrator-budget';
 import { registerOrchestratorEvents } from './orchestrator-events';
 import type {
   AgentInfo,
@@ -115,6 +116,7 @@ export class AgentOrchestrator {
             }),
           );
     this.tree = new AgentTree(this.bus, this.session);
+    this.tree.budgets = TreeBudgets.create(options.budget, this.bus, options.ledger, (rootId, reason) => void this.terminateAgent(rootId, reason).catch(() => undefined));
     this.factory = new AgentFactory(this.tree, this.tools, options, idPrefix, defineAgentStrategy(options.subAgentStrategy ?? DEFAULT_SUB_AGENT_STRATEGY));
     for (const strategy of options.strategies ?? []) this.factory.registerStrategy(strategy);
     this.forks = new AgentForkRunner({

@@ -52,7 +52,11 @@ export async function resumeSession(host: ResumeHost, options: ResumeOptions): P
   }
 
   const records = loaded.agents.map((agent) => toRecord(agent, strategies.get(agent.strategyType) ?? placeholderStrategy(agent), conversations.get(agent.id)));
-  for (const record of records) tree.records.set(record.id, record);
+  for (const record of records) {
+    tree.records.set(record.id, record);
+    // A tree that goes on gets a budget again (counting from now: earlier spending was another process's).
+    if (record.parentId === undefined && !isTerminalStatus(record.status)) tree.budgets?.start(record.id);
+  }
   factory.nextAgent = Math.max(factory.nextAgent, ...loaded.agents.map((agent) => numberOf(agent.id, `${factory.idPrefix}-`) + 1));
   forks.nextFork = Math.max(forks.nextFork, ...loaded.forks.map((fork) => numberOf(fork.forkId, 'fork-') + 1));
 

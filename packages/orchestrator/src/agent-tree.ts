@@ -1,7 +1,8 @@
 import type { EventBus, SerializedError } from '@troupe/core';
 import type { AgentRecord } from './agent-record';
 import type { AgentSessionStore } from './agent-session-store';
-import { assertTransition } from './agent-status';
+import { assertTransition, isTerminalStatus } from './agent-status';
+import type { TreeBudgets } from './orchestrator-budget';
 import { UnknownAgentError } from './orchestrator-errors';
 import type { AgentRuntimeStatus, AgentStatusChange } from './orchestrator-types';
 
@@ -13,6 +14,8 @@ import type { AgentRuntimeStatus, AgentStatusChange } from './orchestrator-types
  */
 export class AgentTree {
   readonly records = new Map<string, AgentRecord>();
+  /** The budgets of the agent trees (`options.budget`): one per root, from its creation to its end. */
+  budgets: TreeBudgets | undefined;
 
   constructor(
     readonly bus: EventBus,
@@ -29,6 +32,7 @@ export class AgentTree {
   /** Adds a new record (and links it to its parent). */
   add(record: AgentRecord): void {
     this.records.set(record.id, record);
+    if (record.parentId === undefined) this.budgets?.start(record.id);
     const parent = record.parentId === undefined ? undefined : this.records.get(record.parentId);
     if (parent) {
       parent.children.push(record.id);
@@ -59,6 +63,7 @@ export class AgentTree {
       timestamp: record.updatedAt,
     };
     this.bus.emit('orchestrator:agent-status-changed', change);
+    if (record.id === record.rootId && isTerminalStatus(to)) this.budgets?.end(record.id);
   }
 
   /** Stores the record's current state (no-op without a session store). */

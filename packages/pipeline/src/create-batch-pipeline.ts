@@ -1,4 +1,20 @@
-import { AbortError, EventBus, InvalidArgumentError, InvalidStateError, nextProcessCount, processSingleton, secretValuesFromEnv, TroupeError, type Namespace, type Store } from '@troupe/core';
+import {
+  AbortError,
+  checkUsageBudgetLimits,
+  EventBus,
+  InvalidArgumentError,
+  InvalidStateError,
+  nextProcessCount,
+  processSingleton,
+  secretValuesFromEnv,
+  TroupeError,
+  UsageBudget,
+  UsageLedger,
+  withEventScope,
+  type Namespace,
+  type Store,
+  type UsageBudgetLimits,
+} from '@troupe/core';
 import { BatchEventLog } from './batch-event-log';
 import { BatchStateManager } from './batch-state-manager';
 import { runExecutorLoop } from './pipeline-executor-loop';
@@ -60,6 +76,15 @@ export interface BatchPipelineOptions<TTask = unknown, TResult = unknown> {
   /** Clock for stored timestamps. Default `Date.now`. */
   now?: () => number;
   /**
+   * Caps each run's cost (US dollars) and/or tokens, counted over the model
+   * calls and agent turns its planner and tasks make (see `UsageLedger`):
+   * `usage:budget-warning` at 80%, then the run stops like `stop()` (status
+   * `stopped`, with the `reason`); a later run resumes the thread.
+   */
+  budget?: UsageBudgetLimits;
+  /** The ledger the budget counts from. Default: the event bus's (`UsageLedger.forBus`). */
+  ledger?: UsageLedger;
+  /**
    * Values redacted from every stored or emitted error (planner and task
    * failures, store errors). Default: the values of secret-looking
    * environment variables (`*_KEY`, `*TOKEN*`…); well-known API key shapes
@@ -110,6 +135,8 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
   private readonly taskId: TaskIdFunction;
   private readonly now: () => number;
   private readonly secrets: readonly string[];
+  private readonly budgetLimits: UsageBudgetLimits | undefined;
+  private readonly ledger: UsageLedger | undefined;
   private active: { stop: AbortController; settled: Promise<void> } | undefined;
 
   /** Use {@link createBatchPipeline}. */
@@ -148,6 +175,8 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
     this.taskId = (options.taskId as TaskIdFunction | undefined) ?? defaultTaskId;
     this.now = options.now ?? Date.now;
     this.secrets = [...(options.secrets ?? secretValuesFromEnv(process.env))];
+    this.budgetLimits = checkUsageBudgetLimits(options.budget);
+    this.ledger = options.ledger;
     this.states = new BatchStateManager(store, this.namespace);
     this.eventLog = new BatchEventLog(store, this.namespace, this.now);
     registerPipelineEvents();
@@ -281,7 +310,9 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
     const startedAt = performance.now();
     const thread = this.thread(signal);
     const wakeups = role === 'planner' ? undefined : new PipelineWakeups(this.eventBus, this.channelId);
-    const finished = (status: 'completed' | 'stopped' | 'aborted' | 'failed', error?: unknown) =>
+    const budget = this.startBudget(runId);
+    const finished = (status: 'completed' | 'stopped' | 'aborted' | 'failed', error?: unknown) => {
+      budget?.dispose();
       thread.emit('pipeline:run-finished', {
         runId,
         role,
@@ -289,11 +320,14 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
         durationMs: performance.now() - startedAt,
         ...thread.stats,
         ...(error !== undefined ? { error: thread.serialize(error) } : {}),
+        ...(status === 'stopped' && budget?.reason !== undefined ? { reason: budget.reason } : {}),
       });
-    thread.emit('pipeline:run-started', { runId, mode: this.mode, role });
+    };
+    const started = thread.emit('pipeline:run-started', { runId, mode: this.mode, role });
     let status: 'completed' | 'stopped' = 'completed';
     try {
-      await this.runRoles(role, thread, wakeups);
+      // The run's event scope: its planners' and executors' calls are charged to it and traced under it.
+      await withEventScope({ event: started, bus: this.eventBus, run: { kind: 'pipeline', id: runId } }, () => this.runRoles(role, thread, wakeups));
     } catch (error) {
       if (stopSignal.aborted) status = 'stopped';
       else if (userSignal?.aborted) {
@@ -315,7 +349,25 @@ export class BatchPipeline<TTask = unknown, TResult = unknown> {
     }
     finished(status);
     const { plannedBatches, executedTasks, failedTasks, skippedBatches } = thread.stats;
-    return { status, threadId: this.threadId, batches, plannedBatches, executedTasks, failedTasks, skippedBatches, durationMs: performance.now() - startedAt };
+    return {
+      status,
+      threadId: this.threadId,
+      batches,
+      plannedBatches,
+      executedTasks,
+      failedTasks,
+      skippedBatches,
+      durationMs: performance.now() - startedAt,
+      ...(status === 'stopped' && budget?.reason !== undefined ? { reason: budget.reason } : {}),
+    };
+  }
+
+  /** Counts a run's spending against `budget`; once spent, the run stops like `stop()`. */
+  private startBudget(runId: string): UsageBudget | undefined {
+    if (!this.budgetLimits) return undefined;
+    const budget = new UsageBudget({ run: { kind: 'pipeline', id: runId }, ledger: this.ledger ?? UsageLedger.forBus(this.eventBus), eventBus: this.eventBus, ...this.budgetLimits });
+    budget.signal.addEventListener('abort', () => this.active?.stop.abort(budget.signal.reason), { once: true });
+    return budget;
   }
 
   private async runRoles(role: Role, thread: PipelineThread, wakeups: PipelineWakeups | undefined): Promise<void> {

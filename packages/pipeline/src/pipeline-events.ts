@@ -36,6 +36,8 @@ export const pipelineEventSchemas = {
     failedTasks: count,
     skippedBatches: count,
     error: serializedErrorSchema.optional(),
+    /** Why a `stopped` run stopped, when it was not `stop()` (a spent budget). */
+    reason: z.string().optional(),
   }),
   /** A batch moved to a new status (progress per batch). */
   'pipeline:batch-state-changed': z.object({

@@ -1,4 +1,4 @@
-import { AbortError, TroupeError } from '@troupe/core';
+import { AbortError, TroupeError, withEventScope } from '@troupe/core';
 import { writeBatchEvent } from './batch-event-log';
 import { PipelineError } from './pipeline-error';
 import { raceAbort } from './pipeline-race-abort';
@@ -79,7 +79,7 @@ async function planBatch(thread: PipelineThread, planner: PipelinePlanner, batch
   const { signal, threadId } = thread;
   let result: PlanBatchResult;
   try {
-    result = await raceAbort(() => planner.planBatch({ batchIndex, threadId, totalBatches: progress.totalBatches ?? undefined, signal }), signal, `Planning batch ${batchIndex} of pipeline thread "${threadId}"`);
+    result = await raceAbort(() => withEventScope({ agentId: 'planner' }, () => planner.planBatch({ batchIndex, threadId, totalBatches: progress.totalBatches ?? undefined, signal })), signal, `Planning batch ${batchIndex} of pipeline thread "${threadId}"`);
   } catch (error) {
     if (signal.aborted) throw new AbortError(`Planning batch ${batchIndex} of pipeline thread "${threadId}" was aborted`, { cause: signal.reason });
     const message = thread.messageOf(error);

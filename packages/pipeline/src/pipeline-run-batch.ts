@@ -1,4 +1,4 @@
-import { AbortError, InvalidArgumentError } from '@troupe/core';
+import { AbortError, InvalidArgumentError, withEventScope } from '@troupe/core';
 import { markBatchEventProcessed, writeBatchEvent } from './batch-event-log';
 import { readBatchState } from './batch-state-manager';
 import { PipelineError } from './pipeline-error';
@@ -138,13 +138,13 @@ async function runTask(
   const { threadId } = thread;
   const { batchIndex } = batch;
   const task = batch.tasks[taskIndex] as BatchRecord['tasks'][number];
-  thread.emit('pipeline:task-started', { batchIndex, taskIndex, taskId: task.taskId, attempt });
+  const started = thread.emit('pipeline:task-started', { batchIndex, taskIndex, taskId: task.taskId, attempt });
   const startedAt = thread.now();
   const base = { batchIndex, taskIndex, taskId: task.taskId, attempt, startedAt };
   let failure: unknown;
   try {
     const result = await raceAbort(
-      () => executor.executeTask(task.input, { batchIndex, taskIndex, taskId: task.taskId, threadId, attempt, signal }),
+      () => withEventScope({ event: started, agentId: 'executor' }, () => executor.executeTask(task.input, { batchIndex, taskIndex, taskId: task.taskId, threadId, attempt, signal })),
       signal,
       `Task ${task.taskId} of pipeline thread "${threadId}"`,
     );

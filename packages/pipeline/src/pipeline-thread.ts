@@ -1,4 +1,4 @@
-import { redactSecrets, serializeError, type EventBus, type Namespace, type SerializedError, type Store, type TroupeEventPayloads } from '@troupe/core';
+import { redactSecrets, serializeError, type AnyTroupeEvent, type EventBus, type Namespace, type SerializedError, type Store, type TroupeEventPayloads } from '@troupe/core';
 import { writeBatchStateUpdate, type BatchStateUpdate } from './batch-state-manager';
 import type { PipelineEventPayloads } from './pipeline-events';
 import { guardStore } from './pipeline-store-guard';
@@ -91,9 +91,9 @@ export class PipelineThread {
   }
 
   /** Emits a `pipeline:*` event with the thread's ids (skipped when nobody listens). */
-  emit<K extends keyof PipelineEventPayloads>(type: K, payload: PayloadWithoutIds<K>): void {
-    if (this.bus.listenerCount(type) === 0 && this.bus.listenerCount('*') === 0) return;
-    this.bus.emit(type, { ...this.ids, ...payload } as unknown as TroupeEventPayloads[K], { source: 'pipeline' });
+  emit<K extends keyof PipelineEventPayloads>(type: K, payload: PayloadWithoutIds<K>): AnyTroupeEvent | undefined {
+    if (this.bus.listenerCount(type) === 0 && this.bus.listenerCount('*') === 0) return undefined;
+    return this.bus.emit(type, { ...this.ids, ...payload } as unknown as TroupeEventPayloads[K], { source: 'pipeline' }) as AnyTroupeEvent;
   }
 
   /** Emits `pipeline:batch-state-changed` for a state. */

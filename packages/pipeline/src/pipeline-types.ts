@@ -246,4 +246,6 @@ export interface PipelineRunResult {
   skippedBatches: number;
   /** Wall time of the run. */
   durationMs: number;
+  /** Why a `stopped` run stopped, when it was not `stop()` (a spent budget). */
+  reason?: string;
 }

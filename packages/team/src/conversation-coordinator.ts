@@ -7,7 +7,10 @@ import {
   redactSecrets,
   secretValuesFromEnv,
   serializeError,
+  UsageBudget,
+  withEventScope,
   type AgentManager,
+  type AnyTroupeEvent,
   type AgentUsage,
   type SerializedError,
   type TroupeEventPayloads,
@@ -142,6 +145,7 @@ export class ConversationCoordinator {
   private pendingHuman: PendingHuman | undefined;
   private readonly processExits = new Set<Promise<unknown>>();
   private readonly startedAgents = new Set<string>();
+  private budget: UsageBudget | undefined;
 
   /** @throws ConfigError when `config` is invalid (every bad field named by path). */
   constructor(private readonly options: ConversationCoordinatorOptions) {
@@ -208,14 +212,23 @@ export class ConversationCoordinator {
     this.state = 'running';
     const signals = [this.stopController.signal, options.signal, this.options.signal].filter((s): s is AbortSignal => s !== undefined);
     const signal = AbortSignal.any(signals);
+    const started = this.emit('team:started', { memberIds: this.members.map((member) => member.id), maxTurns: this.config.settings.maxTurns });
+    const run = { kind: 'team', id: this.conversationId };
+    const { budget } = this.config.settings;
+    // Warns at 80% of a cap (`usage:budget-warning`); the turn loop ends the conversation once one is reached.
+    this.budget = budget ? new UsageBudget({ run, eventBus: this.eventBus, ...budget }) : undefined;
     try {
-      let next: NextSpeaker;
-      if (opening === undefined) next = { member: firstHuman as TeamMember, cause: 'start' };
-      else next = this.open(opening, from, to);
-      for (;;) {
-        this.checkLimits(signal);
-        next = await this.takeTurn(next, signal);
-      }
+      // The conversation's event scope: its turns, and their usage, belong to it.
+      await withEventScope({ event: started, bus: this.eventBus, run }, async () => {
+        let next: NextSpeaker;
+        if (opening === undefined) next = { member: firstHuman as TeamMember, cause: 'start' };
+        else next = this.open(opening, from, to);
+        for (;;) {
+          this.checkLimits(signal);
+          next = await this.takeTurn(next, signal);
+        }
+      });
+      throw new Error('unreachable');
     } catch (error) {
       if (error instanceof Completion) return await this.finish(error.reason, error.detail);
       const serialized = serializeError(error, this.secrets);
@@ -317,8 +330,9 @@ export class ConversationCoordinator {
       if (parsed.isDone) throw new Completion('human-done', `${member.displayName} ended the conversation with [DONE]`);
       return this.route(parsed, member.id);
     }
-    announce();
-    return this.agentTurn(member, turn, signal);
+    const started = announce();
+    // The turn's event scope: the member's agent turn is charged to it and traced under it.
+    return withEventScope({ event: started, bus: this.eventBus, agentId: member.id }, () => this.agentTurn(member, turn, signal));
   }
 
   private async agentTurn(member: TeamMember, turn: number, signal: AbortSignal): Promise<NextSpeaker> {
@@ -436,6 +450,7 @@ export class ConversationCoordinator {
     this.usage.outputTokens += usage.outputTokens ?? 0;
     this.usage.totalTokens = this.usage.inputTokens + this.usage.outputTokens;
     this.usage.costUsd += usage.costUsd ?? 0;
+    this.budget?.add({ tokens: (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0), costUsd: usage.costUsd ?? 0 });
   }
 
   private notice(turn: number, content: string): TeamMessage {
@@ -484,18 +499,19 @@ export class ConversationCoordinator {
     return message;
   }
 
-  private emit<T extends 'team:turn-started' | 'team:message' | 'team:member-failed' | 'team:completed'>(
+  private emit<T extends 'team:started' | 'team:turn-started' | 'team:message' | 'team:member-failed' | 'team:completed'>(
     type: T,
     payload: Omit<TroupeEventPayloads[T], 'teamName' | 'channelId' | 'conversationId'>,
-  ): void {
-    this.eventBus.emit(type, { teamName: this.config.name, channelId: this.channelId, conversationId: this.conversationId, ...payload } as never, {
+  ): AnyTroupeEvent {
+    return this.eventBus.emit(type, { teamName: this.config.name, channelId: this.channelId, conversationId: this.conversationId, ...payload } as never, {
       source: 'team',
-    });
+    }) as AnyTroupeEvent;
   }
 
   private async finish(reason: TeamCompletionReason, detail: string, error?: SerializedError): Promise<TeamRunResult> {
     this.state = 'completed';
     this.pendingHuman = undefined;
+    this.budget?.dispose();
     await this.releaseAgents();
     const result: TeamRunResult = {
       conversationId: this.conversationId,

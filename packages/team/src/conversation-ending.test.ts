@@ -1,4 +1,4 @@
-import { trackedProcessGroups } from '@troupe/core';
+import { trackedProcessGroups, UsageLedger } from '@troupe/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aiMember, humanMember, scriptedClaude, setupTeam } from './team-test-kit';
 
@@ -157,10 +157,20 @@ describe('ending a conversation', () => {
 
   it('ends on the token budget, counted from the turns\' usage parts', async () => {
     const team = trio({ onHumanTurn: () => 'More.' }, { budget: { maxTokens: 50 } });
+    const ledger = new UsageLedger({ eventBus: team.bus });
+    const alerts: string[] = [];
+    team.bus.on('usage:budget-warning', (event) => void alerts.push(`warning at ${event.payload.used}`));
+    team.bus.on('usage:budget-exceeded', (event) => void alerts.push(`exceeded at ${event.payload.used}`));
     const result = await team.coordinator.start('Estimate');
+    // 80% of 50 is 40: the second AI turn brings it there, the third past the cap.
+    expect(alerts).toEqual(['warning at 40', 'exceeded at 60']);
     // Each recorded Claude turn reports 12 input + 8 output tokens.
     expect(team.speakers()).toEqual(['max', 'you', 'sarah', 'max']);
     expect(result).toMatchObject({ reason: 'token-budget', detail: 'Token budget used up: 60 of 50 tokens', usage: { totalTokens: 60 } });
+    // The session's ledger charges the turns to the conversation and to each member.
+    expect(ledger.totalsBy({ run: 'team' })).toEqual({ [result.conversationId]: expect.objectContaining({ totalTokens: 60, records: 3 }) });
+    expect(ledger.totalsBy('agent')).toEqual({ max: expect.objectContaining({ totalTokens: 40 }), sarah: expect.objectContaining({ totalTokens: 20 }) });
+    ledger.dispose();
   });
 
   it('ends on the cost budget where the CLI reports cost', async () => {

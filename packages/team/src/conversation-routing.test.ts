@@ -103,6 +103,7 @@ describe('routing', () => {
     const result = await team.coordinator.start('Kick-off', { from: 'you' });
     expect(result.reason).toBe('max-turns');
     expect(team.events.map((e) => e.type)).toEqual([
+      'team:started',
       'team:message',
       'team:turn-started',
       'team:message',

@@ -37,6 +37,8 @@ export const teamUsageSchema = z.object({
  * event schema registry by {@link registerTeamEvents}.
  */
 export const teamEventSchemas = {
+  /** The conversation began: its members in round-robin order. Its work is charged to the run `{ kind: 'team', id: conversationId }`. */
+  'team:started': z.object({ ...ids, memberIds: z.array(z.string()), maxTurns: z.number().int().positive() }),
   /** A member got the turn (`cause`: why this member). Human turns wait for input after this event. */
   'team:turn-started': z.object({
     ...ids,

@@ -96,6 +96,13 @@ export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
   HELP,
 ];
 
+/** Options of `troupe usage`. */
+export const USAGE_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace whose sessions to report. Default: the current folder.' },
+  { name: 'json', type: 'boolean', description: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).' },
+  HELP,
+];
+
 /** Options of `troupe dashboard`. */
 export const DASHBOARD_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.' },
@@ -125,6 +132,7 @@ export const COMMANDS = [
   { name: 'dashboard', summary: 'Serve a live web dashboard of a workspace (Looper, agents, team, pipeline, usage) on 127.0.0.1.' },
   { name: 'doctor', summary: 'Show installed agent CLIs and versions, API keys, and what the demo will use.' },
   { name: 'migrate-registry', summary: 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).' },
+  { name: 'usage', summary: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).' },
   { name: 'help', summary: 'Show help for a command.' },
 ] as const;
 
@@ -245,6 +253,18 @@ export function helpText(command: string): string {
         '',
         'Options:',
         formatOptions(DOCTOR_OPTIONS),
+      ].join('\n');
+    case 'usage':
+      return [
+        'Usage: troupe usage [--workspace DIR] [--json]',
+        '',
+        'Prints the tokens and cost of every session of the workspace, from the usage ledger each troupe process',
+        'saves with its session: totals, then per agent, per run (Looper run, team conversation, orchestrator',
+        'tree, pipeline run) and per model. Costs are what the CLI reported (Claude Code), else the price of the',
+        'model from the price table; turns of a model without a price are counted in tokens only.',
+        '',
+        'Options:',
+        formatOptions(USAGE_OPTIONS),
       ].join('\n');
     case 'help':
       return [

@@ -7,7 +7,8 @@ import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import { createCliAgentManager } from '../looper/create-cli-looper';
 import { loadCliRegistry } from '../registry/cli-registry';
-import { resolveWorkspacePath } from '../workspace/troupe-workspace';
+import { openSessionLedger } from '../usage/session-ledger';
+import { openWorkspace, resolveWorkspacePath } from '../workspace/troupe-workspace';
 
 /**
  * `troupe team`: runs the team in `.troupe/team.json` (or `--config`) through
@@ -38,6 +39,8 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
     const { message } = event.payload;
     io.stdout.write(`${message.speakerName}: ${message.content}\n`);
   });
+  // The conversation's tokens and cost go to the workspace session's ledger (`troupe usage`).
+  const usage = await recordUsage(root, bus, io);
   const agentManager = createCliAgentManager({ autoAllow: options['auto-allow'] === true, registry, bus });
   const lines = createLineReader(io);
   // Ctrl-C ends the conversation (reason "aborted"); the running member's CLI is stopped.
@@ -73,6 +76,33 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
     if (io.handleSignals) process.off('SIGINT', onInterrupt);
     lines.close();
     await agentManager.cleanup();
+    await usage?.close();
+  }
+}
+
+/**
+ * Records the conversation's usage with the workspace's session. A workspace
+ * whose database cannot be opened (read-only, locked, too new) does not stop
+ * the conversation: a warning says its usage is not recorded.
+ */
+async function recordUsage(root: string, bus: EventBus, io: CliIo): Promise<{ close(): Promise<void> } | undefined> {
+  const m = catalogueOf(io).cli;
+  let workspace: Awaited<ReturnType<typeof openWorkspace>> | undefined;
+  try {
+    workspace = await openWorkspace(root, io);
+    const ledger = await openSessionLedger(workspace, bus);
+    const opened = workspace;
+    return {
+      async close() {
+        await ledger.flush().catch((error: unknown) => io.stderr.write(`troupe: ${m.usageReport.notRecorded((error as Error).message)}\n`));
+        ledger.dispose();
+        await opened.close();
+      },
+    };
+  } catch (error) {
+    await workspace?.close().catch(() => undefined);
+    io.stderr.write(`troupe: ${m.usageReport.notRecorded((error as Error).message)}\n`);
+    return undefined;
   }
 }
 

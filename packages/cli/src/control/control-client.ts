@@ -1,8 +1,9 @@
 import { connect, type Socket } from 'node:net';
+import { currentTraceCarrier } from '@troupe/core';
 import { CliError } from '../cli-errors';
 import type { ControlBusEvent, ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
 
-type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id'> : never) : never;
+type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id' | 'trace'> : never) : never;
 
 /** A connection to a running `troupe` process's control socket. */
 export interface ControlClient {
@@ -123,7 +124,9 @@ function wrap(socket: Socket): ControlClient {
             reject(error);
           },
         });
-        socket.write(`${JSON.stringify({ ...body, id })}\n`);
+        // The caller's trace context (its active span, or TRACEPARENT) goes along.
+        const trace = currentTraceCarrier();
+        socket.write(`${JSON.stringify({ ...body, id, ...(trace ? { trace } : {}) })}\n`);
       });
     },
     onEvent: (listener) => eventListeners.push(listener),

@@ -9,12 +9,21 @@ import { z } from 'zod';
  * - `devhub`: a message for DevHub (answered when DevHub has replied);
  * - `subscribe`: stream the channels' messages (after the given `seq` per channel), and with `events`
  *   every bus event too (the dashboard's live view of a runner in another process).
+ *
+ * Any request may carry `trace` (W3C `traceparent` / `tracestate`): what it
+ * starts in the running process (a Looper run, a DevHub turn) is traced as a
+ * child of the sender's span.
  */
+const base = {
+  id: z.number().int(),
+  /** The sender's W3C trace context: the work the request starts is traced under the sender's span. */
+  trace: z.object({ traceparent: z.string(), tracestate: z.string().optional() }).optional(),
+};
 export const controlRequestSchema = z.discriminatedUnion('op', [
-  z.object({ id: z.number().int(), op: z.literal('ping') }),
-  z.object({ id: z.number().int(), op: z.literal('looper'), input: z.string() }),
-  z.object({ id: z.number().int(), op: z.literal('devhub'), input: z.string() }),
-  z.object({ id: z.number().int(), op: z.literal('subscribe'), after: z.record(z.string(), z.number().int().nonnegative()).optional(), events: z.boolean().optional() }),
+  z.object({ ...base, op: z.literal('ping') }),
+  z.object({ ...base, op: z.literal('looper'), input: z.string() }),
+  z.object({ ...base, op: z.literal('devhub'), input: z.string() }),
+  z.object({ ...base, op: z.literal('subscribe'), after: z.record(z.string(), z.number().int().nonnegative()).optional(), events: z.boolean().optional() }),
 ]);
 
 /** One control request. */

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { serializeError } from '@troupe/core';
+import { checkTraceCarrier, serializeError, withEventScope } from '@troupe/core';
 import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlBusEvent, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
 
 /** How long closing waits for requests still being answered. */
@@ -118,7 +118,10 @@ export async function startControlServer(socketPath: string, handler: ControlHan
       const parsed = controlRequestSchema.safeParse(JSON.parse(line));
       if (!parsed.success) throw new Error(`invalid control request: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`);
       id = parsed.data.id;
-      response = { id, ok: true, result: await handler(parsed.data, connection) };
+      // The sender's trace context (if any) is the parent of what this request starts.
+      const traceContext = checkTraceCarrier(parsed.data.trace);
+      const request = parsed.data;
+      response = { id, ok: true, result: await withEventScope({ traceContext }, () => handler(request, connection)) };
     } catch (error) {
       response = { id, ok: false, error: serializeError(error).message };
     }

@@ -151,6 +151,21 @@ export const englishCliMessages = {
     acpNote: 'ACP agent: `command baseArgs` driven over the Agent Client Protocol; its permission requests are allowed with --auto-allow, else file reads and edits only',
     apiKeySet: (name: string) => `${name} (set)`,
   },
+  /** `troupe usage`. */
+  usageReport: {
+    none: (root: string) => `No usage recorded in ${root} yet (no troupe session has run there).`,
+    header: (root: string, sessions: number) => `Usage in ${root} (${sessions} session${sessions === 1 ? '' : 's'})`,
+    session: (id: string, current: boolean, started: string) => `Session ${id}${current ? ' (current)' : ''}, started ${started}`,
+    total: 'total',
+    allSessions: 'All sessions',
+    byAgent: 'by agent:',
+    byRun: 'by run:',
+    byModel: 'by model:',
+    records: (count: number) => `${count} turn${count === 1 ? '' : 's'}/call${count === 1 ? '' : 's'}`,
+    unpriced: (count: number) => `${count} without a price (cost not counted; add the model to the price table)`,
+    empty: 'nothing recorded',
+    notRecorded: (detail: string) => `usage of this run is not recorded in the workspace: ${detail}`,
+  },
   /** The `tests` reviewer's report. */
   testsReview: {
     allPass: (count: number, command: string) => `All ${count} test${count === 1 ? '' : 's'} pass (${command}).`,

@@ -1,10 +1,12 @@
-import { AgentRegistry, EventBus, Executor, serializeError, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
+import { AgentRegistry, EventBus, Executor, serializeError, UsageLedger, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
 import { createDevHubAgent, type DevHubAgent, type DevHubTexts, type Looper, type LooperReply } from '@troupe/looper';
 import { startControlServer, type ControlServer } from '../control/control-server';
 import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
 import { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { openSessionLedger } from '../usage/session-ledger';
+import { instrumentIfTracing, type StopTracing } from './cli-tracing';
 import { recordAgentProcesses } from '../workspace/workspace-agent-processes';
 import { releaseRunner } from '../workspace/workspace-runner-lock';
 import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
@@ -43,6 +45,9 @@ export class WorkspaceRunner {
   readonly executor: Executor;
   /** DevHub, when a model is configured. */
   readonly devhub: DevHubAgent | undefined;
+  /** Tokens and cost of every turn and model call of this session, saved with it (`troupe usage` reads them). */
+  readonly ledger: UsageLedger;
+  private uninstrument: StopTracing | undefined;
   private readonly agentManager: AgentManager;
   private server: ControlServer | undefined;
   private closing: Promise<void> | undefined;
@@ -53,9 +58,10 @@ export class WorkspaceRunner {
 
   private constructor(
     private readonly options: WorkspaceRunnerOptions,
-    parts: { bus: EventBus; log: SessionMessageLog; looper: Looper; agentManager: AgentManager },
+    parts: { bus: EventBus; log: SessionMessageLog; looper: Looper; agentManager: AgentManager; ledger: UsageLedger },
   ) {
     this.bus = parts.bus;
+    this.ledger = parts.ledger;
     this.log = parts.log;
     this.looper = parts.looper;
     this.agentManager = parts.agentManager;
@@ -86,11 +92,16 @@ export class WorkspaceRunner {
   /** Restores the session's messages, builds the Looper and listens on the control socket. Does not resume yet. */
   static async start(options: WorkspaceRunnerOptions): Promise<WorkspaceRunner> {
     const bus = new EventBus();
-    const log = await SessionMessageLog.open(options.workspace.store, (channelId) => options.workspace.messagesNamespace(channelId), bus);
-    const { looper, agentManager } = createCliLooper({ workspace: options.workspace, log, bus, setup: options.setup });
-    const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager });
+    const { workspace } = options;
+    // The session's usage ledger: what earlier processes of the session recorded, then every new turn and call.
+    const ledger = await openSessionLedger(workspace, bus);
+    const uninstrument = await instrumentIfTracing(bus);
+    const log = await SessionMessageLog.open(workspace.store, (channelId) => workspace.messagesNamespace(channelId), bus);
+    const { looper, agentManager } = createCliLooper({ workspace, log, bus, setup: options.setup });
+    const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager, ledger });
+    runner.uninstrument = uninstrument;
     // The agent processes it starts are recorded with the session: after a kill -9, the next runner stops them.
-    runner.stopRecording = recordAgentProcesses(options.workspace.store, { runnerToken: options.token, sessionId: options.workspace.session.id });
+    runner.stopRecording = recordAgentProcesses(workspace.store, { runnerToken: options.token, sessionId: workspace.session.id });
     runner.server = await startControlServer(options.socketPath, (request, connection) => runner.answer(request, connection));
     return runner;
   }
@@ -179,6 +190,9 @@ export class WorkspaceRunner {
       await this.stopRecording?.();
       await this.log.flush().catch(() => {});
       this.log.close();
+      await this.ledger.flush().catch(() => {});
+      this.ledger.dispose();
+      await this.uninstrument?.();
       await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
     })();
     return this.closing;

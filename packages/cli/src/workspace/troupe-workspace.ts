@@ -32,6 +32,8 @@ export interface TroupeWorkspace {
   looperNamespace(): string[];
   /** Where a channel's messages go for this session. */
   messagesNamespace(channelId?: string): string[];
+  /** Where this session's usage ledger goes (one record per agent turn and model call). */
+  usageNamespace(): string[];
   /** Starts a new session (the previous one stays in the database, unused). */
   startNewSession(): Promise<SessionRecord>;
   close(): Promise<void>;
@@ -141,6 +143,7 @@ export async function openWorkspace(path: string, options: OpenWorkspaceOptions)
     session,
     looperNamespace: () => ['sessions', workspace.session.id, 'looper'],
     messagesNamespace: (channelId) => ['sessions', workspace.session.id, 'messages', ...(channelId ? [channelId] : [])],
+    usageNamespace: () => usageNamespace(workspace.session.id),
     async startNewSession() {
       const created = { id: newSessionId(), createdAt: Date.now() };
       await store.put(WORKSPACE_NAMESPACE, 'session', created);
@@ -151,6 +154,14 @@ export async function openWorkspace(path: string, options: OpenWorkspaceOptions)
   };
   return workspace;
 }
+
+/** Where a session's usage records are: `['sessions', id, 'usage']`. */
+export function usageNamespace(sessionId: string): string[] {
+  return ['sessions', sessionId, 'usage'];
+}
+
+/** Where the workspace lists the sessions that recorded usage (one key per session). */
+export const USAGE_SESSIONS_NAMESPACE = ['troupe', 'usage-sessions'] as const;
 
 /** @internal Namespace of workspace-wide records (session, runner lock). */
 export function workspaceNamespace(): string[] {

@@ -5,6 +5,8 @@ import { CapabilityUnsupportedError } from '../errors/capability-unsupported-err
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
+import { withEventScope } from '../events/event-scope';
+import { nextProcessCount } from '../util/process-singleton';
 import type { ProcessRun } from '../process/agent-process';
 import { outputOrThrow, ProcessManager } from '../process/process-manager';
 import type { ProcessOutcome } from '../process/process-outcome';
@@ -193,6 +195,8 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    const turnId = `${roleId}#${nextProcessCount('core.agent-turn-id')}`;
+    let model: string | undefined;
     // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -212,8 +216,11 @@ export class AgentManager {
         onLine: ({ line, json }) => {
           for (const part of turn.parse(line, json)) {
             parts.push(part);
-            if (part.type === 'session') instance.sessionId = part.sessionId;
-            bus?.emit('agent:part', { roleId, part });
+            if (part.type === 'session') {
+              instance.sessionId = part.sessionId;
+              model = part.model ?? model;
+            }
+            bus?.emit('agent:part', { roleId, turnId, part });
             for (const listener of listeners) listener(part);
           }
         },
@@ -226,13 +233,23 @@ export class AgentManager {
       rejectRun = reject;
     });
     runPromise.catch(() => {}); // observed through `result`
-    const result = (async (): Promise<AgentTurnResult> => {
+    const started = bus?.emit('agent:turn-started', {
+      roleId,
+      turnId,
+      adapterType: adapter.adapterId,
+      ...(adapter.capabilities.resume && instance.sessionId !== undefined ? { resumeSessionId: instance.sessionId } : {}),
+      timestamp: Date.now(),
+    });
+    const turnFields = () => ({ turnId, adapterType: adapter.adapterId, ...(model !== undefined ? { model } : {}), ...(instance.sessionId !== undefined ? { sessionId: instance.sessionId } : {}) });
+    // The turn's scope: events of its work (parts, usage) are charged to this role.
+    const result = withEventScope({ event: started, bus, agentId: roleId }, async (): Promise<AgentTurnResult> => {
       let run: ProcessRun;
       try {
         run = await startRun();
       } catch (error) {
         rejectRun(error);
         for (const listener of listeners) listener(undefined);
+        bus?.emit('agent:turn-completed', { roleId, status: 'failed', durationMs: 0, error: serializeError(error), ...turnFields() });
         throw error;
       }
       resolveRun(run);
@@ -248,6 +265,8 @@ export class AgentManager {
         status: outcome.status,
         durationMs: outcome.durationMs,
         ...(outcome.status !== 'completed' ? { error: serializeError(outcome.error) } : agentError ? { error: serializeError(agentError) } : {}),
+        ...turnFields(),
+        ...(usage?.type === 'usage' ? { usage: usage.usage } : {}),
       });
       return {
         text: outcome.status === 'completed' ? adapter.parseResponse(outcome.output) : '',
@@ -257,7 +276,7 @@ export class AgentManager {
         outcome,
         agentError,
       };
-    })();
+    });
     const inFlight = { controller, result };
     let roleTurns = this.turnsInFlight.get(roleId);
     if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));

@@ -1,5 +1,6 @@
 import { TroupeError } from '../errors/troupe-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
+import { withEventScope } from '../events/event-scope';
 import type { EventBus } from '../events/event-bus';
 import type { SerializedError } from '../events/event-map';
 import type { MessageStore } from '../messages/message-store';
@@ -94,7 +95,7 @@ export class Executor {
         metadata: { executionId, agentId, ...(context.sourceChannelId !== undefined ? { sourceChannelId: context.sourceChannelId } : {}) },
       });
     }
-    bus?.emit('executor:started', {
+    const startedEvent = bus?.emit('executor:started', {
       ...ids,
       ...(context.sourceChannelId !== undefined ? { sourceChannelId: context.sourceChannelId } : {}),
       timestamp: started,
@@ -112,7 +113,8 @@ export class Executor {
     };
     let completion: Promise<AgentOutput>;
     try {
-      completion = agent.start(input, { ...context, channelId }, sinks).completion;
+      // The agent runs in the execution's event scope: its work is charged to it and traced under it.
+      completion = withEventScope({ event: startedEvent, bus, agentId }, () => agent.start(input, { ...context, channelId }, sinks).completion);
     } catch (error) {
       completion = Promise.reject(error);
     }

@@ -5,6 +5,7 @@ import { CompletionTimeoutError } from '../errors/completion-timeout-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { TroupeError } from '../errors/troupe-error';
 import type { EventBus } from '../events/event-bus';
+import { withEventScope } from '../events/event-scope';
 import { nextProcessCount } from '../util/process-singleton';
 import { serializeError } from '../util/serialize-error';
 import type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
@@ -153,7 +154,7 @@ export class TaskManager {
     };
     const onAbort = () => settle(new AbortError(`Task ${task.id} (${agent.id}) was canceled`, { cause: options.signal?.reason }), 'canceled');
     this.tasks.set(task.id, { task, settle });
-    bus?.emit('task:started', { taskId: task.id, agentId: agent.id, ...(timeoutMs !== undefined ? { timeoutMs } : {}), timestamp: task.startedAt });
+    const startedEvent = bus?.emit('task:started', { taskId: task.id, agentId: agent.id, ...(timeoutMs !== undefined ? { timeoutMs } : {}), timestamp: task.startedAt });
 
     const forward = options.sinks ?? {};
     const sinks: AgentSinks = {
@@ -182,7 +183,7 @@ export class TaskManager {
         );
       }
       try {
-        handle = agent.start(input, context, sinks);
+        handle = withEventScope({ event: startedEvent, bus, agentId: agent.id }, () => agent.start(input, context, sinks));
       } catch (error) {
         return settle(error, 'failed');
       }

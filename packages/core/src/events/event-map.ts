@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { agentStreamPartSchema } from '../adapter/v1/agent-stream-part';
+import { agentStreamPartSchema, agentUsageSchema } from '../adapter/v1/agent-stream-part';
 import { agentEventSchemas } from '../agents/agent-event-schemas';
 import { loopEventSchemas } from '../loop/loop-event-schemas';
 import { messageSchema } from '../messages/message-schema';
+import { modelEventSchemas } from '../model/model-event-schemas';
+import { usageEventSchemas } from '../usage/usage-event-schemas';
 
 /** An error as it travels in an event: plain data, JSON-serializable, secrets already redacted. */
 export const serializedErrorSchema = z.object({
@@ -43,20 +45,45 @@ export const coreEventSchemas = {
   }),
   /** An agent member was started through its adapter. */
   'agent:started': z.object({ roleId: z.string(), adapterType: z.string(), processId: z.string() }),
-  /** A normalized stream part from an agent's output. */
-  'agent:part': z.object({ roleId: z.string(), part: agentStreamPartSchema }),
-  /** An agent turn finished. */
+  /** An agent turn began (version 1 of the agent events had none). `turnId` pairs it with its parts and completion. */
+  'agent:turn-started': z.object({
+    roleId: z.string(),
+    turnId: z.string(),
+    /** The adapter (`claude`, `codex`, `gemini`…). */
+    adapterType: z.string(),
+    /** The session the turn resumes, if any. */
+    resumeSessionId: z.string().optional(),
+    timestamp: z.number(),
+  }),
+  /** A normalized stream part from an agent's output (v2: with its `turnId`). */
+  'agent:part': z.object({ roleId: z.string(), turnId: z.string().optional(), part: agentStreamPartSchema }),
+  /** An agent turn finished (v2: with its turn id, adapter, model, session and usage, for tracing and the usage ledger). */
   'agent:turn-completed': z.object({
     roleId: z.string(),
     status: z.enum(['completed', 'failed', 'canceled', 'timed-out']),
     durationMs: z.number(),
     error: serializedErrorSchema.optional(),
+    turnId: z.string().optional(),
+    adapterType: z.string().optional(),
+    /** The model, when the CLI's stream named it. */
+    model: z.string().optional(),
+    sessionId: z.string().optional(),
+    /** Tokens and, where the CLI reports it, cost. */
+    usage: agentUsageSchema.optional(),
   }),
   /** An agent member was stopped. */
   'agent:stopped': z.object({ roleId: z.string() }),
   ...loopEventSchemas,
   ...agentEventSchemas,
+  ...modelEventSchemas,
+  ...usageEventSchemas,
 } as const;
+
+/** Payload schema versions of core events that changed since version 1 (the rest are 1). */
+export const coreEventVersions: Readonly<Partial<Record<keyof typeof coreEventSchemas, number>>> = {
+  'agent:part': 2,
+  'agent:turn-completed': 2,
+};
 
 type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };
 

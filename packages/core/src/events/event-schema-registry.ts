@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import { processSingleton } from '../util/process-singleton';
-import { coreEventSchemas, type AnyTroupeEvent } from './event-map';
+import { coreEventSchemas, coreEventVersions, type AnyTroupeEvent } from './event-map';
 
 interface EventSchemaEntry {
   schema: z.ZodType;
@@ -13,7 +13,10 @@ const EVENT_TYPE = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)+$/;
 /** Payload schemas by event type: one map per process, shared by every copy of core (ESM and CJS builds). */
 const registry = processSingleton(
   'core.event-schemas.v1',
-  () => new Map<string, EventSchemaEntry>(Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }])),
+  () =>
+    new Map<string, EventSchemaEntry>(
+      Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: (coreEventVersions as Record<string, number>)[type] ?? 1 }]),
+    ),
 );
 
 /** Bumped on every registration change, so a cached {@link eventVersion} knows it is stale. */

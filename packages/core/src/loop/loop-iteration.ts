@@ -1,7 +1,8 @@
 import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
-import type { SerializedError, TroupeEventPayloads } from '../events/event-map';
+import type { AnyTroupeEvent, SerializedError, TroupeEventPayloads } from '../events/event-map';
+import { eventScopesEnabled, withEventScope } from '../events/event-scope';
 import { serializeError } from '../util/serialize-error';
 import type { Action, ActResult } from './loop-action';
 import type { ToolCapabilityTracker } from './loop-capabilities';
@@ -191,14 +192,18 @@ export class LoopIterationRunner {
       capabilities: this.listCapabilities,
     };
     const startedAt = info.clock;
+    let phaseEvent: AnyTroupeEvent | undefined;
     if (reporter.listening.phaseStarted) {
       const timestamp = reporter.wallClock(startedAt);
-      reporter.emitAt('loop:phase-started', reporter.phasePayloads.started(loopId, info.iterationId, phase, input, info.step, timestamp), timestamp);
+      phaseEvent = reporter.emitAt('loop:phase-started', reporter.phasePayloads.started(loopId, info.iterationId, phase, input, info.step, timestamp), timestamp);
     }
     if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
     let pending: unknown;
     try {
-      pending = this.invoke(phase, input, context, info, startedAt);
+      // With event scopes on (a usage ledger, tracing), the phase's model and tool calls are charged and linked to it.
+      pending = eventScopesEnabled()
+        ? withEventScope({ event: phaseEvent, bus: this.deps.bus, agentId: loopId, run: { kind: 'loop', id: loopId } }, () => this.invoke(phase, input, context, info, startedAt))
+        : this.invoke(phase, input, context, info, startedAt);
     } catch (error) {
       this.phaseFailed(phase, info, startedAt);
       throw error;

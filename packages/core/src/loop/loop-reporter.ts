@@ -137,9 +137,10 @@ export class LoopReporter {
    * of reading the clock again: iteration events are many, and a clock read
    * costs as much as the rest of the envelope.
    */
-  emitAt<T extends IterationEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): void {
-    const event: TroupeEvent<T> = { type, version: this.versions[type], timestamp, source: this.emitOptions.source, payload };
-    this.options.bus.publish(event as AnyTroupeEvent);
+  emitAt<T extends IterationEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): AnyTroupeEvent {
+    const event = { type, version: this.versions[type], timestamp, source: this.emitOptions.source, payload } as TroupeEvent<T> as AnyTroupeEvent;
+    this.options.bus.publish(event);
+    return event;
   }
 
   /** Logs an error and publishes `loop:error`; returns it as plain data (secrets redacted). */

@@ -1,3 +1,4 @@
+import type { EventBus } from '../events/event-bus';
 import type { z } from 'zod';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { formatIssuePath } from '../errors/config-error';
@@ -31,6 +32,8 @@ export interface GenerateObjectOptions<TSchema extends z.ZodType> {
   maxOutputTokens?: number;
   temperature?: number;
   headers?: Record<string, string>;
+  /** Receives `model:call-*` events (tracing, usage ledger). Default: the bus of the run it is called in. */
+  eventBus?: EventBus;
 }
 
 /** What {@link generateObject} returns. */
@@ -107,7 +110,7 @@ export async function generateObject<TSchema extends z.ZodType>(options: Generat
       ...(options.headers !== undefined ? { headers: options.headers } : {}),
       ...(signal !== undefined ? { abortSignal: signal } : {}),
     };
-    const response = await callModel(model, request, false, signal);
+    const response = await callModel(model, request, false, signal, undefined, undefined, options.eventBus);
     usage = addChatUsage(usage, response.usage);
     const issues = validate(schema, response.text);
     if (issues.success) return { object: issues.data as z.output<TSchema>, text: response.text, usage, attempts: attempt, response };

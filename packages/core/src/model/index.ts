@@ -40,3 +40,5 @@ export type {
   ToolPermission,
 } from './tool-loop-types';
 export { generateObject, type GenerateObjectOptions, type GenerateObjectResult } from './generate-object';
+export { observeChatModel, type ObserveChatModelOptions } from './observe-model-call';
+export { modelCallUsageSchema, modelEventSchemas } from './model-event-schemas';

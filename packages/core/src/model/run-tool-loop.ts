@@ -5,6 +5,9 @@ import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext 
 import { assertChatModel } from './assert-chat-model';
 import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
+import { completedCall, failedCall, startModelCallEvents } from './observe-model-call';
+import { observeToolCall } from './observe-tool-call';
+import type { EventBus } from '../events/event-bus';
 import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolPermission } from './tool-loop-types';
 import type { ChatMessage, ChatToolCall } from './v1/chat-message';
 import type { ChatModelV1, ChatModelV1Request, ChatModelV1Response } from './v1/chat-model-v1';
@@ -70,7 +73,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
     const runs = new ToolCallRuns(tools, messages, stepNumber, options, abortSignal, stream);
     let response: ChatModelV1Response;
     try {
-      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call));
+      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call), options.eventBus);
     } catch (error) {
       runs.abort(error);
       throw error;
@@ -141,21 +144,26 @@ export async function callModel(
   signal: AbortSignal | undefined,
   onTextDelta?: (text: string) => void,
   onToolCall?: (call: ChatToolCall) => void,
+  eventBus?: EventBus,
 ): Promise<ChatModelV1Response> {
+  const end = startModelCallEvents(model, request, stream, eventBus);
   try {
-    if (!stream) return await model.doGenerate(request);
-    const { stream: parts } = await model.doStream(request);
-    return await collectChatStream(parts, {
-      provider: model.provider,
-      onPart: (part) => {
-        if (part.type === 'text-delta') onTextDelta?.(part.text);
-        else if (part.type === 'tool-call' && onToolCall !== undefined) {
-          const { type: _type, ...call } = part;
-          onToolCall(call);
-        }
-      },
-    });
+    const response = stream
+      ? await collectChatStream((await model.doStream(request)).stream, {
+          provider: model.provider,
+          onPart: (part) => {
+            if (part.type === 'text-delta') onTextDelta?.(part.text);
+            else if (part.type === 'tool-call' && onToolCall !== undefined) {
+              const { type: _type, ...call } = part;
+              onToolCall(call);
+            }
+          },
+        })
+      : await model.doGenerate(request);
+    end(completedCall(response));
+    return response;
   } catch (error) {
+    end(failedCall(error, signal));
     if (signal?.aborted && !TroupeError.hasCode(error, 'ABORTED')) {
       throw new AbortError('The model call was aborted', { cause: error });
     }
@@ -279,7 +287,7 @@ class ToolCallRuns {
       ...(options.agentKind !== undefined ? { agentKind: options.agentKind } : {}),
       ...(options.toolData !== undefined ? { data: options.toolData } : {}),
     };
-    return { ...base, input, result: await executeTool(tool, input, context), denied: false };
+    return { ...base, input, result: await observeToolCall(call, options.eventBus, () => executeTool(tool, input, context)), denied: false };
   }
 }
 

@@ -1,3 +1,4 @@
+import type { EventBus } from '../events/event-bus';
 import type { AnyTool, ToolAgentKind, ToolResult } from '../tools/define-tool';
 import type { ChatMessage, ChatToolCall, ChatToolChoice } from './v1/chat-message';
 import type { ChatModelV1, ChatModelV1Response } from './v1/chat-model-v1';
@@ -92,6 +93,11 @@ export interface RunToolLoopOptions {
    * that also aborts if the answer fails).
    */
   stream?: boolean;
+  /**
+   * Receives `model:call-*` and `tool:call-*` events for tracing and the
+   * usage ledger. Default: the bus of the run this loop runs in (its event scope), if any.
+   */
+  eventBus?: EventBus;
 }
 
 /** What {@link runToolLoop} returns. */

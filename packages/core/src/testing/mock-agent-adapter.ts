@@ -33,7 +33,8 @@ export interface MockAgentAdapterOptions {
 /**
  * An adapter that records every call and runs the fake agent CLI. Lines of
  * the form `{"type":"text","text":…}` become `text-delta`, `{"type":"result",
- * "result":…}` a `turn-end`, `{"type":"session","id":…}` a `session` part.
+ * "result":…}` a `turn-end`, `{"type":"session","id":…,"model"?:…}` a `session`
+ * part, `{"type":"usage","inputTokens":…,"outputTokens":…,"costUsd"?:…}` a `usage` part.
  *
  * @example
  * ```ts
@@ -110,7 +111,14 @@ export class MockAgentAdapter implements AgentAdapterV1 {
       case 'text':
         return [{ type: 'text-delta', text: String(json.text ?? '') }];
       case 'session':
-        return [{ type: 'session', sessionId: String(json.id) }];
+        return [{ type: 'session', sessionId: String(json.id), ...(typeof json.model === 'string' ? { model: json.model } : {}) }];
+      case 'usage': {
+        const usage: Record<string, number> = {};
+        for (const key of ['inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens', 'costUsd']) {
+          if (typeof json[key] === 'number') usage[key] = json[key];
+        }
+        return [{ type: 'usage', usage }];
+      }
       case 'result':
         return [{ type: 'turn-end', text: String(json.result ?? ''), isError: json.is_error === true }];
       default:

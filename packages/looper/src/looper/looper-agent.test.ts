@@ -238,10 +238,14 @@ describe('Looper — seed 000 acceptance tests', () => {
     await looper.whenIdle();
     expect(events.map((e) => e.type)).toEqual([
       'looper:state-changed',
+      'looper:run-started',
       'looper:command',
       'looper:iteration-started',
+      'looper:step-started',
       'looper:step-completed',
+      'looper:step-started',
       'looper:step-completed',
+      'looper:step-started',
       'looper:decision',
       'looper:state-changed',
       'looper:run-finished',

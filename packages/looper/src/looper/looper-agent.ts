@@ -7,13 +7,16 @@ import {
   serializeError,
   TaskManager,
   waitForCompletion,
+  withEventScope,
   type AgentContext,
   type AgentSinks,
   type EventBus,
   type ExecutionHandle,
   type RunnableAgent,
   type StoreCallOptions,
+  type AnyTroupeEvent,
   type TroupeEventPayloads,
+  type UsageBudget,
 } from '@troupe/core';
 import type { Judge } from '../judge/judge';
 import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
@@ -40,6 +43,7 @@ import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore 
 import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
 import { raceAbort, timeoutMessage } from './looper-abort';
 import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
+import { checkLooperBudget, looperUsageRun, startLooperBudget } from './looper-run-scope';
 
 const DEFAULT_TIMEOUTS: Required<LooperStepTimeouts> = { coder: 15 * 60_000, review: 10 * 60_000, judge: 2 * 60_000 };
 
@@ -124,6 +128,7 @@ export class Looper implements RunnableAgent {
   private queuedWrite: { snapshot: LooperSnapshot; entries: LooperHistoryEntry[] } | undefined;
   private disposed = false;
   private workspacePath: string | undefined;
+  private readonly budgetLimits: ReturnType<typeof checkLooperBudget>;
 
   constructor(private readonly options: LooperOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected { coder, review, … }');
@@ -151,6 +156,7 @@ export class Looper implements RunnableAgent {
     const maxIterations = positiveInteger(options.maxIterations, 'maxIterations') ?? 5;
     this.maxOutputChars = positiveInteger(options.maxOutputChars, 'maxOutputChars') ?? 4000;
     this.workspacePath = options.workspacePath;
+    this.budgetLimits = checkLooperBudget(options.budget, this.bus);
     this.snapshot = createLooperSnapshot({ looperId: this.id, maxIterations, now: this.now() });
   }
 
@@ -234,7 +240,7 @@ export class Looper implements RunnableAgent {
     this.snapshot = saved;
     if (saved.state !== 'RUNNING' || saved.runId === null) return false;
     this.postAuto('resumed', this.texts.auto.resumed(saved));
-    this.launch(saved.runId);
+    this.launch(saved.runId, true);
     return true;
   }
 
@@ -286,7 +292,7 @@ export class Looper implements RunnableAgent {
     if (context.workspacePath !== undefined) this.workspacePath = context.workspacePath;
     this.update(startRun(s, { task, runId, now: this.now() }), { kind: 'run-started', data: { task } });
     this.postAuto('run-started', this.texts.auto.runStarted(task, s.maxIterations));
-    this.launch(runId);
+    this.launch(runId, false);
     return this.reply(true, 'start', this.texts.reply.started(task, s.maxIterations));
   }
 
@@ -315,16 +321,21 @@ export class Looper implements RunnableAgent {
     return this.reply(true, 'add_pending', this.texts.reply.pendingQueued(count, task, s.state === 'RUNNING'));
   }
 
-  private launch(runId: string): void {
+  private launch(runId: string, resumed: boolean): void {
     const controller = new AbortController();
     this.controller = controller;
-    const loop = this.runLoop(runId, controller.signal)
+    // The run's event scope: everything it does is charged to the run and traced under it.
+    const usageRun = looperUsageRun(this.id, runId);
+    const started = this.emit('looper:run-started', { runId, task: this.snapshot.currentTask ?? '', resumed });
+    const budget = startLooperBudget(this.budgetLimits, this.bus, this.options.ledger, usageRun);
+    const loop = withEventScope({ event: started, bus: this.bus, run: usageRun }, () => this.runLoop(runId, controller.signal, budget))
       .catch((error: unknown) => {
         if (!controller.signal.aborted && this.snapshot.state === 'RUNNING' && this.snapshot.runId === runId) {
           this.finish('failed', this.texts.reason.loopFailed(serializeError(error).message));
         }
       })
       .finally(() => {
+        budget?.dispose();
         if (this.loop === loop) {
           this.loop = undefined;
           this.controller = undefined;
@@ -334,13 +345,15 @@ export class Looper implements RunnableAgent {
   }
 
   /** The running branch: one step per pass, from whatever step the state says. */
-  private async runLoop(runId: string, signal: AbortSignal): Promise<void> {
+  private async runLoop(runId: string, signal: AbortSignal, budget: UsageBudget | undefined): Promise<void> {
     await Promise.resolve(); // the answering branch finishes first
     for (;;) {
       const s = this.snapshot;
       if (signal.aborted || s.state !== 'RUNNING' || s.runId !== runId) return;
       // An immediate stop: the canceled step's result is not recorded.
       if (s.stopNow) return this.finish('stopped', this.texts.reason.stoppedNow(s.iteration, s.step));
+      // A spent budget ends the run between steps: the step that crossed it finished and was recorded.
+      if (budget?.exceeded) return this.finish('budget-exceeded', this.texts.reason.budgetExceeded(budget.reason ?? ''));
       const stepController = new AbortController();
       this.stepController = stepController;
       const task = s.currentTask ?? '';
@@ -348,7 +361,7 @@ export class Looper implements RunnableAgent {
         this.postAuto('iteration-started', this.texts.auto.iterationStarted(s.iteration, s.maxIterations, task));
         this.emit('looper:iteration-started', { runId, iteration: s.iteration, maxIterations: s.maxIterations, task });
         const input = this.options.coderPrompt?.({ task, iteration: s.iteration, maxIterations: s.maxIterations }) ?? task;
-        const result = await this.runStep('coder', this.coder, input, this.timeouts.coder);
+        const result = await this.inStep(runId, 'coder', () => this.runStep('coder', this.coder, input, this.timeouts.coder));
         if (signal.aborted) return;
         if (this.snapshot.stopNow) continue;
         this.update(recordCoderResult(this.snapshot, result, this.now()), { kind: 'coder', data: result });
@@ -363,7 +376,7 @@ export class Looper implements RunnableAgent {
           coderOutput: truncateText(coder.output.trim(), this.maxOutputChars),
         };
         const input = (this.options.reviewPrompt ?? buildReviewPrompt)(promptInput);
-        const result = await this.runReview(input);
+        const result = await this.inStep(runId, 'review', () => this.runReview(input));
         if (signal.aborted) return;
         if (this.snapshot.stopNow) continue;
         this.update(recordReviewResult(this.snapshot, result, this.now()), { kind: 'review', data: result });
@@ -371,7 +384,7 @@ export class Looper implements RunnableAgent {
         this.emitStep('review', result);
       } else if (s.step === 'judge') {
         // JUDGE finishes the run (a requested stop included) or starts the next iteration itself.
-        await this.judgeStep(runId, signal, stepController.signal);
+        await this.inStep(runId, 'judge', () => this.judgeStep(runId, signal, stepController.signal));
       } else {
         throw new InvalidStateError(`Looper "${this.id}" is RUNNING without a step`);
       }
@@ -380,6 +393,7 @@ export class Looper implements RunnableAgent {
 
   private async judgeStep(runId: string, signal: AbortSignal, stepSignal: AbortSignal): Promise<void> {
     const s = this.snapshot;
+    const judgeStarted = this.now();
     const input: JudgeInput = {
       currentTask: s.currentTask ?? '',
       iteration: s.iteration,
@@ -417,6 +431,7 @@ export class Looper implements RunnableAgent {
       reason: decision.reason,
       ...(decision.type === 'continue' ? { nextTask: decision.nextTask } : {}),
       consumedPending: consumed.length,
+      durationMs: Math.max(0, this.now() - judgeStarted),
     });
     if (decision.type === 'terminate') return this.finish('terminated', decision.reason, decision, source);
     if (s.iteration >= s.maxIterations) {
@@ -424,6 +439,12 @@ export class Looper implements RunnableAgent {
     }
     if (this.snapshot.stopRequested) return this.finish('stopped', this.texts.reason.stoppedAfterIteration(s.iteration), decision, source);
     this.update(continueRun(this.snapshot, { decision, source, consumed, now: this.now() }), { kind: 'decision', data: { decision, source } });
+  }
+
+  /** Runs a step in its own event scope (after `looper:step-started`): its agent turns and model calls are charged to `<looperId>-<step>`. */
+  private inStep<T>(runId: string, step: 'coder' | 'review' | 'judge', work: () => Promise<T>): Promise<T> {
+    const started = this.emit('looper:step-started', { runId, iteration: this.snapshot.iteration, step });
+    return withEventScope({ event: started, bus: this.bus, agentId: `${this.id}-${step}` }, work);
   }
 
   private async runStep(step: 'coder' | 'review', agent: RunnableAgent, input: string, timeoutMs: number): Promise<LooperStepResult & { data?: unknown }> {
@@ -523,7 +544,7 @@ export class Looper implements RunnableAgent {
     });
   }
 
-  private emit<T extends keyof TroupeEventPayloads & `looper:${string}`>(type: T, payload: Omit<TroupeEventPayloads[T], 'looperId' | 'channelId'>): void {
-    this.bus?.emit(type, { looperId: this.id, channelId: this.channelId, ...payload } as TroupeEventPayloads[T], { source: this.id });
+  private emit<T extends keyof TroupeEventPayloads & `looper:${string}`>(type: T, payload: Omit<TroupeEventPayloads[T], 'looperId' | 'channelId'>): AnyTroupeEvent | undefined {
+    return this.bus?.emit(type, { looperId: this.id, channelId: this.channelId, ...payload } as TroupeEventPayloads[T], { source: this.id }) as AnyTroupeEvent | undefined;
   }
 }

@@ -10,7 +10,7 @@ export const looperStateSchema = z.enum(['IDLE', 'RUNNING']);
 export const looperStepSchema = z.enum(['coder', 'review', 'judge']);
 
 /** How a run ended. */
-export const looperRunOutcomeSchema = z.enum(['terminated', 'stopped', 'max-iterations', 'failed']);
+export const looperRunOutcomeSchema = z.enum(['terminated', 'stopped', 'max-iterations', 'failed', 'budget-exceeded']);
 
 const ids = {
   looperId: z.string(),
@@ -40,6 +40,10 @@ export const looperEventSchemas = {
     accepted: z.boolean(),
     reply: z.string(),
   }),
+  /** A run began, or was resumed from a checkpoint (`resumed`). Its work is charged to the run `<looperId>/<runId>`. */
+  'looper:run-started': z.object({ ...ids, runId: z.string(), task: z.string(), resumed: z.boolean() }),
+  /** A Coder, Review or JUDGE step began (it ends with `looper:step-completed`, or `looper:decision` for JUDGE). */
+  'looper:step-started': z.object({ ...ids, runId: z.string(), iteration: z.number().int().positive(), step: looperStepSchema }),
   /** An iteration began. */
   'looper:iteration-started': z.object({
     ...ids,
@@ -70,6 +74,8 @@ export const looperEventSchemas = {
     reason: z.string(),
     nextTask: z.string().optional(),
     consumedPending: z.number().int().nonnegative(),
+    /** How long the JUDGE step took. */
+    durationMs: z.number().nonnegative().optional(),
   }),
   /** A task was queued with `add_pending`. */
   'looper:pending-added': z.object({ ...ids, task: z.string(), pendingCount: z.number().int().positive() }),

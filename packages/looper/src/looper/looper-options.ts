@@ -1,4 +1,4 @@
-import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, TaskManager } from '@troupe/core';
+import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, TaskManager, UsageBudgetLimits, UsageLedger } from '@troupe/core';
 import type { Judge } from '../judge/judge';
 import type { RuleJudgeOptions } from '../judge/rule-judge';
 import type { LooperCommand } from './looper-command';
@@ -83,6 +83,16 @@ export interface LooperOptions {
    * {@link englishLooperTexts}; `simplifiedChineseLooperTexts` is built in.
    */
   texts?: LooperTexts;
+  /**
+   * Caps each run's cost (US dollars) and/or tokens, counted over its Coder
+   * and Review turns and JUDGE's model calls (see `UsageLedger`). `looper:*`
+   * events: `usage:budget-warning` at 80%; once a cap is reached the run ends
+   * after the current step with outcome `budget-exceeded` and a reason saying
+   * which cap. Needs `eventBus`.
+   */
+  budget?: UsageBudgetLimits;
+  /** The ledger the budget counts from. Default: the event bus's (`UsageLedger.forBus`). */
+  ledger?: UsageLedger;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }

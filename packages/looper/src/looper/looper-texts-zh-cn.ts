@@ -7,6 +7,7 @@ const OUTCOME: Record<LooperRunOutcome, string> = {
   stopped: '已停止',
   'max-iterations': '达到轮次上限',
   failed: '失败',
+  'budget-exceeded': '预算用尽',
 };
 
 function seconds(ms: number): string {
@@ -84,6 +85,7 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     iterationLimit: (iteration, maxIterations, judgeReason) => `已达到轮次上限（${iteration}/${maxIterations}）；JUDGE 希望继续: ${judgeReason}`,
     stoppedAfterIteration: (iteration) => `应请求在第 ${iteration} 轮结束后停止（Review 和 JUDGE 已运行）。`,
     stoppedNow: (iteration, step) => `应请求在第 ${iteration} 轮的 ${step} 步骤中立即停止。`,
+    budgetExceeded: (reason) => `已停止：本次运行的预算已用完（${reason}）。`,
     loopFailed: (message) => `循环意外失败: ${message}`,
   },
   rules: {

@@ -96,6 +96,8 @@ export interface LooperTexts {
     stoppedAfterIteration(iteration: number): string;
     stoppedNow(iteration: number, step: LooperStep | null): string;
     loopFailed(message: string): string;
+    /** The run's cost or token budget was reached (`reason` says which and how much). */
+    budgetExceeded(reason: string): string;
   };
   rules: RuleJudgeTexts;
   command: LooperCommandTexts;
@@ -225,6 +227,7 @@ export const englishLooperTexts: LooperTexts = {
     iterationLimit: (iteration, maxIterations, judgeReason) => `Reached the iteration limit (${iteration} of ${maxIterations}); JUDGE wanted to continue: ${judgeReason}`,
     stoppedAfterIteration: (iteration) => `Stopped on request after iteration ${iteration} (Review and JUDGE ran).`,
     stoppedNow: (iteration, step) => `Stopped at once on request during the ${step} step of iteration ${iteration}.`,
+    budgetExceeded: (reason) => `Stopped: the run's budget is used up (${reason}).`,
     loopFailed: (message) => `The loop failed unexpectedly: ${message}`,
   },
   rules: {

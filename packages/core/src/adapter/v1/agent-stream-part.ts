@@ -35,8 +35,8 @@ export const agentStreamPartSchema = z.discriminatedUnion('type', [
     isError: z.boolean(),
   }),
   z.object({ type: z.literal('usage'), usage: agentUsageSchema }),
-  /** The CLI's session / thread id, used to resume the conversation. */
-  z.object({ type: z.literal('session'), sessionId: z.string() }),
+  /** The CLI's session / thread id, used to resume the conversation; `model` when the CLI names the model it runs. */
+  z.object({ type: z.literal('session'), sessionId: z.string(), model: z.string().optional() }),
   /** An error the CLI reported (API error, retry notice when `retrying` is true). */
   z.object({
     type: z.literal('error'),
