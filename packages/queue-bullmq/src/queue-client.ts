@@ -158,8 +158,11 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       const eventsConnection = openRedis(options.connection, `troupe-queue-events:${originId}`);
       const events = new QueueEvents(name, { connection: eventsConnection, prefix: 'bull' });
       events.on('error', () => {});
+      // One listener per job waiting for its result.
+      events.setMaxListeners(0);
       entry = { queue: new Queue(name, { connection: queueConnection, prefix: 'bull' }), events, connections: [queueConnection, eventsConnection] };
       entry.queue.on('error', () => {});
+      entry.queue.setMaxListeners(0);
       queues.set(name, entry);
     }
     return entry;

@@ -35,7 +35,7 @@ export interface QueuedLooperOptions {
  * const { outcome } = await job.result;
  * ```
  */
-export function submitLooperJob(
+export async function submitLooperJob(
   client: QueueClient,
   spec: LooperJobSpec,
   options: SubmitOptions & { queue?: string } = {},

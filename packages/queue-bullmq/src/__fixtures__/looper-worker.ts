@@ -3,7 +3,7 @@
 // adapter; the Review imports the workspace's sum.js and checks it; JUDGE is the rule policy.
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentManager, defineAgent } from '@troupe/core';
 import { Looper } from '@troupe/looper';
@@ -13,12 +13,16 @@ const [url = '', concurrency = '1'] = process.argv.slice(2);
 const log = process.env.TROUPE_TEST_RUN_LOG;
 const record = (line: object) => log && appendFileSync(log, `${JSON.stringify({ ...line, pid: process.pid, at: Date.now() })}\n`);
 
+const requireFresh = createRequire(import.meta.url);
+
 const review = defineAgent({
   id: 'review-sum',
   description: 'Imports sum.js and checks sum([1, 2, 3]) and sum([]).',
   run: async (_input, { context }) => {
     try {
-      const module = (await import(`${pathToFileURL(join(context.workspacePath ?? '.', 'sum.js')).href}?t=${Date.now()}`)) as { sum?: (n: number[]) => number };
+      const path = join(context.workspacePath ?? '.', 'sum.js');
+      delete requireFresh.cache[requireFresh.resolve(path)];
+      const module = requireFresh(path) as { sum?: (n: number[]) => number };
       const ok = module.sum?.([1, 2, 3]) === 6 && module.sum?.([]) === 0;
       const report = ok
         ? { health: 'normal' as const, summary: 'sum works', findings: [] }
