@@ -11,6 +11,8 @@ import { runInteractiveCommand } from './commands/interactive-command';
 import { runLooperCommand } from './commands/looper-command';
 import { runMigrateRegistryCommand } from './commands/migrate-registry-command';
 import { runTeamCommand } from './commands/team-command';
+import { runSubmitCommand } from './commands/submit-command';
+import { runWorkerCommand } from './commands/worker-command';
 import { VERSION } from './version';
 
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>;
@@ -21,6 +23,8 @@ const RUNNERS: Record<string, CommandRunner> = {
   team: runTeamCommand,
   doctor: runDoctorCommand,
   'migrate-registry': runMigrateRegistryCommand,
+  worker: runWorkerCommand,
+  submit: runSubmitCommand,
 };
 
 /** One line, whatever the error: no stack, no multi-line dumps. */
