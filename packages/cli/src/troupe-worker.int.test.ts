@@ -1,0 +1,81 @@
+// `troupe worker`, `troupe submit` and `troupe looper --queue` against a real redis-server: the worker is the
+// built `troupe` binary run as a real process, with the fake `claude` first on PATH.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
+
+const binary = findRedisServer();
+if ('reason' in binary) console.warn(`[cli] SKIPPED troupe worker tests: ${binary.reason}`);
+
+describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (real redis-server)', () => {
+  let redis: TestRedis;
+  let worker: TroupeProcess;
+  const workspaces: { cleanup(): void }[] = [];
+  const env = testEnv({ FAKE_CLAUDE_FILES: JSON.stringify({ 'hello.txt': 'hello from the worker\n' }), ANTHROPIC_API_KEY: 'sk-ant-worker-only-key-000000' });
+
+  beforeAll(async () => {
+    redis = await startTestRedis((binary as { path: string }).path);
+    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2'], env);
+    await worker.waitFor(/serving troupe-looper on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
+  });
+  afterAll(async () => {
+    if (worker && worker.child.exitCode === null) {
+      worker.child.kill('SIGTERM');
+      await worker.exited();
+    }
+    await redis?.dispose();
+    for (const workspace of workspaces) workspace.cleanup();
+  });
+
+  function workspace(): string {
+    const created = tempWorkspace({ 'README.md': '# app\n' });
+    workspaces.push(created);
+    return created.dir;
+  }
+
+  it('troupe submit --wait: the run happens on the worker, its [AUTO] progress streams back, exit 0', async () => {
+    const dir = workspace();
+    const { code, stdout, stderr } = await runCliCaptured(['submit', '--redis', redis.url, '-w', dir, '-p', 'Write hello.txt', '--coder', 'claude', '--reviewer', 'claude', '--wait'], { env: testEnv() });
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/Submitted job [\w-]+ to troupe-looper/);
+    expect(stdout).toMatch(/\[queue\] job [\w-]+ started on/);
+    expect(stdout).toMatch(/\[AUTO\].*Write hello\.txt/);
+    expect(stdout).toMatch(/ended: terminated after 1 iteration/);
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, 'hello.txt'), 'utf8')).toBe('hello from the worker\n');
+  });
+
+  it('troupe looper --queue runs a start on the workers; --job sends status to a submitted job', async () => {
+    const dir = workspace();
+    const run = await runCliCaptured(['looper', '--queue', redis.url, '-w', dir, '--coder', 'claude', '--reviewer', 'claude', '-p', '{"type":"start","task":"Write hello.txt"}'], { env: testEnv() });
+    expect(run.stdout).toMatch(/ended: terminated/);
+    expect(run.code).toBe(0);
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(true);
+
+    const submitted = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'Write hello.txt', '--reviewer', 'claude'], { env: testEnv() });
+    expect(submitted.code).toBe(0);
+    const jobId = /Submitted job ([\w-]+)/.exec(submitted.stdout)?.[1] as string;
+    let status = '';
+    for (let i = 0; i < 200 && !/completed/.test(status); i++) {
+      status = (await runCliCaptured(['looper', '--queue', redis.url, '--job', jobId, '-p', '{"type":"status"}'], { env: testEnv() })).stdout;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toMatch(new RegExp(`Job ${jobId}: completed`));
+    expect(status).toMatch(/IDLE/);
+  });
+
+  it('rejects bad input clearly: no --redis, a non-redis URL, both --workspace and --git', async () => {
+    expect(await runCliCaptured(['submit', '-p', 'x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--redis URL is required/) });
+    expect(await runCliCaptured(['worker', '--redis', 'http://127.0.0.1:1'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/redis:\/\/ or rediss:\/\/ URL/) });
+    expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '-w', '.', '--git', 'https://example.com/a.git'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/either --workspace DIR or --git URL/) });
+    expect(await runCliCaptured(['looper', '--queue', redis.url, '-p', '{"type":"stop"}'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs --job ID/) });
+  });
+
+  it('stops gracefully on SIGTERM', async () => {
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited()).toBe(0);
+    expect(worker.stdout()).toMatch(/finishing 0 job\(s\) in progress/);
+  });
+});
