@@ -6,12 +6,11 @@ const STREAM_MAX_LEN = 200_000;
 
 /**
  * Worker side: appends a job's bus events to its origin's Redis stream, in
- * the order they were emitted (one connection sends commands in order; the
- * chain also keeps order across a reconnect). Secrets of the worker's env are
+ * the order they were emitted. Secrets of the worker's env are
  * redacted from every event before it leaves the machine.
  */
 export class JobEventWriter {
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly pending = new Set<Promise<unknown>>();
   private failed: unknown;
 
   constructor(
@@ -21,19 +20,26 @@ export class JobEventWriter {
     private readonly secrets: readonly string[],
   ) {}
 
-  /** Queues one event. */
+  /**
+   * Queues one event. Commands on one ioredis connection reach Redis in the
+   * order they were issued (also when replayed after a reconnect), so events
+   * are pipelined rather than sent one round trip at a time.
+   */
   write(event: AnyTroupeEvent): void {
     const json = redactSecrets(JSON.stringify(event), this.secrets);
-    this.chain = this.chain.then(() =>
-      this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', this.jobId, 'event', json).catch((error: unknown) => {
+    const sent: Promise<unknown> = this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', this.jobId, 'event', json).then(
+      () => this.pending.delete(sent),
+      (error: unknown) => {
         this.failed ??= error;
-      }),
+        this.pending.delete(sent);
+      },
     );
+    this.pending.add(sent);
   }
 
   /** Resolves once every queued event is in Redis; rejects with the first write error. */
   async flush(): Promise<void> {
-    await this.chain;
+    await Promise.all(this.pending);
     if (this.failed !== undefined) throw this.failed;
   }
 }
