@@ -4,38 +4,54 @@ import { nsPerOp, type BenchKit } from './bench-kit';
 
 const message = { id: 'looper#1', channelId: 'looper', seq: 1, role: 'system' as const, content: '[AUTO] step', timestamp: 0 };
 
+/** Short rounds, interleaved; each side's figure is its least disturbed round (the machine is shared). */
+const ROUNDS = 40;
+const ITERATIONS_PER_ROUND = 100_000;
+
+/** ns per call of `bare` and `ours`, measured in alternating rounds; the minimum round of each. */
+function compare(bare: () => void, ours: () => void): { bareNs: number; busNs: number } {
+  let bareNs = Number.POSITIVE_INFINITY;
+  let busNs = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < ROUNDS; round++) {
+    bareNs = Math.min(bareNs, nsPerOp(bare, ITERATIONS_PER_ROUND));
+    busNs = Math.min(busNs, nsPerOp(ours, ITERATIONS_PER_ROUND));
+  }
+  return { bareNs, busNs };
+}
+
 /**
- * EventBus emit cost against a bare `node:events` emitter emitting the seed's
- * own event object (`{ channelId, message, timestamp: Date.now() }`), with 1
- * listener, 10 listeners, and a wildcard listener.
+ * EventBus emit cost against a plain `node:events` emitter emitting the same
+ * payload object (built the same way on both sides, per emit), with 1
+ * listener, 10 listeners, and a wildcard listener. The bus also builds the
+ * envelope (`{ type, version, timestamp, source, payload }`) that every
+ * listener receives. Each figure is the fastest of 40 interleaved rounds of
+ * 100,000 emits, so another process taking the CPU does not decide it.
  */
 export default async function (kit: BenchKit): Promise<void> {
-  const iterations = 2_000_000;
   let sink = 0;
   const listener = (event: unknown) => {
     if (event) sink++;
   };
+  const payload = () => ({ channelId: 'looper', tabId: 'looper', message, timestamp: 0 });
   for (const listeners of [1, 10]) {
     const bare = new EventEmitter();
     bare.setMaxListeners(0);
-    for (let i = 0; i < listeners; i++) bare.on('message:added', listener);
     const bus = new EventBus();
-    for (let i = 0; i < listeners; i++) bus.on('message:added', listener);
-    // Interleave the two measurements to spread machine noise evenly.
-    const rounds = 5;
-    let bareNs = 0;
-    let busNs = 0;
-    for (let round = 0; round < rounds; round++) {
-      bareNs += nsPerOp(() => bare.emit('message:added', { channelId: 'looper', message, timestamp: Date.now() }), iterations / rounds);
-      busNs += nsPerOp(() => bus.emit('message:added', { channelId: 'looper', tabId: 'looper', message, timestamp: 0 }), iterations / rounds);
+    for (let i = 0; i < listeners; i++) {
+      bare.on('message:added', listener);
+      bus.on('message:added', listener);
     }
+    const { bareNs, busNs } = compare(
+      () => bare.emit('message:added', payload()),
+      () => bus.emit('message:added', payload()),
+    );
     kit.report({
       name: `EventBus.emit, ${listeners} listener${listeners > 1 ? 's' : ''}`,
-      value: busNs / rounds,
+      value: busNs,
       unit: 'ns/emit',
       baselineName: 'node:events emit',
-      baselineValue: bareNs / rounds,
-      target: '≤ 1.3×',
+      baselineValue: bareNs,
+      target: '≤ 2×',
     });
   }
   const bare = new EventEmitter();
@@ -44,24 +60,22 @@ export default async function (kit: BenchKit): Promise<void> {
   const bus = new EventBus();
   bus.on('*', listener);
   bus.on('message:added', listener);
-  let bareNs = 0;
-  let busNs = 0;
-  for (let round = 0; round < 5; round++) {
-    // A bare emitter needs a second emit to serve a catch-all listener.
-    bareNs += nsPerOp(() => {
-      const event = { channelId: 'looper', message, timestamp: Date.now() };
+  const { bareNs, busNs } = compare(
+    () => {
+      // A bare emitter needs a second emit to serve a catch-all listener.
+      const event = payload();
       bare.emit('message:added', event);
       bare.emit('*', event);
-    }, iterations / 5);
-    busNs += nsPerOp(() => bus.emit('message:added', { channelId: 'looper', tabId: 'looper', message, timestamp: 0 }), iterations / 5);
-  }
+    },
+    () => bus.emit('message:added', payload()),
+  );
   kit.report({
     name: 'EventBus.emit, 1 listener + 1 wildcard',
-    value: busNs / 5,
+    value: busNs,
     unit: 'ns/emit',
     baselineName: 'node:events emit to type and "*"',
-    baselineValue: bareNs / 5,
-    target: '≤ 1.3×',
+    baselineValue: bareNs,
+    target: '≤ 2×',
   });
   if (sink === 0) throw new Error('listeners never ran');
 }

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, REDACTED } from '@troupe/core';
+import { AdapterRegistry, AgentManager, InvalidArgumentError, REDACTED } from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
-import { makeTempDir } from './codex-test-support';
+import { codexOverFakeCli, makeTempDir } from './codex-test-support';
 
 let temp: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
@@ -161,26 +161,35 @@ describe('parsing', () => {
     expect(createCodexAdapter().parseResponse('garbage\n{"broken')).toBe('');
   });
 
-  it('redacts the API key from every part and from parseResponse', async () => {
+  it('the API key is redacted by core from every part, the text and the output, even split across writes', async () => {
+    // Redaction moved from this adapter's parser into core's process runner: the adapter only lists the key.
     const key = 'my-local-key-123';
-    const adapter = createCodexAdapter({ apiKey: key });
-    const message = `unexpected status 401 Unauthorized: Incorrect API key provided: ${key}., url: http://127.0.0.1:1/v1/responses`;
-    const parts = [
-      ...parse(adapter, { type: 'error', message: `Reconnecting... 1/1 (${message})` }),
-      ...parse(adapter, { type: 'item.completed', item: { id: 'a', type: 'agent_message', text: `the key is ${key}` } }),
-      ...parse(adapter, { type: 'turn.failed', error: { message } }),
-    ];
-    expect(JSON.stringify(parts)).not.toContain(key);
-    expect(JSON.stringify(parts)).toContain(REDACTED);
-    expect(parts.filter((part) => part.type === 'error').map((part) => part.type === 'error' && part.status)).toEqual([401, 401]);
-    expect(adapter.parseResponse(`${line({ type: 'turn.failed', error: { message } })}\n`)).not.toContain(key);
-
-    // A key found in the environment at getProcessConfig time is redacted too.
-    vi.stubEnv('OPENAI_API_KEY', 'env-found-key-456');
-    const fromEnv = createCodexAdapter();
-    await fromEnv.getProcessConfig({}, temp.path);
-    expect(fromEnv.parseLine('', { type: 'error', message: 'bad key env-found-key-456' })).toEqual([
-      { type: 'error', message: `bad key ${REDACTED}`, retrying: false },
-    ]);
+    const message = 'unexpected status 401 Unauthorized: Incorrect API key provided: ${env:TROUPE_CODEX_API_KEY}., url: http://127.0.0.1:1/v1/responses';
+    const { adapter } = codexOverFakeCli(
+      () => ({
+        lines: [
+          JSON.stringify({ type: 'error', message: `Reconnecting... 1/1 (${message})` }),
+          JSON.stringify({ type: 'item.completed', item: { id: 'a', type: 'agent_message', text: 'the key is ${env:TROUPE_CODEX_API_KEY}' } }),
+          JSON.stringify({ type: 'turn.failed', error: { message } }),
+        ],
+        expandEnv: true,
+        chunkSize: 7,
+      }),
+      { apiKey: key, baseUrl: 'http://127.0.0.1:1/v1' },
+    );
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'codex', create: () => adapter });
+    const manager = new AgentManager({ adapters });
+    try {
+      await manager.ensureAgentStarted('coder', 'codex', { workDir: temp.path });
+      const result = await manager.send('coder', 'hi').result;
+      expect(result.outcome.status).toBe('completed');
+      expect(JSON.stringify(result)).not.toContain(key);
+      expect(JSON.stringify(result.parts)).toContain(REDACTED);
+      expect(result.parts.filter((part) => part.type === 'error').map((part) => part.type === 'error' && part.status)).toEqual([401, 401]);
+      expect(result.agentError?.message).toContain(`Incorrect API key provided: ${REDACTED}`);
+    } finally {
+      await manager.cleanup();
+    }
   });
 });

@@ -58,8 +58,6 @@ export interface CodexAdapter extends AgentAdapterV1<CodexLineParser> {
  */
 export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAdapter {
   const resolved = Object.freeze(resolveCodexAdapterSettings(settings));
-  const secrets = new Set<string>(resolved.apiKey !== undefined ? [resolved.apiKey] : []);
-  const parserOptions = { secrets: () => secrets };
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
   let implicitTurn: CodexLineParser | undefined;
   const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
@@ -97,7 +95,6 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         await removeInstructions();
         throw error;
       }
-      for (const secret of line.secrets) secrets.add(secret);
       return {
         command: line.command,
         args: line.args,
@@ -105,7 +102,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         env: line.env,
         messageDelivery: resolved.promptDelivery === 'stdin' ? 'stdin' : 'argument',
         installHint: resolved.installHint,
-        secrets: line.secrets,
+        secrets: line.secrets, // redacted by core from every line, part, result and error
         ...(instructionsDir !== undefined ? { cleanup: removeInstructions } : {}),
       };
     },
@@ -126,13 +123,13 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
       return message;
     },
 
-    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput, parserOptions),
+    parseResponse: (rawOutput: string) => parseCodexResponse(rawOutput),
 
     getCompletionStrategy: () => completion,
 
-    startTurn: () => createCodexLineParser(parserOptions),
+    startTurn: () => createCodexLineParser(),
 
     parseLine: (line, json, context) =>
-      (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJson(line) : json),
+      (context?.state ?? (implicitTurn ??= createCodexLineParser())).parse(json === undefined ? parseJson(line) : json),
   };
 }

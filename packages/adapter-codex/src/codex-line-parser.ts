@@ -1,4 +1,4 @@
-import { redactSecrets, type AgentStreamPart } from '@troupe/core';
+import type { AgentStreamPart } from '@troupe/core';
 import { codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
 
 /** Tool name of a `command_execution` item in `tool-call` / `tool-result` parts. */
@@ -11,7 +11,10 @@ const HTTP_STATUS = /\bunexpected status (\d{3})\b/;
 
 /** Options of {@link createCodexLineParser}. */
 export interface CodexLineParserOptions {
-  /** Values to redact from every part (the API key). Read on each line. */
+  /**
+   * @deprecated Ignored: core's process runner redacts every line before any
+   * adapter parses it (the adapter's API key is in its process config's `secrets`).
+   */
   secrets?: () => Iterable<string>;
 }
 
@@ -27,7 +30,9 @@ export interface CodexLineParser {
 }
 
 /**
- * Creates a parser for `codex exec --json` output (Codex CLI 0.169.0):
+ * Creates a parser for `codex exec --json` output (Codex CLI 0.169.0). The
+ * lines it gets are already redacted by core's process runner (the API key,
+ * secret-named variables, key shapes), like every adapter's:
  * - `thread.started` → `session` (the thread id, used by `exec resume`)
  * - `item.completed` `agent_message` → `text-delta` with the whole text (Codex has no deltas)
  * - `item.started` / `item.completed` `command_execution` → `tool-call` / `tool-result`
@@ -40,29 +45,27 @@ export interface CodexLineParser {
  * - `turn.completed` → `usage` + `turn-end` (text: the turn's last agent message)
  * - `turn.failed` → `error` + `turn-end` with `isError` (text: the error message)
  */
-export function createCodexLineParser(options: CodexLineParserOptions = {}): CodexLineParser {
+export function createCodexLineParser(_options: CodexLineParserOptions = {}): CodexLineParser {
   let lastText: string | undefined;
   const openTools = new Set<string>();
   const reset = () => {
     lastText = undefined;
     openTools.clear();
   };
-  const redact = (text: string) => redactSecrets(text, options.secrets?.() ?? []);
 
   const itemParts = (phase: 'item.started' | 'item.updated' | 'item.completed', item: CodexItem): AgentStreamPart[] => {
     switch (item.type) {
       case 'agent_message': {
         if (phase !== 'item.completed') return [];
-        const text = redact(item.text);
-        lastText = text;
-        return [{ type: 'text-delta', text }];
+        lastText = item.text;
+        return [{ type: 'text-delta', text: item.text }];
       }
       case 'command_execution': {
         const call: AgentStreamPart = {
           type: 'tool-call',
           toolCallId: item.id,
           toolName: CODEX_COMMAND_TOOL,
-          input: { command: redact(item.command) },
+          input: { command: item.command },
         };
         if (phase !== 'item.completed') {
           if (openTools.has(item.id)) return [];
@@ -74,14 +77,14 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           type: 'tool-result',
           toolCallId: item.id,
           toolName: CODEX_COMMAND_TOOL,
-          output: redact(item.aggregated_output ?? ''),
+          output: item.aggregated_output ?? '',
           isError: failed,
         };
         // A completed item without a started one (seen once in a read-only sandbox) still gets its call.
         return openTools.delete(item.id) ? [result] : [call, result];
       }
       case 'file_change': {
-        const changes = item.changes.map((change) => ({ path: redact(change.path), kind: change.kind }));
+        const changes = item.changes.map((change) => ({ path: change.path, kind: change.kind }));
         const call: AgentStreamPart = { type: 'tool-call', toolCallId: item.id, toolName: CODEX_FILE_CHANGE_TOOL, input: { changes } };
         if (phase !== 'item.completed') {
           if (openTools.has(item.id)) return [];
@@ -111,13 +114,13 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           type: 'tool-result',
           toolCallId: item.id,
           toolName,
-          output: redact(failed ? item.error?.message ?? text : text),
+          output: failed ? item.error?.message ?? text : text,
           isError: failed,
         };
         return openTools.delete(item.id) ? [result] : [call, result];
       }
       case 'error':
-        return phase === 'item.completed' ? [{ type: 'error', message: redact(item.message), retrying: false }] : [];
+        return phase === 'item.completed' ? [{ type: 'error', message: item.message, retrying: false }] : [];
     }
   };
 
@@ -137,7 +140,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           return item.success ? itemParts(data.type, item.data) : [];
         }
         case 'error':
-          return [errorPart(redact(data.message), RETRY_NOTICE.test(data.message))];
+          return [errorPart(data.message, RETRY_NOTICE.test(data.message))];
         case 'turn.completed': {
           const usage = data.usage;
           const parts: AgentStreamPart[] = [];
@@ -157,7 +160,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           return parts;
         }
         case 'turn.failed': {
-          const message = redact(data.error?.message ?? 'Codex reported the turn as failed');
+          const message = data.error?.message ?? 'Codex reported the turn as failed';
           reset();
           return [errorPart(message, false), { type: 'turn-end', text: message, isError: true }];
         }
@@ -186,8 +189,8 @@ export function parseCodexHttpStatus(message: string): number | undefined {
  * state: the text of the last `turn-end` (the last agent message, or the
  * error of a failed turn), else the last agent message, else `''`.
  */
-export function parseCodexResponse(rawOutput: string, options: CodexLineParserOptions = {}): string {
-  const parser = createCodexLineParser(options);
+export function parseCodexResponse(rawOutput: string, _options: CodexLineParserOptions = {}): string {
+  const parser = createCodexLineParser();
   let end: string | undefined;
   let lastText: string | undefined;
   for (const line of rawOutput.split(/\r?\n/)) {

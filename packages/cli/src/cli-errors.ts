@@ -45,8 +45,10 @@ export const EXIT_CODES = Object.freeze({
   openFindings: 4,
   /** An agent failed: the last iteration's Coder or Review could not do its step. */
   agentFailure: 5,
-  /** Interrupted with Ctrl-C (twice); the run stays resumable. */
+  /** Interrupted with Ctrl-C (SIGINT); the run stays resumable. */
   interrupted: 130,
+  /** Terminated with SIGTERM; the run stays resumable. */
+  terminated: 143,
 });
 
 /** What {@link exitCodeOfRun} reads: a Looper snapshot's last run and last iteration. */

@@ -1,3 +1,4 @@
+import { hostSecretRedactor, secretValuesFromEnv } from '@troupe/core';
 import { CLI_CATALOGUES, localeFromEnv, type CliCatalogue, type CliLocale } from './i18n/cli-catalogue';
 
 /** What a `troupe` command reads and writes; `process` by default, swapped in tests and embedders. */
@@ -11,6 +12,22 @@ export interface CliIo {
   handleSignals?: boolean;
   /** The language of every message (`--lang`). Default: from `LC_ALL`, `LC_MESSAGES` or `LANG`, else English. */
   locale?: CliLocale;
+}
+
+/**
+ * The same IO with secrets hidden from everything written to stdout and
+ * stderr: the values of secret-named variables of `io.env` and of this
+ * process's environment, and well-known key shapes.
+ */
+export function redactingIo(io: CliIo): CliIo {
+  const redactor = hostSecretRedactor().extend(secretValuesFromEnv(io.env));
+  // The stream itself stays the prototype (isTTY, columns, events for readline); only write changes.
+  const wrap = <W extends { write(text: string): unknown }>(stream: W): W =>
+    Object.assign(Object.create(stream) as W, {
+      write: (text: unknown, ...rest: unknown[]) =>
+        (stream.write as (...args: unknown[]) => unknown).call(stream, typeof text === 'string' ? redactor.redact(text) : text, ...rest),
+    });
+  return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
 }
 
 /** The message catalogue of the command's language. */

@@ -2,7 +2,7 @@ import { ConfigError, formatIssuePath, serializeError, TroupeError } from '@trou
 import { COMMANDS, HELP_OPTIONS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
-import { catalogueOf, processIo, type CliIo } from './cli-io';
+import { catalogueOf, processIo, redactingIo, type CliIo } from './cli-io';
 import { parseLocale } from './i18n/cli-catalogue';
 import type { CliMessages } from './i18n/cli-messages';
 import { runDevHubCommand } from './commands/devhub-command';
@@ -51,8 +51,8 @@ const CONFIG_CODES = new Set(['CONFIG_INVALID', 'ADAPTER_NOT_FOUND']);
  * process.exitCode = await runCli(['looper', '--workspace', './app', '-p', '{"type":"status"}']);
  * ```
  */
-export async function runCli(argv: readonly string[], processIoOrIo: CliIo = processIo()): Promise<number> {
-  let io = processIoOrIo;
+export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  let io = redactingIo(rawIo); // no secret reaches the console, whatever prints it
   try {
     const { rest, locale } = takeLanguage(argv[0] === '--' ? argv.slice(1) : argv, catalogueOf(io).cli);
     if (locale) io = { ...io, locale };

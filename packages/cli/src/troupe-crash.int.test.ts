@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@troupe/core';
-import type { LooperHistoryEntry, LooperSnapshot } from '@troupe/looper';
+import { createLooperStateStore, type LooperHistoryEntry, type LooperSnapshot } from '@troupe/looper';
 import { openSqliteStore } from '@troupe/store-sqlite';
 import { afterEach, expect, it } from 'vitest';
 import { runTroupe, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
@@ -26,7 +26,8 @@ async function readSession(dir: string) {
   try {
     const session = (await store.get<{ id: string }>(['troupe', 'workspace'], 'session'))?.value.id as string;
     const messages = await store.list<Message>(['sessions', session, 'messages', 'looper']);
-    const state = (await store.get<LooperSnapshot>(['sessions', session, 'looper', 'looper'], 'state'))?.value as LooperSnapshot;
+    // Through the Looper's own state store: a checkpoint keeps its pending tasks and step results apart from the state record.
+    const state = (await createLooperStateStore(store, { namespace: ['sessions', session, 'looper'] }).load('looper')) as LooperSnapshot;
     const history = (await store.list<LooperHistoryEntry>(['sessions', session, 'looper', 'looper', 'history'])).map((item) => item.value);
     return { keys: messages.map((item) => item.key), messages: messages.map((item) => item.value), state, history };
   } finally {

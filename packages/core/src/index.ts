@@ -56,6 +56,8 @@ export {
   trackProcessGroup,
   untrackProcessGroup,
 } from './process/kill-process-group';
+export { liveProcesses, stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from './process/live-processes';
+export { RUN_TOKEN_ENV, sweepRunTokens } from './process/process-sweep';
 
 // Adapters
 export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineContext, AgentTurnStart } from './adapter/v1/agent-adapter-v1';
@@ -135,14 +137,23 @@ export {
 } from './registry/registry-agent-settings';
 
 // Utilities
-export { REDACTED, redactSecrets, secretValuesFromEnv } from './util/redact-secrets';
+export {
+  createSecretRedactor,
+  hostSecretRedactor,
+  isSecretEnvName,
+  REDACTED,
+  redactSecrets,
+  secretValuesFromEnv,
+  type SecretRedactor,
+  type SecretRedactorOptions,
+} from './util/redact-secrets';
 export { serializeError } from './util/serialize-error';
 export { nextProcessCount, processSingleton } from './util/process-singleton';
 
 // Store
 export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
 export { MemoryStore } from './store/memory-store';
-export { checkStoreLimit, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store/store-input';
+export { checkStoreLimit, checkStoreListOptions, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store/store-input';
 
 // Agent loop (Sense-Plan-Act-Reflect)
 export * from './loop/index';

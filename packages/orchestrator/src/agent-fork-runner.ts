@@ -1,19 +1,24 @@
 import { InvalidArgumentError, InvalidStateError, serializeError, type EventBus, type SerializedError } from '@troupe/core';
 import type { ForkContext } from './agent-orchestrator-options';
 import type { AgentRecord } from './agent-record';
+import type { StoredFork } from './agent-session-store';
+import { storedContext } from './agent-session-store';
 import type { ReleaseSlot } from './agent-slots';
 import { isTerminalStatus } from './agent-status';
 import { assertRetryPolicy, type AgentRetryPolicy, type AgentStrategy } from './agent-strategy';
 import { AgentTerminatedError } from './orchestrator-errors';
 import type { AgentRunResult, AgentRuntimeStatus, AgentTaskContext, ForkResult, SubAgentResult, SubAgentSpec } from './orchestrator-types';
 
-/** @internal One sub-agent of a fork, its first attempt created. */
+/** @internal One sub-agent of a fork: its task, strategy, context and every attempt so far (the last is current). */
 export interface ForkEntry {
   readonly task: string;
   readonly strategy: AgentStrategy;
   readonly context: AgentTaskContext;
-  readonly firstId: string;
+  readonly agentIds: string[];
 }
+
+/** @internal Who receives a fork's results: the parent's `fork_agents` call, or `requestFork` (a message). */
+export type ForkOrigin = { kind: 'tool'; toolCallId: string } | { kind: 'request' };
 
 /** @internal What the fork logic needs from its orchestrator (bound closures, so nothing private leaks). */
 export interface ForkHost {
@@ -28,15 +33,19 @@ export interface ForkHost {
   transition(record: AgentRecord, to: AgentRuntimeStatus): void;
   takeSlot(record: AgentRecord, priority: 'normal' | 'high', expected: AgentRuntimeStatus): Promise<ReleaseSlot>;
   terminateAgent(agentId: string, reason: string): Promise<string[]>;
+  /** Stores the fork's state (no-op without a session store). */
+  saveFork(fork: StoredFork): void;
 }
 
 /**
  * @internal Seed 004's fork: the parent goes to `forking` and gives its slot
  * back, the sub-agents run in parallel (each retried under its policy), and
- * the parent takes a slot again before it goes on.
+ * the parent takes a slot again before it goes on. Every step is stored
+ * (with a session store) so a fork in progress goes on in a new process.
  */
 export class AgentForkRunner {
-  private nextFork = 1;
+  /** Number of the next fork (`fork-<n>`); moved past stored forks on resume. */
+  nextFork = 1;
 
   constructor(private readonly host: ForkHost) {}
 
@@ -65,24 +74,62 @@ export class AgentForkRunner {
       this.host.checkAgent(parent, strategy, subContext);
       return { task: spec.task, strategy, context: subContext };
     });
-    return () => plans.map((plan) => ({ ...plan, firstId: this.host.createRecord(plan.context, plan.strategy, 1, undefined).id }));
+    return () => plans.map((plan) => ({ ...plan, agentIds: [this.host.createRecord(plan.context, plan.strategy, 1, undefined).id] }));
   }
 
   /** Runs the sub-agents of a prepared fork while the parent waits in `forking`. */
-  async run(parent: AgentRecord, entries: readonly ForkEntry[], context: ForkContext): Promise<ForkResult> {
+  run(parent: AgentRecord, entries: readonly ForkEntry[], context: ForkContext, origin: ForkOrigin): Promise<ForkResult> {
     if (parent.status !== 'running' && parent.status !== 'forking') {
-      throw new InvalidStateError(`Agent "${parent.id}" is ${parent.status}; only a running agent can fork`);
+      return Promise.reject(new InvalidStateError(`Agent "${parent.id}" is ${parent.status}; only a running agent can fork`));
     }
+    const stored: StoredFork = {
+      version: 1,
+      forkId: `fork-${this.nextFork++}`,
+      parentId: parent.id,
+      origin: origin.kind,
+      ...(origin.kind === 'tool' ? { toolCallId: origin.toolCallId } : {}),
+      ...(context.retry !== undefined ? { retry: { ...context.retry } } : {}),
+      entries: entries.map((entry) => ({ task: entry.task, strategyType: entry.strategy.type, context: storedContext(entry.context), agentIds: entry.agentIds })),
+      status: 'running',
+      startedAt: Date.now(),
+    };
+    return this.go(parent, stored, entries, context.retry, context.signal);
+  }
+
+  /**
+   * Goes on with a stored fork in a new process: each sub-agent from its last
+   * attempt (ended ones keep their result, the others restart), then the
+   * parent takes a slot and goes on, as after a fork that was never
+   * interrupted.
+   */
+  resume(parent: AgentRecord, stored: StoredFork): Promise<ForkResult> {
+    const entries = stored.entries.map((entry) => ({
+      task: entry.task,
+      strategy: this.host.resolveStrategy(entry.strategyType),
+      context: { ...entry.context, parentId: parent.id },
+      agentIds: entry.agentIds,
+    }));
+    return this.go(parent, stored, entries, stored.retry, undefined);
+  }
+
+  private async go(
+    parent: AgentRecord,
+    stored: StoredFork,
+    entries: readonly ForkEntry[],
+    retry: AgentRetryPolicy | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ForkResult> {
     const { bus } = this.host;
-    const forkId = `fork-${this.nextFork++}`;
+    const { forkId } = stored;
     const started = performance.now();
-    const members = new Set(entries.map((entry) => entry.firstId));
+    const members = new Set(entries.flatMap((entry) => entry.agentIds));
     parent.activeForks++;
-    if (parent.activeForks === 1) {
+    if (parent.activeForks === 1 && parent.status !== 'forking') {
       this.host.transition(parent, 'forking');
       parent.releaseSlot?.();
       parent.releaseSlot = undefined;
     }
+    this.host.saveFork(stored);
     bus.emit('orchestrator:fork-started', { forkId, parentId: parent.id, agentIds: [...members] });
     const stopMembers = (reason: string) => {
       for (const id of members) {
@@ -94,14 +141,14 @@ export class AgentForkRunner {
     // The fork signal of a tool call follows the parent's run: name the parent when it is the cause.
     const onForkAbort = () => stopMembers(parent.controller.signal.aborted ? `parent "${parent.id}" stopped` : 'the fork signal was aborted');
     parent.controller.signal.addEventListener('abort', onParentAbort, { once: true });
-    if (context.signal?.aborted) onForkAbort();
-    else context.signal?.addEventListener('abort', onForkAbort, { once: true });
+    if (signal?.aborted) onForkAbort();
+    else signal?.addEventListener('abort', onForkAbort, { once: true });
     let results: SubAgentResult[];
     try {
-      results = await Promise.all(entries.map((entry) => this.runSubAgent(parent, entry, context.retry, members)));
+      results = await Promise.all(entries.map((entry) => this.runSubAgent(parent, entry, retry, members, stored)));
     } finally {
       parent.controller.signal.removeEventListener('abort', onParentAbort);
-      context.signal?.removeEventListener('abort', onForkAbort);
+      signal?.removeEventListener('abort', onForkAbort);
       parent.activeForks--;
     }
     if (parent.activeForks === 0 && parent.status === 'forking') {
@@ -113,37 +160,51 @@ export class AgentForkRunner {
     }
     const succeeded = results.filter((result) => result.status === 'completed').length;
     const forkResult: ForkResult = { forkId, parentId: parent.id, results, succeeded, failed: results.length - succeeded };
+    this.host.saveFork({ ...stored, status: 'completed', result: forkResult });
     bus.emit('orchestrator:fork-completed', { forkId, parentId: parent.id, succeeded, failed: forkResult.failed, durationMs: performance.now() - started });
     return forkResult;
   }
 
-  private async runSubAgent(parent: AgentRecord, entry: ForkEntry, retryOverride: AgentRetryPolicy | undefined, members: Set<string>): Promise<SubAgentResult> {
+  private async runSubAgent(
+    parent: AgentRecord,
+    entry: ForkEntry,
+    retryOverride: AgentRetryPolicy | undefined,
+    members: Set<string>,
+    stored: StoredFork,
+  ): Promise<SubAgentResult> {
     const policy = retryOverride ?? entry.strategy.retry ?? { maxRetries: 0 };
-    const agentIds = [entry.firstId];
-    let record = this.host.record(entry.firstId) as AgentRecord;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const result = await this.host.execute(record);
-        return { task: entry.task, strategyType: entry.strategy.type, status: 'completed', text: result.text, agentId: record.id, agentIds, attempts: attempt };
-      } catch (error) {
-        const status = isTerminalStatus(record.status) ? record.status : 'error';
-        const serialized: SerializedError = record.error ?? serializeError(error);
-        const failed: SubAgentResult = { task: entry.task, strategyType: entry.strategy.type, status, error: serialized, agentId: record.id, agentIds, attempts: attempt };
-        if (status !== 'error' || attempt > policy.maxRetries || isTerminalStatus(parent.status)) return failed;
-        const delayMs = policy.delayMs ?? 0;
-        this.host.bus.emit('orchestrator:agent-retry-scheduled', {
-          agentId: record.id,
-          parentId: parent.id,
-          attempt: attempt + 1,
-          maxRetries: policy.maxRetries,
-          delayMs,
-          error: serialized,
-        });
-        if (!(await delay(parent, delayMs)) || isTerminalStatus(parent.status)) return failed;
-        record = this.host.createRecord(entry.context, entry.strategy, attempt + 1, record.id);
-        members.add(record.id);
-        agentIds.push(record.id);
+    const { agentIds } = entry;
+    let record = this.host.record(agentIds[agentIds.length - 1] as string) as AgentRecord;
+    for (let attempt = agentIds.length; ; attempt++) {
+      const base = { task: entry.task, strategyType: entry.strategy.type, agentId: record.id, agentIds: [...agentIds], attempts: attempt };
+      let failure: unknown;
+      if (record.status === 'completed') return { ...base, status: 'completed', text: record.result ?? '' };
+      if (!isTerminalStatus(record.status)) {
+        try {
+          const result = await this.host.execute(record);
+          return { ...base, status: 'completed', text: result.text };
+        } catch (error) {
+          failure = error;
+        }
       }
+      const status = isTerminalStatus(record.status) ? record.status : 'error';
+      const serialized: SerializedError = record.error ?? serializeError(failure);
+      const failed: SubAgentResult = { ...base, status, error: serialized };
+      if (status !== 'error' || attempt > policy.maxRetries || isTerminalStatus(parent.status)) return failed;
+      const delayMs = policy.delayMs ?? 0;
+      this.host.bus.emit('orchestrator:agent-retry-scheduled', {
+        agentId: record.id,
+        parentId: parent.id,
+        attempt: attempt + 1,
+        maxRetries: policy.maxRetries,
+        delayMs,
+        error: serialized,
+      });
+      if (!(await delay(parent, delayMs)) || isTerminalStatus(parent.status)) return failed;
+      record = this.host.createRecord(entry.context, entry.strategy, attempt + 1, record.id);
+      members.add(record.id);
+      agentIds.push(record.id);
+      this.host.saveFork(stored);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { ChatModel, EventBus } from '@troupe/core';
+import type { ChatModel, EventBus, Store } from '@troupe/core';
 import type { AgentRunnerSinks } from './agent-runner-types';
 import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
 import type { AgentInfo, AgentTaskContext } from './orchestrator-types';
@@ -29,7 +29,29 @@ export interface AgentOrchestratorOptions {
   idPrefix?: string;
   /** How long a terminated agent's tools get to stop before the runner gives up on them. Default 5 000 ms. */
   abortGraceMs?: number;
+  /**
+   * Where to keep the agent tree as it changes (seed 004's optional session
+   * persistence): agents, statuses, conversations, open tool calls and
+   * forks, under `['orchestrator', sessionId]`. With a durable store
+   * (`@troupe/store-sqlite`), a new process calls `resume()` to go on after
+   * a crash. Default: none (the tree lives in memory only).
+   */
+  store?: Store;
+  /** Names the session in the store (one store can hold many). Default `default`. 1-64 of `A-Za-z0-9_.:-`. */
+  sessionId?: string;
 }
+
+/** Options of {@link AgentOrchestrator.resume}. */
+export interface ResumeOptions {
+  /** Aborts loading (nothing is changed then). */
+  signal?: AbortSignal;
+  /**
+   * Tool data (`ToolContext.data`) of resumed agents: an agent's `context.data`
+   * is not stored (it may hold services), so give it again here.
+   */
+  data?: (agent: AgentInfo) => Readonly<Record<string, unknown>> | undefined;
+}
+
 
 /** Options of {@link AgentOrchestrator.runAgent}. */
 export interface RunAgentOptions {

@@ -90,7 +90,8 @@ describe('AgentOrchestrator terminate cascades', () => {
     // Nothing left behind: the shell process is gone, the stream was canceled, no timer runs.
     expect(trackedProcessGroupCount()).toBe(processesBefore);
     expect(streamRequests[0]?.abortSignal?.aborted).toBe(true);
-    expect(activeTimers()).toBe(timersBefore);
+    // At most as many as before: a timer of the test runner that existed then may have fired meanwhile.
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     // agent-4 never got a slot, so it never called the model.
     expect(model.requests.filter((request) => firstUserText(request) === 'queued job')).toHaveLength(0);
   });
@@ -125,7 +126,8 @@ describe('AgentOrchestrator terminate cascades', () => {
 
     await orchestrator.terminateAgent(mainId);
     expect(AgentTerminatedError.isInstance(await run)).toBe(true);
-    expect(activeTimers()).toBe(timersBefore);
+    // At most as many as before: a timer of the test runner that existed then may have fired meanwhile.
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     expect(orchestrator.getAgentTree().roots[0]?.children).toHaveLength(1); // the retry never started
   });
 

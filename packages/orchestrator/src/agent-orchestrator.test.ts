@@ -77,7 +77,7 @@ describe('AgentOrchestrator: tree and status events', () => {
         })),
       },
     ]);
-    expect(tree.counts).toEqual({ idle: 0, running: 0, forking: 0, completed: 4, error: 0, terminated: 0 });
+    expect(tree.counts).toEqual({ idle: 0, running: 0, forking: 0, waiting: 0, completed: 4, error: 0, terminated: 0 });
 
     // Every sub-agent saw the tree with its parent forking and its siblings created.
     expect(snapshots).toHaveLength(3);
@@ -207,8 +207,9 @@ describe('AgentOrchestrator: status machine and bad input', () => {
   it('allows only the documented transitions', () => {
     expect(AGENT_STATUS_TRANSITIONS).toEqual({
       idle: ['running', 'terminated', 'error'],
-      running: ['forking', 'completed', 'error', 'terminated'],
+      running: ['forking', 'waiting', 'completed', 'error', 'terminated'],
       forking: ['running', 'error', 'terminated'],
+      waiting: ['running', 'completed', 'error', 'terminated'],
       completed: [],
       error: [],
       terminated: [],

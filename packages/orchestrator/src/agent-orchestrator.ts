@@ -1,31 +1,22 @@
-import {
-  AbortError,
-  assertChatModel,
-  EventBus,
-  InvalidArgumentError,
-  InvalidStateError,
-  serializeError,
-  type ChatMessage,
-  type SerializedError,
-  type Unsubscribe,
-} from '@troupe/core';
+import { assertChatModel, EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
+import { AgentExecutor } from './agent-executor';
+import { AgentFactory } from './agent-factory';
 import { formatForkResult } from './agent-fork-format';
 import { AgentForkRunner } from './agent-fork-runner';
-import { DEFAULT_MAX_CONCURRENCY, type AgentOrchestratorOptions, type ForkContext, type RunAgentOptions } from './agent-orchestrator-options';
-import { buildTreeSnapshot, toAgentInfo, type AgentRecord } from './agent-record';
-import { AgentRunner } from './agent-runner';
-import { orchestratorSinks } from './agent-runner-sinks';
-import type { AgentRunnerSinks } from './agent-runner-types';
-import { AgentSlots, type ReleaseSlot } from './agent-slots';
-import { assertTransition, isTerminalStatus } from './agent-status';
 import {
-  defineAgentStrategy,
-  DEFAULT_SUB_AGENT_STRATEGY,
-  renderSystemPrompt,
-  type AgentPromptVariables,
-  type AgentStrategy,
-} from './agent-strategy';
-import { AgentFailedError, AgentTerminatedError, AgentTimeoutError, UnknownAgentError } from './orchestrator-errors';
+  DEFAULT_MAX_CONCURRENCY,
+  type AgentOrchestratorOptions,
+  type ForkContext,
+  type ResumeOptions,
+  type RunAgentOptions,
+} from './agent-orchestrator-options';
+import { buildTreeSnapshot, toAgentInfo } from './agent-record';
+import { resumeSession } from './agent-session-resume';
+import { AgentSessionStore } from './agent-session-store';
+import { AgentSlots } from './agent-slots';
+import { isTerminalStatus } from './agent-status';
+import { defineAgentStrategy, DEFAULT_SUB_AGENT_STRATEGY, type AgentStrategy } from './agent-strategy';
+import { AgentTree } from './agent-tree';
 import { registerOrchestratorEvents } from './orchestrator-events';
 import type {
   AgentInfo,
@@ -35,10 +26,12 @@ import type {
   AgentTaskContext,
   AgentTreeSnapshot,
   ForkResult,
+  OrchestratorResumeReport,
   SubAgentSpec,
 } from './orchestrator-types';
 import { ToolManager } from './tool-manager';
 
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * The agent tree orchestrator (seed 004's `AgentOrchestrator`, host-agnostic):
@@ -48,11 +41,14 @@ import { ToolManager } from './tool-manager';
  * retries failed sub-agents under their strategy's policy, terminates whole
  * subtrees (model streams, tool processes, timers), keeps at most
  * `maxConcurrency` agents running, and reports every status change as an
- * event.
+ * event. With `waitForInput`, an agent that answered waits for the user's
+ * next message (`sendMessage`) with its conversation. With a `store`, the
+ * whole tree is stored as it changes and `resume()` goes on with it in a
+ * new process after a crash.
  *
  * Status machine: `idle` → `running` → `completed` | `error` | `terminated`,
- * with `forking` while an agent waits for its sub-agents (see
- * `AGENT_STATUS_TRANSITIONS`); any other move throws.
+ * with `forking` while an agent waits for its sub-agents and `waiting` while
+ * it waits for input (see `AGENT_STATUS_TRANSITIONS`); any other move throws.
  *
  * It is an ordinary instance (one per session); `getDefaultOrchestrator()`
  * offers a shared one for hosts that want a single manager.
@@ -76,58 +72,74 @@ export class AgentOrchestrator {
   readonly tools: ToolManager;
   /** Most agents running at once. */
   readonly maxConcurrency: number;
+  /** Names the session in the store (`options.sessionId`, default `default`). */
+  readonly sessionId: string;
   private readonly options: AgentOrchestratorOptions;
-  private readonly slots: AgentSlots;
-  private readonly records = new Map<string, AgentRecord>();
-  private readonly strategies = new Map<string, AgentStrategy>();
-  private readonly subAgentStrategy: AgentStrategy;
-  private readonly idPrefix: string;
-  private nextAgent = 1;
+  private readonly tree: AgentTree;
+  private readonly factory: AgentFactory;
   private readonly forks: AgentForkRunner;
+  private readonly executor: AgentExecutor;
+  private readonly session: AgentSessionStore | undefined;
+  private resumeData: ResumeOptions['data'];
 
   constructor(options: AgentOrchestratorOptions = {}) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected AgentOrchestrator options');
     registerOrchestratorEvents();
     this.options = options;
     this.maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
-    this.slots = new AgentSlots(this.maxConcurrency);
+    const slots = new AgentSlots(this.maxConcurrency);
     this.bus = options.bus ?? new EventBus({ source: 'orchestrator' });
     this.tools = options.tools ?? new ToolManager();
     if (!(this.tools instanceof ToolManager)) throw new InvalidArgumentError('tools', 'expected a ToolManager');
-    this.idPrefix = options.idPrefix ?? 'agent';
-    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(this.idPrefix)) throw new InvalidArgumentError('idPrefix', `expected 1-32 of A-Za-z0-9_.-, got ${JSON.stringify(this.idPrefix)}`);
+    const idPrefix = options.idPrefix ?? 'agent';
+    if (!/^[A-Za-z0-9_.-]{1,32}$/.test(idPrefix)) throw new InvalidArgumentError('idPrefix', `expected 1-32 of A-Za-z0-9_.-, got ${JSON.stringify(idPrefix)}`);
     if (options.model !== undefined) assertChatModel(options.model, 'options.model');
-    this.subAgentStrategy = defineAgentStrategy(options.subAgentStrategy ?? DEFAULT_SUB_AGENT_STRATEGY);
-    for (const strategy of options.strategies ?? []) this.registerStrategy(strategy);
+    this.sessionId = options.sessionId ?? 'default';
+    if (typeof this.sessionId !== 'string' || !SESSION_ID.test(this.sessionId)) {
+      throw new InvalidArgumentError('sessionId', `expected 1-64 of A-Za-z0-9_.:-, got ${JSON.stringify(options.sessionId)}`);
+    }
+    const { store } = options;
+    if (store !== undefined && (store === null || typeof store !== 'object' || typeof store.put !== 'function' || typeof store.list !== 'function')) {
+      throw new InvalidArgumentError('store', 'expected a Store (MemoryStore, SqliteStore…)');
+    }
+    this.session =
+      store === undefined
+        ? undefined
+        : new AgentSessionStore(store, this.sessionId, (error) =>
+            this.bus.emit('orchestrator:session-write-failed', {
+              sessionId: this.sessionId,
+              operation: error.operation,
+              ...(error.agentId !== undefined ? { agentId: error.agentId } : {}),
+              error: serializeError(error),
+            }),
+          );
+    this.tree = new AgentTree(this.bus, this.session);
+    this.factory = new AgentFactory(this.tree, this.tools, options, idPrefix, defineAgentStrategy(options.subAgentStrategy ?? DEFAULT_SUB_AGENT_STRATEGY));
+    for (const strategy of options.strategies ?? []) this.factory.registerStrategy(strategy);
     this.forks = new AgentForkRunner({
       bus: this.bus,
-      record: (agentId) => this.records.get(agentId),
-      resolveStrategy: (strategy) => this.resolveStrategy(strategy, this.subAgentStrategy),
+      record: (agentId) => this.tree.records.get(agentId),
+      resolveStrategy: (strategy) => this.factory.resolveStrategy(strategy, this.factory.subAgentStrategy),
       // Template and whitelist checked before the parent pauses (the real id is not known yet).
-      checkAgent: (parent, strategy, context) => void renderSystemPrompt(strategy, this.promptVariables(`${this.idPrefix}-0`, parent.id, strategy, context)),
-      createRecord: (context, strategy, attempt, retryOf) => this.createRecord(context, strategy, attempt, retryOf),
-      execute: (record) => this.execute(record),
-      transition: (record, to) => this.transition(record, to),
-      takeSlot: (record, priority, expected) => this.takeSlot(record, priority, expected),
+      checkAgent: (parent, strategy, context) => this.factory.checkAgent(parent.id, strategy, context),
+      createRecord: (context, strategy, attempt, retryOf) => this.factory.createRecord(context, strategy, attempt, retryOf),
+      execute: (record) => this.executor.execute(record, {}, true),
+      transition: (record, to) => this.tree.transition(record, to),
+      takeSlot: (record, priority, expected) => this.executor.takeSlot(record, priority, expected),
       terminateAgent: (agentId, reason) => this.terminateAgent(agentId, reason),
+      saveFork: (fork) => this.session?.saveFork(fork),
     });
+    this.executor = new AgentExecutor(this.tree, slots, this.tools, options, this.forks, (record) => this.resumeData?.(toAgentInfo(record)));
   }
 
-  /** Makes a strategy available by its `type` (to `createAgent` and forks). Returns a function that removes it. */
+  /** Makes a strategy available by its `type` (to `createAgent`, forks and `resume`). Returns a function that removes it. */
   registerStrategy(strategy: AgentStrategy): () => void {
-    const checked = defineAgentStrategy(strategy);
-    if (this.strategies.has(checked.type)) {
-      throw new InvalidArgumentError('strategy.type', `a strategy of type "${checked.type}" is already registered`);
-    }
-    this.strategies.set(checked.type, checked);
-    return () => {
-      if (this.strategies.get(checked.type) === checked) this.strategies.delete(checked.type);
-    };
+    return this.factory.registerStrategy(strategy);
   }
 
   /** The registered strategy of this type, or `undefined`. */
   getStrategy(type: string): AgentStrategy | undefined {
-    return this.strategies.get(type);
+    return this.factory.strategies.get(type);
   }
 
   /**
@@ -137,20 +149,74 @@ export class AgentOrchestrator {
    * Start it with {@link runAgent}.
    */
   createAgent(context: AgentTaskContext, strategy: AgentStrategy | string): string {
-    return this.createRecord(context, strategy, 1, undefined).id;
+    return this.factory.createRecord(context, strategy, 1, undefined).id;
   }
 
   /**
    * Runs an `idle` agent: waits for a concurrency slot, then runs its loop.
-   * Resolves with its result when it completes; rejects with
-   * {@link AgentFailedError} (status `error`) or {@link AgentTerminatedError}.
+   * Resolves with its result when it completes — or, for an agent with
+   * `waitForInput`, when it answered and waits for the next message (status
+   * `waiting`); rejects with {@link AgentFailedError} (status `error`) or
+   * {@link AgentTerminatedError}.
    */
   runAgent(agentId: string, options: RunAgentOptions = {}): Promise<AgentRunResult> {
-    const record = this.require(agentId);
+    const record = this.tree.require(agentId);
     if (record.started || record.status !== 'idle') {
-      return Promise.reject(new InvalidStateError(`Agent "${agentId}" cannot run again (status ${record.status}); create a new agent`));
+      const hint = record.status === 'waiting' ? '; it waits for input: use sendMessage()' : '; create a new agent';
+      return Promise.reject(new InvalidStateError(`Agent "${agentId}" cannot run again (status ${record.status})${hint}`));
     }
-    return this.execute(record, options);
+    return this.executor.execute(record, options);
+  }
+
+  /**
+   * Sends the next message to an agent that waits for input (status
+   * `waiting`, seed 004's "wait for user input") and runs its next turn with
+   * the whole conversation so far: it takes a concurrency slot, goes back to
+   * `running`, and resolves like {@link runAgent} (`waiting` again after its
+   * answer, or `completed` when a tool ended its task). Publishes
+   * `orchestrator:agent-input`.
+   *
+   * @example
+   * ```ts
+   * const id = orchestrator.createAgent({ task: 'Plan the release', waitForInput: true }, 'assistant');
+   * const first = await orchestrator.runAgent(id);        // status 'waiting', first.text is its answer
+   * const next = await orchestrator.sendMessage(id, 'Move the beta to Friday.');
+   * await orchestrator.completeAgent(id);                  // done talking: status 'completed'
+   * ```
+   */
+  sendMessage(agentId: string, message: string | ChatMessage | readonly ChatMessage[], options: RunAgentOptions = {}): Promise<AgentRunResult> {
+    const record = this.tree.require(agentId);
+    if (record.status !== 'waiting') {
+      return Promise.reject(new InvalidStateError(`Agent "${agentId}" is ${record.status}; only an agent waiting for input (status waiting) takes a message`));
+    }
+    if (record.inputPending) return Promise.reject(new InvalidStateError(`Agent "${agentId}" already has a message waiting to run; await its sendMessage() first`));
+    let messages: ChatMessage[];
+    try {
+      messages = toMessages(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    record.inputPending = true;
+    record.inputs++;
+    record.conversation = [...(record.conversation ?? []), ...messages];
+    this.session?.appendMessages(record, messages);
+    this.tree.save(record);
+    const text = messages.map((item) => (item.role === 'tool' ? item.results.map((result) => result.content).join('\n') : item.content)).join('\n');
+    this.bus.emit('orchestrator:agent-input', { agentId, text, inputs: record.inputs });
+    return this.executor.execute(record, options);
+  }
+
+  /** Ends an agent that waits for input: `completed`, with its last answer (or `result`) as its result. */
+  completeAgent(agentId: string, result?: string): AgentInfo {
+    const record = this.tree.require(agentId);
+    if (record.status !== 'waiting' || record.inputPending) {
+      throw new InvalidStateError(`Agent "${agentId}" is ${record.status}${record.inputPending ? ' with a message to answer' : ''}; only an agent waiting for input can be completed`);
+    }
+    if (result !== undefined && typeof result !== 'string') throw new InvalidArgumentError('result', 'expected a string');
+    if (result !== undefined) record.result = result;
+    record.conversation = undefined;
+    this.tree.transition(record, 'completed');
+    return toAgentInfo(record);
   }
 
   /**
@@ -165,7 +231,7 @@ export class AgentOrchestrator {
    * Rejects with {@link AgentTerminatedError} when the parent is terminated meanwhile.
    */
   async requestFork(parentId: string, subAgents: readonly SubAgentSpec[], context: ForkContext = {}): Promise<ForkResult> {
-    const parent = this.require(parentId);
+    const parent = this.tree.require(parentId);
     const runner = parent.runner;
     if ((parent.status !== 'running' && parent.status !== 'forking') || !runner) {
       throw new InvalidStateError(`Agent "${parentId}" is ${parent.status}; only a running agent can fork`);
@@ -177,7 +243,7 @@ export class AgentOrchestrator {
       if (runner.state !== 'paused') {
         throw new InvalidStateError(`Agent "${parentId}" ended (${parent.status}) before it could fork`);
       }
-      const result = await this.forks.run(parent, entries(), context);
+      const result = await this.forks.run(parent, entries(), context, { kind: 'request' });
       runner.injectMessages([{ role: 'user', content: formatForkResult(result) }]);
       return result;
     } finally {
@@ -193,55 +259,68 @@ export class AgentOrchestrator {
    * they are.
    */
   async terminateAgent(agentId: string, reason = 'terminated by request'): Promise<string[]> {
-    const record = this.require(agentId);
+    this.tree.require(agentId);
     if (typeof reason !== 'string') throw new InvalidArgumentError('reason', 'expected a string');
-    const subtree = this.subtree(record);
-    const terminated: AgentRecord[] = [];
-    // Every status first, then the aborts: an abort's listeners (a fork stopping its members) then find them ended.
-    for (const member of subtree) {
-      if (isTerminalStatus(member.status)) continue;
-      member.terminationReason = member === record ? reason : `ancestor "${record.id}" was terminated: ${reason}`;
-      this.clearTimers(member);
-      this.transition(member, 'terminated', { reason: member.terminationReason });
-      terminated.push(member);
-    }
-    for (const member of terminated) member.controller.abort(new AgentTerminatedError(member.id, member.terminationReason ?? reason));
-    await Promise.all(subtree.map((member) => member.settled));
-    return terminated.map((member) => member.id);
+    return this.executor.terminate(agentId, reason);
   }
 
   /** Terminates every agent (e.g. when the host shuts down). Resolves once all have stopped. */
   async terminateAll(reason = 'orchestrator shut down'): Promise<string[]> {
-    const roots = [...this.records.values()].filter((record) => record.parentId === undefined || !this.records.has(record.parentId));
+    const records = this.tree.records;
+    const roots = [...records.values()].filter((record) => record.parentId === undefined || !records.has(record.parentId));
     const lists = await Promise.all(roots.map((root) => this.terminateAgent(root.id, reason)));
     return lists.flat();
   }
 
   /** Pauses a running agent at its next step boundary; resolves once paused (or ended). */
   pauseAgent(agentId: string): Promise<void> {
-    const record = this.require(agentId);
+    const record = this.tree.require(agentId);
     if (!record.runner) return Promise.reject(new InvalidStateError(`Agent "${agentId}" is not running (status ${record.status})`));
     return record.runner.pause();
   }
 
   /** Resumes an agent paused with {@link pauseAgent}. */
   resumeAgent(agentId: string): void {
-    this.require(agentId).runner?.resume();
+    this.tree.require(agentId).runner?.resume();
   }
 
   /** The agent's status. Throws {@link UnknownAgentError} for an unknown id. */
   getAgentStatus(agentId: string): AgentRuntimeStatus {
-    return this.require(agentId).status;
+    return this.tree.require(agentId).status;
   }
 
   /** The agent as plain data (status, parent, attempt, result…). */
   getAgent(agentId: string): AgentInfo {
-    return toAgentInfo(this.require(agentId));
+    return toAgentInfo(this.tree.require(agentId));
+  }
+
+  /**
+   * The agent's conversation so far (a copy; without the system prompt):
+   * before its run, during it, and while it waits for input. An ended agent
+   * holds none in memory (its run's result has it; with a store, so does the session).
+   */
+  getMessages(agentId: string): ChatMessage[] {
+    const record = this.tree.require(agentId);
+    return record.runner ? record.runner.messages : [...(record.conversation ?? [])];
   }
 
   /** A snapshot of the whole tree: roots with their subtrees, counts per status. */
   getAgentTree(): AgentTreeSnapshot {
-    return buildTreeSnapshot(this.records, this.maxConcurrency);
+    return buildTreeSnapshot(this.tree.records, this.maxConcurrency);
+  }
+
+  /**
+   * Resolves with the agent once it has ended (`completed`, `error`,
+   * `terminated`) or waits for input — at once if it already has. Handy after
+   * {@link resume}, for agents whose runs another process started.
+   */
+  waitForAgent(agentId: string, options: { signal?: AbortSignal } = {}): Promise<AgentInfo> {
+    const record = this.tree.require(agentId);
+    const settled = (status: AgentRuntimeStatus) => isTerminalStatus(status) || (status === 'waiting' && !record.inputPending);
+    if (settled(record.status)) return Promise.resolve(toAgentInfo(record));
+    return this.bus
+      .waitFor('orchestrator:agent-status-changed', { filter: (event) => event.payload.agentId === agentId && settled(event.payload.to), ...(options.signal ? { signal: options.signal } : {}) })
+      .then(() => toAgentInfo(record));
   }
 
   /**
@@ -255,291 +334,71 @@ export class AgentOrchestrator {
 
   /**
    * Forgets an ended agent and its subtree (all must be ended), to free
-   * memory in long sessions. Returns how many agents were removed.
+   * memory in long sessions (and their stored records). Returns how many agents were removed.
    */
   removeAgent(agentId: string): number {
-    const record = this.require(agentId);
-    const subtree = this.subtree(record);
+    const record = this.tree.require(agentId);
+    const subtree = this.tree.subtree(record);
     const live = subtree.find((member) => !isTerminalStatus(member.status));
     if (live) throw new InvalidStateError(`Agent "${live.id}" is still ${live.status}; terminate it before removing "${agentId}"`);
-    for (const member of subtree) this.records.delete(member.id);
-    const parent = record.parentId === undefined ? undefined : this.records.get(record.parentId);
-    if (parent) parent.children.splice(parent.children.indexOf(record.id), 1);
+    for (const member of [...subtree].reverse()) this.tree.remove(member);
+    this.session?.removeAgents(subtree.map((member) => member.id));
     return subtree.length;
   }
 
-  // ---------------------------------------------------------------- creation
-
-  private resolveStrategy(strategy: AgentStrategy | string | undefined, fallback?: AgentStrategy): AgentStrategy {
-    if (strategy === undefined && fallback) return fallback;
-    if (typeof strategy === 'string') {
-      const found = this.strategies.get(strategy);
-      if (!found) {
-        const known = [...this.strategies.keys()];
-        throw new InvalidArgumentError('strategy', `no strategy of type "${strategy}" is registered${known.length > 0 ? `; registered: ${known.join(', ')}` : ''}`);
-      }
-      return found;
-    }
-    if (strategy === undefined) throw new InvalidArgumentError('strategy', 'expected an AgentStrategy or the type of a registered one');
-    return defineAgentStrategy(strategy);
+  /**
+   * Goes on with the session stored under `options.store`/`sessionId` (after
+   * a crash, or in a later process): ended agents stay ended, agents that
+   * were running (or queued, or forking) restart from their last stored
+   * messages — forks in progress go on, tool calls their last answer left
+   * open get the results kept in the store (or an error saying they were
+   * interrupted) — agents waiting for input wait again, and agents never run
+   * stay idle. Register (in `options.strategies` or with
+   * {@link registerStrategy}) every strategy type of the agents that go on,
+   * before calling it. Call it on a fresh orchestrator, once.
+   *
+   * @throws InvalidStateError without a store, or when agents exist already.
+   * @throws InvalidArgumentError naming strategy types that are not registered (nothing changes then).
+   * @throws OrchestratorSessionError when the store fails or holds records this version cannot read.
+   *
+   * @example
+   * ```ts
+   * const store = openSqliteStore('.troupe/session.db');
+   * const orchestrator = new AgentOrchestrator({ model, store, sessionId: 'review-42', strategies: [lead] });
+   * const report = await orchestrator.resume();
+   * for (const [agentId, run] of report.runs) console.log(agentId, (await run).text);
+   * ```
+   */
+  async resume(options: ResumeOptions = {}): Promise<OrchestratorResumeReport> {
+    const session = this.session;
+    if (!session) throw new InvalidStateError('resume() needs a store: create the orchestrator with options.store (and sessionId)');
+    this.resumeData = options.data;
+    return resumeSession({ tree: this.tree, factory: this.factory, executor: this.executor, forks: this.forks, session, options: this.options }, options);
   }
 
-  private createRecord(context: AgentTaskContext, strategyInput: AgentStrategy | string | undefined, attempt: number, retryOf: string | undefined, fallback?: AgentStrategy): AgentRecord {
-    if (context === null || typeof context !== 'object') throw new InvalidArgumentError('context', 'expected an AgentTaskContext object');
-    const { task, messages, parentId } = context;
-    if (task !== undefined && (typeof task !== 'string' || task.trim() === '')) throw new InvalidArgumentError('context.task', 'expected a non-empty string');
-    if (messages !== undefined && !Array.isArray(messages)) throw new InvalidArgumentError('context.messages', 'expected an array of chat messages');
-    if (task === undefined && (messages === undefined || messages.length === 0)) {
-      throw new InvalidArgumentError('context', 'give the agent a task or at least one message');
-    }
-    const parent = parentId === undefined ? undefined : this.require(parentId);
-    if (parent && isTerminalStatus(parent.status)) {
-      throw new InvalidStateError(`Agent "${parent.id}" is ${parent.status}; it cannot get new sub-agents`);
-    }
-    const strategy = this.resolveStrategy(strategyInput, fallback);
-    const model = strategy.model ?? this.options.model;
-    if (!model) {
-      throw new InvalidArgumentError('strategy.model', `strategy "${strategy.type}" has no model and the orchestrator has no default model (options.model)`);
-    }
-    const kind = parent ? 'sub' : 'main';
-    const id = `${this.idPrefix}-${this.nextAgent++}`;
-    const systemPrompt = renderSystemPrompt(strategy, this.promptVariables(id, parent?.id, strategy, context));
-    const now = Date.now();
-    const initialMessages: ChatMessage[] = [...(messages ?? []), ...(task !== undefined ? [{ role: 'user' as const, content: task }] : [])];
-    const record: AgentRecord = {
-      id,
-      parentId: parent?.id,
-      rootId: parent?.rootId ?? id,
-      kind,
-      strategy,
-      // The messages live in `initialMessages` until the run starts, then in the runner.
-      context: { ...context, messages: undefined, ...(context.labels ? { labels: [...context.labels] } : {}) },
-      systemPrompt,
-      createdAt: now,
-      attempt,
-      retryOf,
-      children: [],
-      controller: new AbortController(),
-      timers: new Set(),
-      status: 'idle',
-      updatedAt: now,
-      started: false,
-      queued: false,
-      initialMessages,
-      runner: undefined,
-      releaseSlot: undefined,
-      activeForks: 0,
-      iterations: 0,
-      result: undefined,
-      error: undefined,
-      terminationReason: undefined,
-      timedOut: false,
-      settled: Promise.resolve(),
-    };
-    this.records.set(id, record);
-    parent?.children.push(id);
-    this.bus.emit('orchestrator:agent-created', {
-      agentId: id,
-      parentId: record.parentId,
-      rootId: record.rootId,
-      kind,
-      strategyType: strategy.type,
-      attempt,
-      retryOf,
-      task,
-    });
-    return record;
-  }
-
-  /** The template variables of an agent (also checks its tool whitelist). */
-  private promptVariables(agentId: string, parentId: string | undefined, strategy: AgentStrategy, context: AgentTaskContext): AgentPromptVariables {
-    const kind = parentId === undefined ? 'main' : 'sub';
-    return {
-      task: context.task ?? '',
-      agentId,
-      parentId: parentId ?? '',
-      kind,
-      strategy: strategy.type,
-      tools: this.tools
-        .getToolsForAgent(kind, strategy.tools)
-        .map((tool) => tool.name)
-        .join(', '),
-      strategies: [...this.strategies.values()].map((known) => `- ${known.type}${known.description ? `: ${known.description}` : ''}`).join('\n'),
-      ...context.variables,
-    };
-  }
-
-  // --------------------------------------------------------------- running
-
-  private async execute(record: AgentRecord, options: RunAgentOptions = {}): Promise<AgentRunResult> {
-    record.started = true;
-    let settle: () => void = () => undefined;
-    record.settled = new Promise<void>((resolve) => (settle = resolve));
-    const { signal } = options;
-    const onSignal = () => void this.terminateAgent(record.id, 'the run signal was aborted').catch(() => undefined);
-    if (signal?.aborted) onSignal();
-    else signal?.addEventListener('abort', onSignal, { once: true });
-    try {
-      const release = await this.takeSlot(record, 'normal', 'idle');
-      record.releaseSlot = release;
-      this.transition(record, 'running');
-      this.startTimeout(record);
-      const runner = new AgentRunner({
-        model: (record.strategy.model ?? this.options.model)!,
-        system: record.systemPrompt,
-        tools: this.tools.getToolsForAgent(record.kind, record.strategy.tools),
-        agentKind: record.kind,
-        agentId: record.id,
-        maxIterations: record.strategy.maxIterations,
-        sinks: orchestratorSinks(
-          this.bus,
-          record.id,
-          [this.options.sinks?.(toAgentInfo(record)), options.sinks].filter((sink): sink is AgentRunnerSinks => sink !== undefined),
-          (iteration) => (record.iterations = iteration),
-        ),
-        fork: (subAgents, forkOptions) => this.forks.run(record, this.forks.prepare(record, subAgents, forkOptions ?? {})(), forkOptions ?? {}),
-        ...optional('toolCallFormat', record.strategy.toolCallFormat),
-        ...optional('endMarker', record.strategy.endMarker),
-        ...optional('workspaceRoot', record.context.workspaceRoot ?? this.options.workspaceRoot),
-        ...optional('toolData', record.context.data),
-        ...optional('abortGraceMs', this.options.abortGraceMs),
-        ...optional('maxOutputTokens', record.strategy.maxOutputTokens),
-        ...optional('temperature', record.strategy.temperature),
-      });
-      record.runner = runner;
-      const messages = record.initialMessages ?? [];
-      record.initialMessages = undefined;
-      const result = await runner.run(messages, { signal: record.controller.signal });
-      record.iterations = result.iterations;
-      if (result.finish && !result.finish.success) {
-        throw new AgentFailedError(record.id, `it reported that it could not do its task: ${result.finish.result}`);
-      }
-      record.result = result.text;
-      this.transition(record, 'completed');
-      return {
-        agentId: record.id,
-        status: 'completed',
-        text: result.text,
-        stopReason: result.stopReason,
-        iterations: result.iterations,
-        usage: result.usage,
-        messages: result.messages,
-      };
-    } catch (error) {
-      throw this.failure(record, error);
-    } finally {
-      signal?.removeEventListener('abort', onSignal);
-      this.clearTimers(record);
-      if (record.runner) record.iterations = record.runner.iterations;
-      record.runner = undefined;
-      record.releaseSlot?.();
-      record.releaseSlot = undefined;
-      if (record.status === 'error' || record.status === 'terminated') await this.endDescendants(record);
-      settle();
-    }
-  }
-
-  /** The error a failed run rejects with; moves the agent to `error` unless it was terminated. */
-  private failure(record: AgentRecord, error: unknown): AgentFailedError | AgentTerminatedError {
-    if (record.status === 'terminated') {
-      return AgentTerminatedError.isInstance(error) && error.agentId === record.id
-        ? error
-        : new AgentTerminatedError(record.id, record.terminationReason ?? 'terminated', { cause: error });
-    }
-    const cause = record.timedOut ? new AgentTimeoutError(record.id, record.strategy.timeoutMs ?? 0) : error;
-    const failure =
-      AgentFailedError.isInstance(cause) && cause.agentId === record.id
-        ? cause
-        : new AgentFailedError(record.id, cause instanceof Error ? cause.message : String(cause), { cause });
-    if (!isTerminalStatus(record.status)) this.transition(record, 'error', { error: serializeError(cause) });
-    return failure;
-  }
-
-  /** A failed or terminated agent leaves no live descendant behind. */
-  private async endDescendants(record: AgentRecord): Promise<void> {
-    const live = this.subtree(record).filter((member) => member !== record && !isTerminalStatus(member.status));
-    const reason = `ancestor "${record.id}" ended in ${record.status}`;
-    await Promise.all(live.filter((member) => !isTerminalStatus(member.status)).map((member) => this.terminateAgent(member.id, reason)));
-  }
-
-  /** Waits for a slot while in `expected` status; gives it back at once if the agent was terminated meanwhile. */
-  private async takeSlot(record: AgentRecord, priority: 'normal' | 'high', expected: AgentRuntimeStatus): Promise<ReleaseSlot> {
-    record.queued = true;
-    let release: ReleaseSlot;
-    try {
-      release = await this.slots.acquire(record.controller.signal, priority);
-    } catch (error) {
-      throw AbortError.isInstance(error) ? new AgentTerminatedError(record.id, record.terminationReason ?? 'terminated', { cause: error }) : error;
-    } finally {
-      record.queued = false;
-    }
-    if (record.status !== expected) {
-      release();
-      throw new AgentTerminatedError(record.id, record.terminationReason ?? `status is ${record.status}`);
-    }
-    return release;
-  }
-
-  private startTimeout(record: AgentRecord): void {
-    const { timeoutMs } = record.strategy;
-    if (timeoutMs === undefined) return;
-    const timer = setTimeout(() => {
-      record.timers.delete(timer);
-      record.timedOut = true;
-      record.controller.abort(new AgentTimeoutError(record.id, timeoutMs));
-    }, timeoutMs);
-    record.timers.add(timer);
-  }
-
-  private clearTimers(record: AgentRecord): void {
-    for (const timer of record.timers) clearTimeout(timer);
-    record.timers.clear();
-  }
-
-  // ---------------------------------------------------------------- helpers
-
-  private transition(record: AgentRecord, to: AgentRuntimeStatus, extra: { reason?: string; error?: SerializedError } = {}): void {
-    const from = record.status;
-    assertTransition(record.id, from, to);
-    record.status = to;
-    record.updatedAt = Date.now();
-    if (extra.error) record.error = extra.error;
-    else if (to === 'terminated' && extra.reason !== undefined) record.error = { name: 'AgentTerminatedError', message: extra.reason, code: 'ABORTED' };
-    const change: AgentStatusChange = {
-      agentId: record.id,
-      parentId: record.parentId,
-      rootId: record.rootId,
-      kind: record.kind,
-      strategyType: record.strategy.type,
-      from,
-      to,
-      ...optional('reason', extra.reason),
-      ...optional('error', extra.error),
-      timestamp: record.updatedAt,
-    };
-    this.bus.emit('orchestrator:agent-status-changed', change);
-  }
-
-  private subtree(record: AgentRecord): AgentRecord[] {
-    const out: AgentRecord[] = [];
-    const visit = (member: AgentRecord) => {
-      out.push(member);
-      for (const childId of member.children) {
-        const child = this.records.get(childId);
-        if (child) visit(child);
-      }
-    };
-    visit(record);
-    return out;
-  }
-
-  private require(agentId: string): AgentRecord {
-    const record = typeof agentId === 'string' ? this.records.get(agentId) : undefined;
-    if (!record) throw new UnknownAgentError(String(agentId));
-    return record;
+  /**
+   * Resolves once every change so far is in the store (no-op without one);
+   * rejects with the first write that failed since the last call
+   * ({@link OrchestratorSessionError}; `orchestrator:session-write-failed`
+   * reported it as it happened).
+   */
+  flush(): Promise<void> {
+    return this.session ? this.session.flush() : Promise.resolve();
   }
 }
 
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+/** A message argument as a list of chat messages (a string is a user message). */
+function toMessages(message: string | ChatMessage | readonly ChatMessage[]): ChatMessage[] {
+  if (typeof message === 'string') {
+    if (message.trim() === '') throw new InvalidArgumentError('message', 'expected a non-empty string or chat message(s)');
+    return [{ role: 'user', content: message }];
+  }
+  const list = Array.isArray(message) ? [...(message as readonly ChatMessage[])] : [message as ChatMessage];
+  if (list.length === 0) throw new InvalidArgumentError('message', 'expected at least one chat message');
+  list.forEach((item, index) => {
+    if (item === null || typeof item !== 'object' || (item.role !== 'user' && item.role !== 'assistant' && item.role !== 'tool')) {
+      throw new InvalidArgumentError(`message[${index}]`, 'expected a chat message ({ role: "user", content })');
+    }
+  });
+  return list;
 }

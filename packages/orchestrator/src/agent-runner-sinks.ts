@@ -3,14 +3,14 @@ import type { AgentRunnerSinks } from './agent-runner-types';
 
 /**
  * @internal The sinks an orchestrated runner gets: each output goes to the
- * bus as an `orchestrator:*` event, then to the application's sinks, and
- * `onStep` keeps the agent's iteration count current.
+ * bus as an `orchestrator:*` event, then to the orchestrator's own `hooks`
+ * (session persistence), then to the application's sinks.
  */
 export function orchestratorSinks(
   bus: EventBus,
   agentId: string,
   sinks: readonly AgentRunnerSinks[],
-  onStep: (iteration: number) => void,
+  hooks: Pick<AgentRunnerSinks, 'message' | 'toolCall' | 'toolResult' | 'step'>,
 ): AgentRunnerSinks {
   return {
     text: (delta, info) => {
@@ -22,9 +22,11 @@ export function orchestratorSinks(
       for (const sink of sinks) sink.thinking?.(delta, info);
     },
     toolCall: (call) => {
+      hooks.toolCall?.(call);
       for (const sink of sinks) sink.toolCall?.(call);
     },
     toolResult: (result) => {
+      hooks.toolResult?.(result);
       bus.emit('orchestrator:tool-executed', {
         agentId,
         toolCallId: result.toolCallId,
@@ -39,8 +41,12 @@ export function orchestratorSinks(
       bus.emit('orchestrator:markup-malformed', { agentId, ...issue });
       for (const sink of sinks) sink.markupIssue?.(issue);
     },
+    message: (message) => {
+      hooks.message?.(message);
+      for (const sink of sinks) sink.message?.(message);
+    },
     step: (step) => {
-      onStep(step.iteration);
+      hooks.step?.(step);
       for (const sink of sinks) sink.step?.(step);
     },
     state: (state) => {

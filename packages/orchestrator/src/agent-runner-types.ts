@@ -1,14 +1,9 @@
 import type { AnyTool, ChatMessage, ChatModel, ChatModelV1Response, ChatToolCall, ChatUsage, ToolAgentKind, ToolResult } from '@troupe/core';
 import type { AgentFinishRequest, AgentToolControls } from './agent-tool-context';
 import type { AgentMarkupIssueReason, AgentMarkupSection } from './agent-markup-parser';
+import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
-/**
- * Why a run stopped: the model answered without calling a tool (`turn-end`),
- * wrote the end marker (`end-marker`), a tool ended it (`task-finish`), or
- * the iteration cap cut it while the model still wanted tools
- * (`iteration-limit`).
- */
-export type AgentRunnerStopReason = 'turn-end' | 'end-marker' | 'task-finish' | 'iteration-limit';
+export type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
 /** Where the runner is. */
 export type AgentRunnerState = 'idle' | 'running' | 'paused' | 'completed' | 'failed' | 'aborted';
@@ -66,6 +61,13 @@ export interface AgentRunnerSinks {
   toolResult?(result: AgentToolResultInfo): void;
   /** Malformed markup was found in the text. */
   markupIssue?(issue: AgentMarkupIssue): void;
+  /**
+   * A message joined the conversation: the model's answer, the results of
+   * its tool calls, or messages injected while paused (not the messages the
+   * run started from). With the conversation you started from, they are the
+   * whole conversation — what the orchestrator stores to resume an agent.
+   */
+  message?(message: ChatMessage): void;
   /** A step (model call + its tools) ended. */
   step?(step: AgentRunnerStep): void;
   /** The runner paused or resumed between steps. */

@@ -220,7 +220,8 @@ describe('AgentRunner pause, resume and abort in the middle of a stream', () => 
     expect(runner.state).toBe('aborted');
     expect(deltas).toEqual([]);
     expect(model.requests[0]?.abortSignal?.aborted).toBe(true);
-    expect(activeTimers()).toBe(timersBefore);
+    // At most as many as before: a timer of the test runner that existed then may have fired meanwhile.
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
   });
 
   it('abort() while paused rejects the run', async () => {

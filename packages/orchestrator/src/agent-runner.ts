@@ -6,21 +6,18 @@ import {
   executeTool,
   InvalidArgumentError,
   InvalidStateError,
-  ModelError,
   toolErrorResult,
   toolSpec,
   TroupeError,
   type AnyTool,
   type ChatMessage,
   type ChatModelV1Request,
-  type ChatModelV1StreamPart,
-  type ChatToolCall,
-  type ChatUsage,
   type ToolContext,
 } from '@troupe/core';
-import { AgentMarkupParser, type AgentMarkupEvent } from './agent-markup-parser';
+import { AgentMarkupParser } from './agent-markup-parser';
+import { runAgentStep, type AgentStepHost } from './agent-runner-step';
+import { describeToolsForTags } from './agent-runner-tags';
 import { AGENT_TOOL_CONTEXT_KEY, type AgentFinishRequest, type AgentToolControls } from './agent-tool-context';
-import { describeToolsForTags, formatTagToolResults } from './agent-runner-tags';
 import type {
   AgentRunnerOptions,
   AgentRunnerResult,
@@ -35,7 +32,6 @@ import type {
 import { DEFAULT_MAX_ITERATIONS } from './agent-strategy';
 
 const DEFAULT_ABORT_GRACE_MS = 5_000;
-type TurnEnd = Extract<ChatModelV1StreamPart, { type: 'turn-end' }>;
 
 /** @internal A pause request of the orchestrator: resolves `paused` at the next step boundary (or when the run ends). */
 export interface AgentRunnerHold {
@@ -47,11 +43,16 @@ export interface AgentRunnerHold {
  * One agent's main loop (seed 004's `AgentRunner`): build the request
  * (system prompt + history + tool schemas), stream the model's answer,
  * parse `<thinking>`, `<response>` and `<tool_call>` out of the text as it
- * streams (and take the model's native tool calls), run the tools through
- * core's `executeTool` — a failing tool becomes an error result the model
- * reads — feed the results back, and go on until the model answers without a
- * tool call, writes the end marker, a tool ends the run (`task_finish`), the
- * iteration cap is reached, or `abort()`.
+ * streams (and take the model's native tool calls), run each tool the moment
+ * its call is complete — a `<tool_call>` tag as soon as it closes, a native
+ * call as soon as the provider delivers its arguments — through core's
+ * `executeTool`, while the rest of the answer keeps streaming (a failing
+ * tool becomes an error result the model reads), feed the results back once
+ * the answer is over, and go on until the model answers without a tool call,
+ * writes the end marker, a tool ends the run (`task_finish`), the iteration
+ * cap is reached, or `abort()`. Tools get the conversation as it was when
+ * the answer began (`ToolContext.messages`); if the answer fails, the tools
+ * it started are aborted.
  *
  * `pause()` holds the loop at the next step boundary (the stream in flight
  * finishes, its tools run, then no new model call until `resume()`).
@@ -85,10 +86,14 @@ export class AgentRunner {
   private stateValue: AgentRunnerState = 'idle';
   private wake: (() => void) | undefined;
   private pausedWaiters: Array<() => void> = [];
-  private history: ChatMessage[] = [];
+  private readonly history: ChatMessage[] = [];
   private injected = false;
   private finishRequest: Required<AgentFinishRequest> | undefined;
   private iterationCount = 0;
+  /** What each step needs from this runner. */
+  private readonly stepHost: AgentStepHost;
+  /** What the tools of this agent can do to it (`task_finish`, `fork_agents`). */
+  private readonly controls: AgentToolControls;
 
   constructor(options: AgentRunnerOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected AgentRunner options');
@@ -121,6 +126,25 @@ export class AgentRunner {
       options.toolCallFormat === 'tags' && tools.size > 0
         ? [options.system, describeToolsForTags([...tools.values()])].filter((part) => part !== undefined && part !== '').join('\n\n')
         : options.system;
+    this.controls = {
+      agentId: options.agentId ?? '',
+      agentKind: options.agentKind ?? 'main',
+      finish: (request) => {
+        if (request === null || typeof request !== 'object' || typeof request.result !== 'string') {
+          throw new InvalidArgumentError('finish', 'expected { result: string, success?: boolean }');
+        }
+        this.finishRequest = { result: request.result, success: request.success ?? true };
+      },
+      ...(options.fork ? { fork: options.fork } : {}),
+    };
+    this.stepHost = {
+      model: options.model,
+      endMarker: options.endMarker,
+      sinks: this.sinks,
+      abortGraceMs: this.abortGraceMs,
+      append: (message) => this.append(message),
+      runTool: (call, signal, messages) => this.runTool(call, signal, messages),
+    };
   }
 
   /** Where the runner is: `idle` → `running` ⇄ `paused` → `completed` | `failed` | `aborted`. */
@@ -150,7 +174,7 @@ export class AgentRunner {
   async run(messages: readonly ChatMessage[], options: AgentRunOptions = {}): Promise<AgentRunnerResult> {
     if (this.stateValue !== 'idle') throw new InvalidStateError(`This AgentRunner already ran (state ${this.stateValue}); create a new one`);
     if (!Array.isArray(messages) || messages.length === 0) throw new InvalidArgumentError('messages', 'expected at least one chat message');
-    this.history = [...this.history, ...messages];
+    this.history.push(...messages);
     // Linked by hand rather than with AbortSignal.any (cheaper per run, no dependent signal to keep alive).
     const outer = options.signal;
     const forward = () => this.controller.abort(outer?.reason);
@@ -213,8 +237,13 @@ export class AgentRunner {
       throw new InvalidStateError(`Messages can only be injected while the runner is paused or idle (state ${this.stateValue})`);
     }
     if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', 'expected an array of chat messages');
-    this.history.push(...messages);
+    for (const message of messages) this.append(message);
     this.injected = true;
+  }
+
+  private append(message: ChatMessage): void {
+    this.history.push(message);
+    this.sinks.message?.(message);
   }
 
   private async loop(signal: AbortSignal): Promise<AgentRunnerResult> {
@@ -249,7 +278,7 @@ export class AgentRunner {
     }
   }
 
-  private async step(iteration: number, signal: AbortSignal): Promise<AgentRunnerStep> {
+  private step(iteration: number, signal: AbortSignal): Promise<AgentRunnerStep> {
     const native = this.options.toolCallFormat !== 'tags' && this.tools.size > 0;
     const request: ChatModelV1Request = {
       ...(this.system !== undefined ? { system: this.system } : {}),
@@ -259,156 +288,34 @@ export class AgentRunner {
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
       abortSignal: signal,
     };
-    const parser = new AgentMarkupParser(this.options.endMarker === undefined ? {} : { endMarker: this.options.endMarker });
-    const text = { raw: '', plain: '', response: '', sawResponse: false, endMarker: false };
-    const nativeCalls: ChatToolCall[] = [];
-    const tagCalls: ChatToolCall[] = [];
-    let usage: ChatUsage = emptyChatUsage();
-    let end: TurnEnd | undefined;
-    const handle = (events: AgentMarkupEvent[]) => {
-      for (const event of events) {
-        if (text.endMarker) return; // Nothing after the end marker counts.
-        switch (event.type) {
-          case 'text':
-            if (event.section === 'thinking') {
-              this.sinks.thinking?.(event.text, { iteration });
-            } else {
-              if (event.section === 'response') text.response += event.text;
-              else text.plain += event.text;
-              this.sinks.text?.(event.text, { iteration, section: event.section });
-            }
-            break;
-          case 'section-start':
-            if (event.section === 'response') text.sawResponse = true;
-            break;
-          case 'tool-call':
-            tagCalls.push({ toolCallId: `tag_${iteration}_${tagCalls.length + 1}`, toolName: event.toolName, input: event.input, rawInput: event.raw });
-            break;
-          case 'end-marker':
-            text.endMarker = true;
-            break;
-          case 'malformed':
-            this.sinks.markupIssue?.({ reason: event.reason, message: event.message, raw: event.raw, iteration });
-            break;
-          case 'section-end':
-            break;
-        }
-      }
-    };
-
-    let reader: ReadableStreamDefaultReader<ChatModelV1StreamPart> | undefined;
-    // Cancels the stream on abort even when the provider ignores `abortSignal` (a pending read then ends).
-    const onAbort = () => void reader?.cancel(signal.reason).catch(() => undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const { stream } = await this.options.model.doStream(request);
-      reader = stream.getReader();
-      AbortError.throwIfAborted(signal, 'The agent run');
-      while (!text.endMarker) {
-        const { done, value: part } = await reader.read();
-        if (done) break;
-        switch (part.type) {
-          case 'text-delta':
-            text.raw += part.text;
-            handle(parser.push(part.text));
-            break;
-          case 'tool-call': {
-            const { type: _type, ...call } = part;
-            nativeCalls.push(call);
-            break;
-          }
-          case 'usage':
-            usage = addChatUsage(usage, part.usage);
-            break;
-          case 'turn-end':
-            end = part;
-            break;
-          case 'error':
-            throw part.error;
-        }
-      }
-      AbortError.throwIfAborted(signal, 'The agent run');
-      if (text.endMarker) await reader.cancel().catch(() => undefined);
-      else handle(parser.end());
-    } catch (error) {
-      await reader?.cancel(error).catch(() => undefined);
-      if (signal.aborted) throw new AbortError('The agent run was aborted', { cause: signal.reason });
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      reader?.releaseLock();
-    }
-    if (!end && !text.endMarker) {
-      throw new ModelError(`${this.options.model.provider} stream ended without a turn-end part`, {
-        provider: this.options.model.provider,
-        kind: 'stream',
-        retryable: true,
-      });
-    }
-
-    this.history.push({
-      role: 'assistant',
-      content: text.raw,
-      ...(nativeCalls.length > 0 ? { toolCalls: nativeCalls } : {}),
-      ...(end?.providerMetadata !== undefined ? { providerMetadata: end.providerMetadata } : {}),
-    });
-    const calls: AgentToolCallInfo[] = [
-      ...nativeCalls.map((call) => ({ ...call, source: 'native' as const, iteration })),
-      ...tagCalls.map((call) => ({ ...call, source: 'tag' as const, iteration })),
-    ];
-    const results = calls.length > 0 ? await this.runTools(calls, signal) : [];
-    const nativeResults = results.filter((result) => result.source === 'native');
-    if (nativeResults.length > 0) {
-      this.history.push({
-        role: 'tool',
-        results: nativeResults.map(({ toolCallId, toolName, result }) => ({ toolCallId, toolName, content: result.content, isError: !result.success })),
-      });
-    }
-    const tagResults = results.filter((result) => result.source === 'tag');
-    if (tagResults.length > 0) this.history.push({ role: 'user', content: formatTagToolResults(tagResults) });
-    return {
-      iteration,
-      rawText: text.raw,
-      text: (text.sawResponse ? text.response : text.plain).trim(),
-      toolCalls: calls,
-      toolResults: results,
-      usage,
-      stopReason: text.endMarker ? 'end-marker' : (end as TurnEnd).stopReason,
-    };
+    return runAgentStep(this.stepHost, request, iteration, signal);
   }
 
-  private async runTools(calls: readonly AgentToolCallInfo[], signal: AbortSignal): Promise<AgentToolResultInfo[]> {
-    const controls: AgentToolControls = {
-      agentId: this.options.agentId ?? '',
-      agentKind: this.options.agentKind ?? 'main',
-      finish: (request) => {
-        if (request === null || typeof request !== 'object' || typeof request.result !== 'string') {
-          throw new InvalidArgumentError('finish', 'expected { result: string, success?: boolean }');
-        }
-        this.finishRequest = { result: request.result, success: request.success ?? true };
-      },
-      ...(this.options.fork ? { fork: this.options.fork } : {}),
+  /** Runs one tool call now (its result, errors included, goes to the sinks); never rejects. */
+  private async runTool(call: AgentToolCallInfo, signal: AbortSignal, messages: readonly ChatMessage[]): Promise<AgentToolResultInfo> {
+    this.sinks.toolCall?.(call);
+    const started = performance.now();
+    const tool = this.tools.get(call.toolName);
+    const context: ToolContext = {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      abortSignal: signal,
+      messages,
+      agentKind: this.controls.agentKind,
+      ...(this.options.workspaceRoot !== undefined ? { workspaceRoot: this.options.workspaceRoot } : {}),
+      data: { ...this.options.toolData, [AGENT_TOOL_CONTEXT_KEY]: this.controlsFor(call) },
     };
-    const messages = [...this.history];
-    const runs = calls.map(async (call): Promise<AgentToolResultInfo> => {
-      this.sinks.toolCall?.(call);
-      const started = performance.now();
-      const tool = this.tools.get(call.toolName);
-      const context: ToolContext = {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        abortSignal: signal,
-        messages,
-        agentKind: controls.agentKind,
-        ...(this.options.workspaceRoot !== undefined ? { workspaceRoot: this.options.workspaceRoot } : {}),
-        data: { ...this.options.toolData, [AGENT_TOOL_CONTEXT_KEY]: controls },
-      };
-      const result = tool ? await executeTool(tool, call.input, context) : toolErrorResult(this.unknownTool(call.toolName));
-      const info: AgentToolResultInfo = { ...call, result, durationMs: performance.now() - started };
-      this.sinks.toolResult?.(info);
-      return info;
-    });
-    return settleWithGrace(Promise.all(runs), signal, this.abortGraceMs);
+    const result = tool ? await executeTool(tool, call.input, context) : toolErrorResult(this.unknownTool(call.toolName));
+    const info: AgentToolResultInfo = { ...call, result, durationMs: performance.now() - started };
+    this.sinks.toolResult?.(info);
+    return info;
+  }
+
+  /** The controls a tool call gets: a fork it asks for is tied to this call. */
+  private controlsFor(call: AgentToolCallInfo): AgentToolControls {
+    const fork = this.options.fork;
+    if (!fork) return this.controls;
+    return { ...this.controls, fork: (subAgents, options) => fork(subAgents, { ...options, toolCallId: call.toolCallId }) };
   }
 
   private unknownTool(name: string): string {
@@ -453,28 +360,4 @@ export class AgentRunner {
     }
     this.sinks.state?.(state);
   }
-}
-
-/**
- * Waits for the tools; after an abort, gives them `graceMs` to stop (kill
- * their processes) and then rejects with `AbortError`.
- */
-async function settleWithGrace<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
-  if (!signal.aborted) {
-    let onAbort: () => void = () => undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const winner = await Promise.race([work.then((value) => ({ value })), aborted]);
-      if (winner !== 'aborted') return winner.value;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-  clearTimeout(timer);
-  throw new AbortError('The agent run was aborted', { cause: signal.reason });
 }

@@ -68,6 +68,13 @@ export interface AgentStrategy {
   endMarker?: string;
   /** What happens when a sub-agent of this strategy fails. Default: no retry. */
   retry?: AgentRetryPolicy;
+  /**
+   * After an answer that did not end the task (`task_finish`), wait for the
+   * user's next message (status `waiting`; see `sendMessage`) instead of
+   * completing: seed 004's "wait for user input". Default false. Ignored for
+   * sub-agents run by a fork.
+   */
+  waitForInput?: boolean;
   /** Time limit of one run, in ms; a run past it ends in `error`. Default: none. */
   timeoutMs?: number;
   /** Per model call. */
@@ -104,6 +111,7 @@ const strategySchema = z.object({
   toolCallFormat: z.enum(['native', 'tags']).optional(),
   endMarker: z.string().min(1).optional(),
   retry: retrySchema.optional(),
+  waitForInput: z.boolean().optional(),
   timeoutMs: positiveInt.optional(),
   maxOutputTokens: positiveInt.optional(),
   temperature: z.number().min(0).optional(),

@@ -12,6 +12,14 @@ export interface AgentFinishRequest {
   success?: boolean;
 }
 
+/** Options of {@link AgentToolControls.fork}. */
+export interface AgentForkCallOptions {
+  /** Terminates the fork's sub-agents when aborted (pass the tool's `abortSignal`). */
+  signal?: AbortSignal;
+  /** The tool call that forks (the runner sets it): a resumed session hands the fork's results back to this call. */
+  toolCallId?: string;
+}
+
 /**
  * What a tool run by an agent can do to that agent: end it with a result
  * (`task_finish`), or fork sub-agents (`fork_agents`). The runner passes it in
@@ -31,7 +39,7 @@ export interface AgentToolControls {
    * Forks sub-agents that run in parallel while this agent waits; resolves
    * with their results. Absent when the runner has no orchestrator.
    */
-  fork?: (subAgents: readonly SubAgentSpec[], options?: { signal?: AbortSignal }) => Promise<ForkResult>;
+  fork?: (subAgents: readonly SubAgentSpec[], options?: AgentForkCallOptions) => Promise<ForkResult>;
 }
 
 /**

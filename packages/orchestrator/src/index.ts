@@ -4,6 +4,7 @@ export {
   DEFAULT_MAX_CONCURRENCY,
   type AgentOrchestratorOptions,
   type ForkContext,
+  type ResumeOptions,
   type RunAgentOptions,
 } from './agent-orchestrator-options';
 export { getDefaultOrchestrator, setDefaultOrchestrator } from './default-orchestrator';
@@ -17,6 +18,7 @@ export type {
   AgentTreeNode,
   AgentTreeSnapshot,
   ForkResult,
+  OrchestratorResumeReport,
   SubAgentResult,
   SubAgentSpec,
 } from './orchestrator-types';
@@ -57,6 +59,7 @@ export {
   AGENT_TOOL_CONTEXT_KEY,
   getAgentToolContext,
   type AgentFinishRequest,
+  type AgentForkCallOptions,
   type AgentToolControls,
 } from './agent-tool-context';
 export { formatForkResult } from './agent-fork-format';
@@ -66,6 +69,7 @@ export {
   AgentTerminatedError,
   AgentTimeoutError,
   IllegalStatusTransitionError,
+  OrchestratorSessionError,
   UnknownAgentError,
 } from './orchestrator-errors';
 export { orchestratorEventSchemas, registerOrchestratorEvents, type OrchestratorEventPayloads } from './orchestrator-events';

@@ -98,3 +98,33 @@ export class AgentTimeoutError extends AbortError {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[TIMEOUT_MARKER] === true;
   }
 }
+
+const SESSION_MARKER = Symbol.for('troupe.orchestrator.session-error');
+
+/**
+ * The orchestrator's session store failed, or holds data it cannot use (a
+ * record of another version, a corrupt message). `operation` says what it
+ * was doing, `cause` holds the store's error. Code `STORE_ERROR`. Nothing is
+ * deleted or overwritten because of it.
+ */
+export class OrchestratorSessionError extends TroupeError {
+  private readonly [SESSION_MARKER] = true;
+  readonly sessionId: string;
+  /** What the orchestrator was doing: `load`, `save-agent`, `append-message`, `save-fork`… */
+  readonly operation: string;
+  /** The agent concerned, when there is one. */
+  readonly agentId: string | undefined;
+
+  constructor(sessionId: string, operation: string, message: string, options: TroupeErrorOptions & { agentId?: string } = {}) {
+    super('STORE_ERROR', `Orchestrator session "${sessionId}" (${operation}${options.agentId ? `, agent "${options.agentId}"` : ''}): ${message}`, options);
+    this.name = 'OrchestratorSessionError';
+    this.sessionId = sessionId;
+    this.operation = operation;
+    this.agentId = options.agentId;
+  }
+
+  /** True for this error from any copy of the package. */
+  static override isInstance(error: unknown): error is OrchestratorSessionError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[SESSION_MARKER] === true;
+  }
+}

@@ -1,7 +1,7 @@
 import { registerEventSchema, serializedErrorSchema, TroupeError } from '@troupe/core';
 import { z } from 'zod';
 
-const statusSchema = z.enum(['idle', 'running', 'forking', 'completed', 'error', 'terminated']);
+const statusSchema = z.enum(['idle', 'running', 'forking', 'waiting', 'completed', 'error', 'terminated']);
 const agentFields = {
   agentId: z.string(),
   parentId: z.string().optional(),
@@ -27,6 +27,40 @@ export const orchestratorEventSchemas = {
     reason: z.string().optional(),
     error: serializedErrorSchema.optional(),
     timestamp: z.number(),
+  }),
+  /** An agent answered and now waits for the user's next message (status `waiting`; see `sendMessage`). */
+  'orchestrator:agent-waiting': z.object({
+    agentId: z.string(),
+    parentId: z.string().optional(),
+    rootId: z.string(),
+    /** Its answer. */
+    text: z.string(),
+    stopReason: z.enum(['turn-end', 'end-marker', 'task-finish', 'iteration-limit']),
+    /** Messages in its conversation now. */
+    messages: z.number().int().nonnegative(),
+  }),
+  /** A message was sent to a waiting agent (`sendMessage`); it runs its next turn once it has a slot. */
+  'orchestrator:agent-input': z.object({
+    agentId: z.string(),
+    /** The text of the message(s) sent. */
+    text: z.string(),
+    /** Messages sent to it so far. */
+    inputs: z.number().int().positive(),
+  }),
+  /** A session was resumed from its store (`resume()`). */
+  'orchestrator:session-resumed': z.object({
+    sessionId: z.string(),
+    agents: z.number().int().nonnegative(),
+    restarted: z.array(z.string()),
+    waiting: z.array(z.string()),
+    forks: z.array(z.string()),
+  }),
+  /** Storing the session failed (the agents go on; `flush()` rejects with the error). */
+  'orchestrator:session-write-failed': z.object({
+    sessionId: z.string(),
+    operation: z.string(),
+    agentId: z.string().optional(),
+    error: serializedErrorSchema,
   }),
   /** An agent forked sub-agents and now waits for them. */
   'orchestrator:fork-started': z.object({ forkId: z.string(), parentId: z.string(), agentIds: z.array(z.string()) }),

@@ -54,3 +54,12 @@ export function activeTimers(): number {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Lets the event loop turn until `condition()` holds; throws after `turns` turns (a hang, not a timing check). */
+export async function turnsUntil(condition: () => boolean, what: string, turns = 2_000): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`still waiting for ${what} after ${turns} turns of the event loop`);
+}

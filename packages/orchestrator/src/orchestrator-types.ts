@@ -1,14 +1,16 @@
 import type { ChatMessage, ChatUsage, SerializedError, ToolAgentKind } from '@troupe/core';
 import type { AgentStrategy } from './agent-strategy';
-import type { AgentRunnerStopReason } from './agent-runner-types';
+import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
 /**
  * Where an agent is in its life (seed 004's `AgentRuntimeStatus`):
  * `idle` (created, or queued for a slot) → `running` → `completed` | `error` |
- * `terminated`, with `forking` while it waits for its sub-agents. See
+ * `terminated`, with `forking` while it waits for its sub-agents, and
+ * `waiting` when it answered and waits for the user's next message (agents
+ * with `waitForInput`; see `sendMessage`). See
  * {@link AGENT_STATUS_TRANSITIONS} for every allowed move.
  */
-export type AgentRuntimeStatus = 'idle' | 'running' | 'forking' | 'completed' | 'error' | 'terminated';
+export type AgentRuntimeStatus = 'idle' | 'running' | 'forking' | 'waiting' | 'completed' | 'error' | 'terminated';
 
 /** The statuses an agent never leaves. */
 export type AgentTerminalStatus = Extract<AgentRuntimeStatus, 'completed' | 'error' | 'terminated'>;
@@ -30,8 +32,18 @@ export interface AgentTaskContext {
   labels?: readonly string[];
   /** Directory the workspace tools are confined to, for this agent (default: the orchestrator's). */
   workspaceRoot?: string;
-  /** Passed to the agent's tools as `context.data` (ids, services). */
+  /**
+   * Passed to the agent's tools as `context.data` (ids, services). Not
+   * stored with the session (it may hold services): a resumed agent's tools
+   * get `ResumeOptions.data` instead.
+   */
   data?: Readonly<Record<string, unknown>>;
+  /**
+   * After an answer, wait for the user's next message (`waiting`, see
+   * `sendMessage`) instead of completing. Default: the strategy's
+   * `waitForInput`. Sub-agents run by a fork always complete.
+   */
+  waitForInput?: boolean;
 }
 
 /** One sub-agent of a fork: its task and, optionally, its strategy. */
@@ -78,17 +90,21 @@ export interface ForkResult {
   failed: number;
 }
 
-/** What `runAgent` resolves with when the agent completed. */
+/**
+ * What `runAgent` and `sendMessage` resolve with: the agent completed, or
+ * (with `waitForInput`) answered and now waits for the next message.
+ */
 export interface AgentRunResult {
   agentId: string;
-  status: 'completed';
+  /** `completed`, or `waiting` for an agent that waits for input after its answer. */
+  status: 'completed' | 'waiting';
   /** The agent's final text (its `task_finish` result, or its last answer). */
   text: string;
   /** Why the run stopped. */
   stopReason: AgentRunnerStopReason;
-  /** Model calls made. */
+  /** Model calls made in this run (this turn, for an agent that waits for input). */
   iterations: number;
-  /** Usage summed over the model calls. */
+  /** Usage summed over this run's model calls. */
   usage: ChatUsage;
   /** The whole conversation (without the system prompt). */
   messages: ChatMessage[];
@@ -116,11 +132,13 @@ export interface AgentInfo {
   queued: boolean;
   /** True while its runner is paused between steps. */
   paused: boolean;
-  /** Model calls made so far. */
+  /** Model calls made so far (over every turn). */
   iterations: number;
+  /** Messages sent to it with `sendMessage` so far. */
+  inputs: number;
   createdAt: number;
   updatedAt: number;
-  /** Its result text, once completed. */
+  /** Its result text once completed (its last answer while it waits for input). */
   result?: string;
   /** Why it failed or was terminated. */
   error?: SerializedError;
@@ -159,4 +177,32 @@ export interface AgentStatusChange {
   /** The error, for `error` (and for `terminated` when a failure caused it). */
   error?: SerializedError;
   timestamp: number;
+}
+
+/**
+ * What `resume()` found in the store and did with it: ended agents stay as
+ * they were, agents that were running (or queued, or forking) restart from
+ * their last stored messages, forks in progress go on, and agents waiting
+ * for input wait again.
+ */
+export interface OrchestratorResumeReport {
+  sessionId: string;
+  /** Agents loaded. */
+  agents: number;
+  /** Ended agents (`completed`, `error`, `terminated`), left as they were. */
+  ended: string[];
+  /** Agents waiting for input: send them a message with `sendMessage`. */
+  waiting: string[];
+  /** Agents created but never run: run them with `runAgent`. */
+  idle: string[];
+  /** Agents restarted from their last stored messages (fork members included). */
+  restarted: string[];
+  /** Forks that go on (their parents get the results, as before the crash). */
+  forks: string[];
+  /**
+   * The run of each restarted agent that is not a member of a fork (those
+   * report to their parent), keyed by agent id. Rejections are also
+   * reported as status changes, so a run nobody awaits is not an unhandled rejection.
+   */
+  runs: ReadonlyMap<string, Promise<AgentRunResult>>;
 }

@@ -1,5 +1,6 @@
 import { AbortError } from '@troupe/core';
 import { listBatchEvents, markBatchEventProcessed, readBatchEvent, writeBatchEvent } from './batch-event-log';
+import { PlannedBatchQueue } from './pipeline-planned-queue';
 import { runBatch } from './pipeline-run-batch';
 import { batchStateSchema } from './pipeline-store-layout';
 import { parseStored } from './pipeline-store-guard';
@@ -34,8 +35,7 @@ export async function runExecutorLoop(thread: PipelineThread, executor: Pipeline
   const batchSignal = AbortSignal.any([signal, siblings.signal]);
   const inFlight = new Map<number, Promise<void>>();
   let failure: { error: unknown } | undefined;
-  /** Every BATCH_PLANNED event up to this batch is processed (-1: none known yet). */
-  let processedThrough = -1;
+  const planned = new PlannedBatchQueue();
   const throwIfBatchFailed = () => {
     if (failure) throw failure.error;
   };
@@ -69,18 +69,14 @@ export async function runExecutorLoop(thread: PipelineThread, executor: Pipeline
         await wakeups.wait(version, signal);
         continue;
       }
+      const afterBatch = planned.readThrough;
       const listed = await thread.read('list the unprocessed BATCH_PLANNED events', (store) =>
-        listBatchEvents(store, thread.namespace, threadId, 'BATCH_PLANNED', { signal, ...(processedThrough >= 0 ? { afterBatch: processedThrough } : {}) }),
+        listBatchEvents(store, thread.namespace, threadId, 'BATCH_PLANNED', { signal, ...(afterBatch >= 0 ? { afterBatch } : {}) }),
       );
       throwIfBatchFailed();
-      // Batches are planned in order, so the cursor skips the processed prefix on the next read.
-      for (const event of listed) {
-        if (!event.processed || event.batchIndex !== processedThrough + 1) break;
-        processedThrough = event.batchIndex;
-      }
-      const runnable = listed.filter((event) => !event.processed && !inFlight.has(event.batchIndex));
-      while (inFlight.size < batchConcurrency && runnable.length > 0) start(runnable.shift() as BatchEventRecord);
-      if (inFlight.size === 0 && runnable.length === 0 && planning.planningCompleted) {
+      planned.add(listed);
+      while (inFlight.size < batchConcurrency && planned.size > 0) start(planned.take());
+      if (inFlight.size === 0 && planned.size === 0 && planning.planningCompleted) {
         await completeExecution(thread, planning.totalBatches ?? planning.nextBatchIndex);
         return;
       }

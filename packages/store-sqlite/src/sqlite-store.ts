@@ -4,17 +4,20 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
   AbortError,
-  checkStoreLimit,
+  checkStoreListOptions,
   InvalidArgumentError,
   storeValueToJson,
   type Namespace,
+  type SecretRedactor,
   type Store,
   type StoreCallOptions,
   type StoreItem,
   type StoreListOptions,
 } from '@troupe/core';
 import { decodeNamespace, encodeNamespace, namespaceUpperBound } from './sqlite-store-codec';
+import { prepareStatements, type Row, type Statements } from './sqlite-store-statements';
 import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';
+import { checkFileMode, DEFAULT_SQLITE_FILE_MODE, prepareDatabaseFiles } from './sqlite-store-file-mode';
 import { migrateSqliteStore, sqliteStoreMigrations, type SqliteStoreMigration } from './sqlite-store-migrations';
 import { VERSION } from './version';
 
@@ -36,24 +39,20 @@ export interface SqliteStoreOptions {
   synchronous?: 'normal' | 'full';
   /** Clock for `createdAt`/`updatedAt`, for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Permissions of the database file when it is created (and of its `-wal`
+   * and `-shm` files, which SQLite creates with the database's); an existing
+   * file is tightened to them. Default `0o600`: the owner only.
+   */
+  fileMode?: number;
+  /**
+   * Hides secrets in every value before it is written (e.g. core's
+   * `hostSecretRedactor()`, or `createSecretRedactor({ env, secrets })`), so
+   * no API key reaches the file whatever wrote it. Default: none.
+   */
+  redactor?: SecretRedactor;
   /** @internal The schema history to apply (tests of the migration runner). */
   migrations?: readonly SqliteStoreMigration[];
-}
-
-interface Row {
-  ns: Uint8Array;
-  key: string;
-  value: string;
-  created_at: number;
-  updated_at: number;
-}
-
-interface Statements {
-  get: Database.Statement<[Buffer, string], Row>;
-  put: Database.Statement<[Buffer, string, string, number, number]>;
-  delete: Database.Statement<[Buffer, string]>;
-  list: Database.Statement<[Buffer, string | null, string | null, number], Row>;
-  listRecursive: Database.Statement<[Buffer, Buffer, Buffer, string | null, string | null, number], Row>;
 }
 
 /** The transaction an async context is running in (so store calls made inside `work` join it). */
@@ -105,6 +104,7 @@ export class SqliteStore implements Store {
   private readonly statements: Statements;
   private readonly now: () => number;
   private readonly busyTimeoutMs: number;
+  private readonly redactor: SecretRedactor | undefined;
   /** Transactions queued or running; calls from outside them wait for this chain. */
   private tail: Promise<void> = Promise.resolve();
   private queued = 0;
@@ -123,10 +123,13 @@ export class SqliteStore implements Store {
     this.path = path;
     this.now = options.now ?? Date.now;
     this.busyTimeoutMs = busyTimeoutMs;
+    this.redactor = options.redactor;
     const readonly = options.readonly ?? false;
+    const fileMode = checkFileMode(options.fileMode ?? DEFAULT_SQLITE_FILE_MODE);
     if (path !== ':memory:' && !path.startsWith('file:') && !existsSync(dirname(path))) {
       throw new SqliteStoreError('cannot-open', path, `Cannot open ${path}: the folder ${dirname(path)} does not exist.`);
     }
+    if (!readonly) prepareDatabaseFiles(path, fileMode);
     let db: Database.Database | undefined;
     try {
       db = new Database(path, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
@@ -167,7 +170,7 @@ export class SqliteStore implements Store {
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     return this.run(options, 'Store.put', () => {
       const ns = encodeNamespace(namespace, key);
-      const text = storeValueToJson(value);
+      const text = storeValueToJson(this.redactor ? this.redactor.redactValue(value) : value);
       const now = this.now();
       this.statements.put.run(ns, key, text, now, now);
     });
@@ -180,13 +183,18 @@ export class SqliteStore implements Store {
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     return this.run(options, 'Store.list', () => {
       const ns = encodeNamespace(namespace);
+      checkStoreListOptions(options);
       const { limit, after, recursive } = options;
-      checkStoreLimit(limit);
-      if (after !== undefined && typeof after !== 'string') throw new InvalidArgumentError('after', `expected a key string, got ${typeof after}`);
       const sqlLimit = limit ?? -1;
+      // Each shape has its own statement, so SQLite seeks the cursor in the primary key instead of scanning up to it.
+      const { statements } = this;
       const rows = recursive
-        ? this.statements.listRecursive.all(ns, namespaceUpperBound(ns), ns, after ?? null, after ?? null, sqlLimit)
-        : this.statements.list.all(ns, after ?? null, after ?? null, sqlLimit);
+        ? after === undefined
+          ? statements.listRecursive.all(ns, namespaceUpperBound(ns), sqlLimit)
+          : statements.listRecursiveAfter.all(ns, after, namespaceUpperBound(ns), sqlLimit)
+        : after === undefined
+          ? statements.list.all(ns, sqlLimit)
+          : statements.listAfter.all(ns, after, sqlLimit);
       return rows.map((row) => toItem(row) as StoreItem<V>);
     });
   }
@@ -314,24 +322,6 @@ export class SqliteStore implements Store {
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   return new SqliteStore(path, options);
-}
-
-function prepareStatements(db: Database.Database): Statements {
-  const columns = 'ns, key, value, created_at, updated_at';
-  return {
-    get: db.prepare(`SELECT ${columns} FROM items WHERE ns = ? AND key = ?`),
-    put: db.prepare(
-      `INSERT INTO items (${columns}) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    ),
-    delete: db.prepare('DELETE FROM items WHERE ns = ? AND key = ?'),
-    list: db.prepare(`SELECT ${columns} FROM items WHERE ns = ? AND (? IS NULL OR key > ?) ORDER BY key LIMIT ?`),
-    // `after` only applies to the namespace itself, as in MemoryStore.
-    listRecursive: db.prepare(
-      `SELECT ${columns} FROM items WHERE ns >= ? AND ns < ? AND NOT (ns = ? AND ? IS NOT NULL AND key <= ?)
-       ORDER BY ns, key LIMIT ?`,
-    ),
-  };
 }
 
 function toItem(row: Row): StoreItem {

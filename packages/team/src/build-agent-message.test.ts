@@ -80,4 +80,27 @@ describe('selectAgentContext', () => {
   it('has nothing to answer in an empty conversation', () => {
     expect(selectAgentContext([], { contextMessageCount: 5 })).toEqual({ context: [], message: undefined });
   });
+
+  it('visits only the messages it sends, so a turn costs the same at turn 20,000 as at turn 100', () => {
+    // 20,000 messages: members talking, with a notice every 10 messages.
+    const long: TeamMessage[] = [];
+    for (let i = 0; i < 20_000; i++) long.push(entry(i % 10 === 9 ? 'system' : i % 2 === 0 ? 'Max' : 'Sarah', `message ${i}`, i % 10 === 9 ? 'notice' : 'member'));
+    let reads = 0;
+    const counted = new Proxy(long, {
+      get(target, property, receiver) {
+        if (typeof property === 'string' && /^\d+$/.test(property)) reads++;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const windowed = selectAgentContext(counted, { contextMessageCount: 4 });
+    expect(windowed.message?.content).toBe('message 19998');
+    expect(windowed.context.map((m) => m.content)).toEqual(['message 19994', 'message 19995', 'message 19996', 'message 19997']);
+    expect(reads).toBeLessThanOrEqual(12);
+    reads = 0;
+    // A resumed member whose position is message 19992: only what came after it is visited (a notice included).
+    const seenThroughSeq = (long[19992] as TeamMessage).seq;
+    const resumed = selectAgentContext(counted, { contextMessageCount: 2, seenThroughSeq });
+    expect(resumed.context.map((m) => m.content)).toEqual(['message 19993', 'message 19994', 'message 19995', 'message 19996', 'message 19997']);
+    expect(reads).toBeLessThanOrEqual(12);
+  });
 });

@@ -60,19 +60,27 @@ export interface SelectAgentContextOptions {
  * `contextMessageCount` member messages before it, or with `seenThroughSeq`,
  * only those the member has not seen. Coordinator notices are never sent to
  * agents.
+ *
+ * It reads the conversation backwards from its end (messages are in `seq`
+ * order) and stops once the window is full or it reaches the member's
+ * position (`seenThroughSeq`), so a turn costs the same at turn 20,000 as at
+ * turn 100: only what is sent is visited.
  */
 export function selectAgentContext(
   conversation: readonly TeamMessage[],
   options: SelectAgentContextOptions,
 ): { context: TeamMessage[]; message: TeamMessage | undefined } {
-  const said = conversation.filter((entry) => entry.kind === 'member');
-  const message = said[said.length - 1];
+  let index = conversation.length - 1;
+  while (index >= 0 && (conversation[index] as TeamMessage).kind !== 'member') index--;
+  const message = conversation[index];
   if (message === undefined) return { context: [], message };
-  const earlier = said.slice(0, -1);
-  if (options.seenThroughSeq !== undefined) {
-    const seen = options.seenThroughSeq;
-    return { context: earlier.filter((entry) => entry.seq > seen), message };
+  const seen = options.seenThroughSeq;
+  const count = seen !== undefined ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(options.contextMessageCount));
+  const context: TeamMessage[] = [];
+  for (index--; index >= 0 && context.length < count; index--) {
+    const entry = conversation[index] as TeamMessage;
+    if (seen !== undefined && entry.seq <= seen) break;
+    if (entry.kind === 'member') context.push(entry);
   }
-  const count = Math.max(0, Math.floor(options.contextMessageCount));
-  return { context: count === 0 ? [] : earlier.slice(-count), message };
+  return { context: context.reverse(), message };
 }

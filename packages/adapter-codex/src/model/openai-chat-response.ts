@@ -61,12 +61,27 @@ interface OpenCall {
   id: string;
   name: string;
   args: string;
+  /** Already yielded as a `tool-call` part. */
+  sent: boolean;
+}
+
+/** True when `args` is a complete JSON value (what a finished call's arguments are). */
+function isCompleteJson(args: string): boolean {
+  try {
+    JSON.parse(args);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Maps Chat Completions chunks: `delta.content` → `text-delta`; tool-call
- * pieces gathered by `index` → one `tool-call` each once the stream ends;
- * the usage chunk → `usage`; then `turn-end` with the `finish_reason`.
+ * pieces gathered by `index` → one `tool-call` each, as soon as its
+ * arguments are complete — when the next call begins (OpenAI streams calls
+ * one after another) and they parse, or else at the end — so a runner can
+ * start the tool while the rest streams; the usage chunk → `usage`; then
+ * `turn-end` with the `finish_reason`.
  */
 export async function* mapChatChunks(
   chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
@@ -88,7 +103,17 @@ export async function* mapChatChunks(
     if (!choice) continue;
     if (choice.delta.content) yield { type: 'text-delta', text: choice.delta.content };
     for (const piece of choice.delta.tool_calls ?? []) {
-      const open = calls.get(piece.index) ?? { id: '', name: '', args: '' };
+      if (!calls.has(piece.index)) {
+        // A new call begins: the earlier ones are complete. Sent in order; one whose arguments do not parse waits for the end, and so do those after it.
+        for (const [index, earlier] of calls) {
+          if (index > piece.index) break;
+          if (earlier.sent) continue;
+          if (!isCompleteJson(earlier.args)) break;
+          earlier.sent = true;
+          yield { type: 'tool-call', ...toolCall(earlier.id || `call_${index}`, earlier.name, earlier.args) };
+        }
+      }
+      const open = calls.get(piece.index) ?? { id: '', name: '', args: '', sent: false };
       if (piece.id) open.id = piece.id;
       if (piece.function?.name) open.name += piece.function.name;
       if (piece.function?.arguments) open.args += piece.function.arguments;
@@ -102,7 +127,7 @@ export async function* mapChatChunks(
     throw new ModelError('The OpenAI chat stream ended without a finish_reason', { provider: OPENAI_CHAT_PROVIDER, kind: 'stream', ...(requestId ? { requestId } : {}) });
   }
   const ordered = [...calls.entries()].sort(([a], [b]) => a - b);
-  for (const [index, call] of ordered) yield { type: 'tool-call', ...toolCall(call.id || `call_${index}`, call.name, call.args) };
+  for (const [index, call] of ordered) if (!call.sent) yield { type: 'tool-call', ...toolCall(call.id || `call_${index}`, call.name, call.args) };
   if (usage) yield { type: 'usage', usage: mapChatUsage(usage) };
   yield {
     type: 'turn-end',

@@ -7,6 +7,7 @@ import type { CliLooperSetup } from '../looper/create-cli-looper';
 import { describeRunError, WorkspaceRunner } from '../looper/workspace-runner';
 import { LooperProgress } from '../output/looper-progress';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { stopLeftoverAgentProcesses } from '../workspace/workspace-agent-processes';
 import { acquireRunner, newRunnerToken, releaseRunner, type RunnerRecord } from '../workspace/workspace-runner-lock';
 
 /** What the holder does once it runs the workspace. */
@@ -64,6 +65,8 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
   if (claim.stale) removeStaleSocket(claim.stale.socketPath);
   let runner: WorkspaceRunner;
   try {
+    // A runner that died (kill -9) may have left its Coder or tests running: stop them before anything resumes.
+    await noteLeftovers(workspace, token, options.io);
     options.preflight?.();
     if (options.newSession) await workspace.startNewSession();
     runner = await WorkspaceRunner.start({
@@ -89,7 +92,13 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
     showChannel: options.channels.length > 1,
     messages: m,
   });
-  const stopSignals = io.handleSignals && options.mode === 'looper' ? handleSignals(runner, progress, m) : () => {};
+  let interrupted: number | undefined;
+  // `troupe looper`: SIGTERM and SIGINT. The interactive session: SIGTERM (its prompt handles Ctrl-C).
+  const stopSignals = io.handleSignals
+    ? handleSignals(runner, progress, m, options.mode === 'looper' ? ['SIGTERM', 'SIGINT'] : ['SIGTERM'], (code) => {
+        interrupted = code;
+      })
+    : () => {};
   try {
     progress.line(options.banner);
     let resumed: boolean;
@@ -102,40 +111,54 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
     // A run that ended before this process (the session's last run) does not decide its exit code.
     const endedBefore = runner.looper.getStatus().lastRun;
     const code = await options.work(runner, { resumed, progress });
+    if (interrupted !== undefined) return interrupted;
     if (code !== undefined) return code;
     await runner.whenIdle();
+    if (interrupted !== undefined) return interrupted;
     const status = runner.looper.getStatus();
     const ranHere = resumed || (status.lastRun !== null && (endedBefore === null || status.lastRun.runId !== endedBefore.runId || status.lastRun.endedAt !== endedBefore.endedAt));
     const exitCode = ranHere ? exitCodeOfRun(status) : EXIT_CODES.ok;
     if (exitCode !== EXIT_CODES.ok) progress.line(m.looper.exitLine(exitCode, m.exitCodes[exitCode] ?? ''));
     return exitCode;
   } finally {
+    await runner.close();
     stopSignals();
     progress.close();
-    await runner.close();
   }
 }
 
-/** Ctrl-C once: stop after the current iteration. Twice (or SIGTERM): leave now; the run stays resumable. */
-function handleSignals(runner: WorkspaceRunner, progress: LooperProgress, m: CliMessages): () => void {
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts++;
-    if (interrupts === 1 && runner.looper.getStatus().state === 'RUNNING') {
-      progress.line(m.looper.ctrlCOnce);
-      void runner.looperCommand('{"type":"stop"}', 'local').catch(() => {});
-      return;
-    }
-    progress.line(m.looper.interrupted);
-    void runner.close().finally(() => process.exit(EXIT_CODES.interrupted));
+/** If stopping the agents hangs, exit anyway after this long. */
+const SIGNAL_EXIT_DEADLINE_MS = 15_000;
+
+/**
+ * SIGTERM or SIGINT (Ctrl-C) end the runner within seconds, wherever the run
+ * is (a Coder or Review turn, JUDGE, between steps, idle): the step in
+ * flight is canceled and its processes killed, the checkpoint stays RUNNING
+ * (the next `troupe looper` resumes it), and the command exits 143 or 130.
+ * A second signal exits at once.
+ */
+function handleSignals(runner: WorkspaceRunner, progress: LooperProgress, m: CliMessages, signals: readonly NodeJS.Signals[], onSignal: (code: number) => void): () => void {
+  let code: number | undefined;
+  const interrupt = (signal: NodeJS.Signals) => {
+    if (code !== undefined) process.exit(code); // asked twice: leave now (the exit hook still kills the agent processes)
+    const exitCode = signal === 'SIGINT' ? EXIT_CODES.interrupted : EXIT_CODES.terminated;
+    code = exitCode;
+    onSignal(exitCode);
+    progress.line(m.looper.interrupted(signal));
+    setTimeout(() => process.exit(exitCode), SIGNAL_EXIT_DEADLINE_MS).unref();
+    // The command's own flow returns the code once the runner is closed; a session waiting at its prompt never would.
+    void runner.close().then(() => setTimeout(() => process.exit(exitCode), 1000).unref());
   };
-  const onTerminate = () => {
-    void runner.close().finally(() => process.exit(143));
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onTerminate);
+  for (const signal of signals) process.on(signal, interrupt);
   return () => {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onTerminate);
+    for (const signal of signals) process.off(signal, interrupt);
   };
+}
+
+/** Stops what a dead runner left running, and says so on stderr. */
+export async function noteLeftovers(workspace: TroupeWorkspace, token: string, io: CliIo): Promise<void> {
+  const leftover = await stopLeftoverAgentProcesses(workspace.store, token);
+  if (leftover && leftover.stopped > 0) {
+    io.stderr.write(`troupe: note: stopped ${leftover.stopped} agent process(es) left running by a troupe process that died (pid ${leftover.pid})\n`);
+  }
 }

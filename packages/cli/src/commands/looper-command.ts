@@ -13,7 +13,7 @@ import { checkAgentClis, readLooperOptions, resolveLooperSetup } from '../looper
 import { SessionMessageLog } from '../workspace/session-message-log';
 import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
-import { holdWorkspace, WorkspaceTakenError } from './hold-workspace';
+import { holdWorkspace, noteLeftovers, WorkspaceTakenError } from './hold-workspace';
 import { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } from './submit-command';
 import { redisOption } from './worker-command';
 
@@ -128,6 +128,7 @@ async function answerWithoutRunner(
   if (!claim.acquired) throw new WorkspaceTakenError(claim.holder, catalogueOf(io).cli);
   if (claim.stale) removeStaleSocket(claim.stale.socketPath);
   try {
+    await noteLeftovers(workspace, token, io);
     if (newSession) await workspace.startNewSession();
     return await answerFromSession(workspace, command, input, maxIterations, io);
   } finally {

@@ -70,4 +70,34 @@ describe('control socket', () => {
       new RegExp(`a troupe process \\(pid ${process.pid}\\) holds this workspace but does not answer on .*nobody\\.sock`),
     );
   });
+
+  it('answers every one of 1,000 clients connecting at once', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const socketPath = controlSocketPath(dir);
+    let answered = 0;
+    server = await startControlServer(socketPath, async (request) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      answered++;
+      return { echoed: request.op === 'looper' ? request.input : request.op };
+    });
+    const clients = Array.from({ length: 1000 }, async (_, index) => {
+      const client = await connectControl(socketPath);
+      try {
+        return await client.request<{ echoed: string }>({ op: 'looper', input: `client ${index}` }, { timeoutMs: 30_000 });
+      } finally {
+        client.close();
+      }
+    });
+    const results = await Promise.allSettled(clients);
+    const failures = results.filter((result) => result.status === 'rejected').map((result) => String((result as PromiseRejectedResult).reason));
+    expect(failures).toEqual([]);
+    expect(results.map((result) => (result as PromiseFulfilledResult<{ echoed: string }>).value.echoed)).toEqual(results.map((_, index) => `client ${index}`));
+    expect(answered).toBe(1000);
+  }, 60_000);
+
+  it('a client of a socket nobody listens on gets one clear error after retrying', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const error = await connectControl(join(dir, 'gone.sock'), { timeoutMs: 150 }).catch((caught: unknown) => caught as Error);
+    expect((error as Error).message).toMatch(/^cannot reach the running troupe process at .*gone\.sock \(ENOENT after \d+ attempts in \d+ ms\); retry, or check that it still runs$/);
+  });
 });

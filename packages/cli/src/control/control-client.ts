@@ -15,29 +15,52 @@ export interface ControlClient {
   close(): void;
 }
 
-/**
- * Connects to a control socket.
- *
- * @throws CliError when nothing listens there (the process died) within `timeoutMs`.
- */
-export function connectControl(socketPath: string, options: { timeoutMs?: number } = {}): Promise<ControlClient> {
-  const timeoutMs = options.timeoutMs ?? 2000;
+/** Connect errors that mean "busy or not listening yet": the listen backlog is full (EAGAIN), or the socket is being set up. */
+const RETRYABLE = new Set(['EAGAIN', 'ECONNREFUSED', 'ENOENT']);
+
+function connectOnce(socketPath: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket: Socket = connect(socketPath);
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new CliError(`the control socket ${socketPath} did not accept a connection within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new CliError(`cannot reach the running troupe process at ${socketPath} (${error.code ?? error.message})`, { cause: error }));
-    });
+    socket.once('error', reject);
     socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.removeAllListeners('error');
-      resolve(wrap(socket));
+      socket.removeListener('error', reject);
+      resolve(socket);
     });
   });
+}
+
+/**
+ * Connects to a control socket. A server that is busy (its listen backlog
+ * full, as with a thousand clients at once) or not listening yet is retried,
+ * with a growing pause, until `timeoutMs`.
+ *
+ * @throws CliError when no connection is accepted within `timeoutMs`, naming why.
+ */
+export async function connectControl(socketPath: string, options: { timeoutMs?: number } = {}): Promise<ControlClient> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const started = Date.now();
+  let attempts = 0;
+  let pause = 5;
+  for (;;) {
+    attempts++;
+    let error: NodeJS.ErrnoException;
+    try {
+      return wrap(await connectOnce(socketPath));
+    } catch (caught) {
+      error = caught as NodeJS.ErrnoException;
+    }
+    const elapsed = Date.now() - started;
+    if (!RETRYABLE.has(error.code ?? '') || elapsed >= timeoutMs) {
+      const why =
+        error.code === 'EAGAIN'
+          ? `it is busy: ${attempts} connection attempt(s) in ${elapsed} ms found its queue full`
+          : `${error.code ?? error.message}${attempts > 1 ? ` after ${attempts} attempts in ${elapsed} ms` : ''}`;
+      throw new CliError(`cannot reach the running troupe process at ${socketPath} (${why}); retry, or check that it still runs`, { cause: error });
+    }
+    // Jitter spreads a crowd of clients that were refused together.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause + Math.random() * pause, Math.max(1, timeoutMs - elapsed))));
+    pause = Math.min(pause * 2, 200);
+  }
 }
 
 function wrap(socket: Socket): ControlClient {

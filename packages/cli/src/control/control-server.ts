@@ -8,6 +8,8 @@ import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlMessageEvent,
 
 /** How long closing waits for requests still being answered. */
 const CLOSE_WAIT_MS = 5000;
+/** Pending connections the socket queues before refusing (EAGAIN); clients also retry. */
+const CONTROL_BACKLOG = 4096;
 
 /** Unix sockets paths are limited to ~107 bytes; stay well under. */
 const MAX_SOCKET_PATH_BYTES = 100;
@@ -125,7 +127,8 @@ export async function startControlServer(socketPath: string, handler: ControlHan
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => {
+    // A deep accept queue: a thousand clients connecting at once are all queued (the kernel caps it at somaxconn).
+    server.listen({ path: socketPath, backlog: CONTROL_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -67,8 +67,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     queuedForResume: (count, task, hint) => `任务已加入队列（待处理: ${count}）: ${task}。被中断的运行恢复时会处理它（${hint}）。`,
     stoppedInterruptedReason: (iteration, step) => `在中断状态下（没有进程在运行它）应请求停止，停在第 ${iteration} 轮，步骤 ${step}。`,
     stoppedInterrupted: (reason) => `收到停止信号，已停止被中断的运行: ${reason}`,
-    ctrlCOnce: '当前轮次完成后停止……（再按一次 Ctrl-C 立即退出；运行会保存，可以恢复）',
-    interrupted: '已中断: 运行已保存，下次在这个工作区运行 `troupe looper` 时会恢复。',
+    interrupted: (signal) => `已中断（${signal}）: 正在停止智能体；运行已保存，下次在这个工作区运行 \`troupe looper\` 时会恢复。`,
     stepLine: (elapsed, iteration, maxIterations, step) => `[${elapsed}] 第 ${iteration}/${maxIterations} 轮: ${step} 步骤……`,
     spinner: (iteration, maxIterations, step, stepElapsed, total) => `第 ${iteration}/${maxIterations} 轮 · ${step} · 本步骤 ${stepElapsed} · 总计 ${total}`,
     exitLine: (code, meaning) => `退出码 ${code}: ${meaning}`,
@@ -149,6 +148,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     3: '在 JUDGE 结束运行前应请求停止',
     4: '结束时仍有未完成的工作: 达到轮次上限，或 JUDGE 结束运行时评审仍报告问题',
     5: '智能体失败: Coder 或 Review 无法完成它的步骤（CLI 缺失、崩溃、超时、凭据被拒）',
-    130: '已中断（按了两次 Ctrl-C）；运行可以恢复',
+    130: '已中断（Ctrl-C，SIGINT）；运行可以恢复',
+    143: '已终止（SIGTERM）；运行可以恢复',
   },
 };

@@ -74,8 +74,7 @@ export const englishCliMessages = {
     stoppedInterruptedReason: (iteration: number, step: string | null) =>
       `Stopped on request while interrupted (no process was running it) at iteration ${iteration}, step ${step}.`,
     stoppedInterrupted: (reason: string) => `Stopped the interrupted run: ${reason}`,
-    ctrlCOnce: 'Stopping after the current iteration… (Ctrl-C again to quit now; the run stays resumable)',
-    interrupted: 'Interrupted: the run is saved and resumes with the next `troupe looper` on this workspace.',
+    interrupted: (signal: string) => `Interrupted (${signal}): stopping the agents; the run is saved and resumes with the next \`troupe looper\` on this workspace.`,
     stepLine: (elapsed: string, iteration: number, maxIterations: number, step: string) => `[${elapsed}] Iteration ${iteration}/${maxIterations}: ${step} step…`,
     spinner: (iteration: number, maxIterations: number, step: string, stepElapsed: string, total: string) =>
       `Iteration ${iteration}/${maxIterations} · ${step} · step ${stepElapsed} · total ${total}`,
@@ -161,7 +160,8 @@ export const englishCliMessages = {
     3: 'stopped on request before JUDGE ended the run',
     4: 'ended with work open: the iteration limit was reached, or JUDGE ended the run while the review still reported findings',
     5: 'an agent failed: the Coder or the Review could not do its step (CLI missing, crashed, timed out, rejected credentials)',
-    130: 'interrupted (Ctrl-C twice); the run stays resumable',
+    130: 'interrupted (Ctrl-C, SIGINT); the run stays resumable',
+    143: 'terminated (SIGTERM); the run stays resumable',
   } as Record<number, string>,
 };
 

@@ -5,6 +5,7 @@ import type { ControlConnection } from '../control/control-server';
 import type { ControlRequest, PingResult } from '../control/control-protocol';
 import { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { recordAgentProcesses } from '../workspace/workspace-agent-processes';
 import { releaseRunner } from '../workspace/workspace-runner-lock';
 import { createCliLooper, type CliLooperSetup } from './create-cli-looper';
 import { LOOPER_ID } from './looper-checkpoint-commands';
@@ -44,7 +45,11 @@ export class WorkspaceRunner {
   readonly devhub: DevHubAgent | undefined;
   private readonly agentManager: AgentManager;
   private server: ControlServer | undefined;
-  private closed = false;
+  private closing: Promise<void> | undefined;
+  private stopRecording: (() => Promise<void>) | undefined;
+  /** Resolves as soon as close() is called (whenIdle stops waiting). */
+  private readonly closeRequested: Promise<void>;
+  private requestClose!: () => void;
 
   private constructor(
     private readonly options: WorkspaceRunnerOptions,
@@ -54,6 +59,9 @@ export class WorkspaceRunner {
     this.log = parts.log;
     this.looper = parts.looper;
     this.agentManager = parts.agentManager;
+    this.closeRequested = new Promise((resolve) => {
+      this.requestClose = resolve;
+    });
     const agents = new AgentRegistry();
     agents.register(this.looper);
     this.executor = new Executor({ agents, messages: this.log.messages, eventBus: this.bus });
@@ -81,6 +89,8 @@ export class WorkspaceRunner {
     const log = await SessionMessageLog.open(options.workspace.store, (channelId) => options.workspace.messagesNamespace(channelId), bus);
     const { looper, agentManager } = createCliLooper({ workspace: options.workspace, log, bus, setup: options.setup });
     const runner = new WorkspaceRunner(options, { bus, log, looper, agentManager });
+    // The agent processes it starts are recorded with the session: after a kill -9, the next runner stops them.
+    runner.stopRecording = recordAgentProcesses(options.workspace.store, { runnerToken: options.token, sessionId: options.workspace.session.id });
     runner.server = await startControlServer(options.socketPath, (request, connection) => runner.answer(request, connection));
     return runner;
   }
@@ -129,31 +139,49 @@ export class WorkspaceRunner {
     return { ok: result.status === 'completed', text: result.text };
   }
 
-  /** Resolves when the Looper is IDLE with every checkpoint written (a command may start another run meanwhile). */
+  /**
+   * Resolves when the Looper is IDLE with every checkpoint written (a command
+   * may start another run meanwhile), or once the runner is closing (a
+   * signal interrupted the run: it stays RUNNING in its checkpoint).
+   */
   async whenIdle(): Promise<void> {
     for (;;) {
-      await this.looper.whenIdle();
+      const revision = this.looper.getStatus().revision;
+      await Promise.race([this.looper.whenIdle(), this.closeRequested]);
+      if (this.closing) return;
       await this.looper.flush();
       await this.log.flush();
-      if (this.looper.getStatus().state === 'IDLE') return;
+      const status = this.looper.getStatus();
+      if (status.state === 'IDLE') return;
+      // RUNNING with no loop behind it yet (a command is starting one): wait a moment rather than spin.
+      if (status.revision === revision) await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
+  /** True once {@link WorkspaceRunner.close} was called. */
+  get isClosing(): boolean {
+    return this.closing !== undefined;
+  }
+
   /**
-   * Stops serving and gives the workspace up. `interrupt` cancels a run in
-   * progress without finishing it (its checkpoint stays RUNNING, so the next
-   * `troupe looper` resumes it).
+   * Stops serving and gives the workspace up: a run in progress is
+   * interrupted without finishing it — its step is canceled and the agent
+   * processes killed, its checkpoint stays RUNNING so the next `troupe
+   * looper` resumes it. Safe to call more than once (the same promise).
    */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.server?.close();
-    this.devhub?.dispose();
-    await this.looper.dispose();
-    await this.agentManager.cleanup();
-    await this.log.flush().catch(() => {});
-    this.log.close();
-    await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
+  close(): Promise<void> {
+    this.requestClose();
+    this.closing ??= (async () => {
+      await this.server?.close();
+      this.devhub?.dispose();
+      await this.looper.dispose();
+      await this.agentManager.cleanup();
+      await this.stopRecording?.();
+      await this.log.flush().catch(() => {});
+      this.log.close();
+      await releaseRunner(this.workspace.store, this.options.token).catch(() => {});
+    })();
+    return this.closing;
   }
 
   private async answer(request: ControlRequest, connection: ControlConnection): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { TroupeError } from '@troupe/core';
+import { hostSecretRedactor, secretValuesFromEnv, TroupeError } from '@troupe/core';
 import { openSqliteStore, SqliteStoreError, type SqliteStore } from '@troupe/store-sqlite';
 import { CliError, CliUsageError } from '../cli-errors';
 import { CLI_CATALOGUES, localeFromEnv, type CliLocale } from '../i18n/cli-catalogue';
@@ -62,12 +62,17 @@ export function resolveWorkspacePath(path: string, cwd: string, messages: CliMes
   return root;
 }
 
-/** Creates `<root>/.troupe` (mode 0700) when missing and checks it can be written. */
+/**
+ * Creates `<root>/.troupe` (mode 0700) when missing, takes every permission
+ * for others away from an existing one (it holds the session database and
+ * the control socket), and checks it can be written.
+ */
 export function ensureTroupeDir(root: string, messages: CliMessages = englishCliMessages): string {
   const dir = join(root, TROUPE_DIR);
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CliError(messages.workspace.troupeNotFolder(dir));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (process.platform !== 'win32' && (statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
     accessSync(dir, constants.W_OK);
   } catch (error) {
     throw new CliError(messages.workspace.cannotWrite(dir, (error as NodeJS.ErrnoException).code ?? (error as Error).message), { cause: error });
@@ -111,7 +116,8 @@ export async function openWorkspace(path: string, options: OpenWorkspaceOptions)
   const timeout = busyTimeout(options.env, messages);
   let store: SqliteStore;
   try {
-    store = openSqliteStore(join(dir, DATABASE_FILE), { busyTimeoutMs: timeout });
+    // Owner-only files (0600), and no secret of this process's environment (API keys…) in any record.
+    store = openSqliteStore(join(dir, DATABASE_FILE), { busyTimeoutMs: timeout, fileMode: 0o600, redactor: hostSecretRedactor().extend(secretValuesFromEnv(options.env)) });
   } catch (error) {
     throw describeStoreFailure(error, messages.workspace.cannotOpen(root), messages);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AbortError,
   AdapterNotFoundError,
   AdapterRegistry,
   AgentError,
@@ -7,6 +8,8 @@ import {
   CompletionTimeoutError,
   EventBus,
   ProcessError,
+  REDACTED,
+  isGroupAlive,
   type AgentStreamPart,
   type AnyTroupeEvent,
 } from '@troupe/core';
@@ -138,6 +141,62 @@ describe('AgentManager', () => {
     await manager.ensureAgentStarted('a', 'my-mock');
     expect(created).toEqual(['/opt/mock']);
     expect(await manager.sendAndReceive('a', 'go')).toBe('from definition');
+    await manager.cleanup();
+  });
+
+  it('stopAgent during a turn cancels it: the result settles canceled and the CLI is gone', async () => {
+    const { manager, events } = setup({ cli: { lines: ['{"type":"text","text":"working"}'], hang: true } });
+    await manager.ensureAgentStarted('coder', 'mock');
+    const turn = manager.send('coder', 'do something long');
+    for await (const part of turn) if (part.type === 'text-delta') break; // the CLI is mid-turn
+    const pid = (await turn.run).pid as number;
+    expect(isGroupAlive(pid)).toBe(true);
+    await manager.stopAgent('coder');
+    const result = await turn.result;
+    expect(result.outcome.status).toBe('canceled');
+    expect(result.outcome.status === 'canceled' && result.outcome.error).toBeInstanceOf(AbortError);
+    expect(isGroupAlive(pid)).toBe(false);
+    expect(manager.isRunning('coder')).toBe(false);
+    expect(events.filter((e) => e.type === 'agent:stopped')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'agent:turn-completed')?.payload).toMatchObject({ status: 'canceled' });
+  });
+
+  it('cleanup during turns settles every turn as canceled, not failed by SIGTERM', async () => {
+    const { manager } = setup({ cli: { lines: ['{"type":"text","text":"working"}'], hang: true, ignoreSigterm: true } });
+    await manager.ensureAgentStarted('a', 'mock');
+    await manager.ensureAgentStarted('b', 'mock');
+    const turns = [manager.send('a', 'one'), manager.send('b', 'two')];
+    const pids = await Promise.all(turns.map(async (turn) => (await turn.run).pid as number));
+    await manager.cleanup();
+    for (const turn of turns) {
+      const { outcome } = await turn.result;
+      expect(outcome.status).toBe('canceled');
+      expect(outcome.status === 'canceled' && outcome.error.message).toMatch(/was canceled/);
+    }
+    for (const pid of pids) expect(isGroupAlive(pid)).toBe(false);
+    expect(manager.getRunningRoles()).toEqual([]);
+  });
+
+  it('stopAgent while the process is still being configured cancels the turn before it runs', async () => {
+    const { manager } = setup({ cli: { lines: reply('never') } });
+    await manager.ensureAgentStarted('r', 'mock');
+    await manager.sendAndReceive('r', 'first'); // the next turn needs a fresh process
+    const turn = manager.send('r', 'second');
+    await manager.stopAgent('r');
+    expect((await turn.result).outcome.status).toBe('canceled');
+  });
+
+  it('the `secrets` option hides more values from parts, results and events', async () => {
+    const { adapter, adapters } = setup({ cli: { lines: reply('deploy token zz-deploy-4417 is set'), echoStdin: true } });
+    const eventBus = new EventBus();
+    const events: AnyTroupeEvent[] = [];
+    eventBus.on('*', (event) => void events.push(event));
+    const manager = new AgentManager({ adapters, eventBus, secrets: ['zz-deploy-4417'] });
+    await manager.ensureAgentStarted('r', 'mock');
+    const result = await manager.send('r', 'hi').result;
+    expect(result.text).toBe(`deploy token ${REDACTED} is set`);
+    expect(JSON.stringify({ result, events })).not.toContain('zz-deploy-4417');
+    expect(adapter.calls.filter((c) => c.method === 'parseLine').map((c) => c.method === 'parseLine' && c.line).join('\n')).not.toContain('zz-deploy-4417');
     await manager.cleanup();
   });
 });

@@ -1,4 +1,5 @@
 import { assertAgentId } from '../agents/define-agent';
+import { AbortError } from '../errors/abort-error';
 import type { AgentError } from '../errors/agent-error';
 import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
 import { ConfigError } from '../errors/config-error';
@@ -38,6 +39,14 @@ export interface AgentManagerOptions {
    * `createMcpToolHost()` from `@troupe/mcp`. Needed only by members with `tools`.
    */
   toolHost?: AgentToolHost;
+  /**
+   * More secrets to hide from every line, stream part, result, event and
+   * error of every member's process: literal values or patterns. Added to
+   * what core always hides — the values of secret-named variables in the
+   * host's and the member's environment, the adapter's API key, and
+   * well-known key shapes (see `ProcessConfig.secrets`).
+   */
+  secrets?: readonly (string | RegExp)[];
 }
 
 /** A started agent member (seed's `AgentInstance`). */
@@ -120,6 +129,8 @@ export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
   /** The running server of each member's Troupe `tools`, by role. */
   private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
+  /** Turns in flight by role, so stopping a member cancels them. */
+  private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -182,6 +193,9 @@ export class AgentManager {
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     const startRun = async (): Promise<ProcessRun> => {
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
         instance.processId = await this.spawn(instance);
@@ -194,7 +208,7 @@ export class AgentManager {
       return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
         timeout: options.timeout ?? this.defaultTimeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
         onLine: ({ line, json }) => {
           for (const part of turn.parse(line, json)) {
             parts.push(part);
@@ -244,6 +258,15 @@ export class AgentManager {
         agentError,
       };
     })();
+    const inFlight = { controller, result };
+    let roleTurns = this.turnsInFlight.get(roleId);
+    if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));
+    roleTurns.add(inFlight);
+    const settled = () => {
+      roleTurns.delete(inFlight);
+      if (roleTurns.size === 0 && this.turnsInFlight.get(roleId) === roleTurns) this.turnsInFlight.delete(roleId);
+    };
+    result.then(settled, settled);
     return {
       result,
       run: runPromise,
@@ -286,14 +309,24 @@ export class AgentManager {
     return result.text;
   }
 
-  /** Stops a member's process (and the server of its Troupe `tools`) and forgets the member. Unknown roles are ignored. */
+  /**
+   * Stops a member and forgets it: a turn in flight is canceled (its result
+   * settles with status `canceled`, its process group is killed), its warm
+   * process and the server of its Troupe `tools` are stopped. Resolves once
+   * they are gone. Unknown roles are ignored.
+   */
   async stopAgent(roleId: string): Promise<void> {
     const instance = this.agents.get(roleId);
-    if (!instance) return;
+    const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
+    if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
-    if (instance.processId) await this.processManager.stopProcess(instance.processId);
+    for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
+    await Promise.all([
+      ...turns.map((turn) => turn.result.catch(() => {})),
+      ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
+    ]);
     await this.closeToolServer(roleId);
-    this.options.eventBus?.emit('agent:stopped', { roleId });
+    if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
   /** True while a member is started (between `ensureAgentStarted` and `stopAgent`). */
@@ -301,9 +334,10 @@ export class AgentManager {
     return this.agents.has(roleId);
   }
 
-  /** Stops every member and kills every process. */
+  /** Stops every member (turns in flight settle as `canceled`) and kills every process. */
   async cleanup(): Promise<void> {
-    await Promise.all([...this.agents.keys()].map((roleId) => this.stopAgent(roleId)));
+    const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
+    await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
     await Promise.all([...this.toolServers.keys()].map((roleId) => this.closeToolServer(roleId)));
     await this.processManager.cleanup();
   }
@@ -322,7 +356,7 @@ export class AgentManager {
     const source = this.options.definitions;
     let definition: AgentDefinition | undefined;
     if (typeof source === 'function') definition = await source(configId);
-    else if (source) definition = source[configId];
+    else if (source) definition = Object.hasOwn(source, configId) ? source[configId] : undefined;
     return definition ? this.adapters.create(definition) : this.adapters.create(configId);
   }
 
@@ -331,7 +365,8 @@ export class AgentManager {
     const member = await this.adapterMember(instance);
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
-    return this.processManager.startProcess(config);
+    const secrets = this.options.secrets;
+    return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
   }
 
   /**

@@ -10,19 +10,25 @@ export interface ProcessErrorDetails extends TroupeErrorOptions {
   signal: NodeJS.Signals | null;
   /** Last lines of stderr, secrets redacted. */
   stderrTail: string;
+  /** First 4 KiB of stderr, secrets redacted (often where the error is named). Default `''`. */
+  stderrHead?: string;
   /** `COMMAND_NOT_FOUND` when the binary is missing; otherwise `PROCESS_FAILED`. */
   code?: 'PROCESS_FAILED' | 'COMMAND_NOT_FOUND';
 }
 
 /**
  * A child process failed: it could not start, exited non-zero, or exited
- * before its completion event.
+ * before its completion event. The message quotes the first stderr lines
+ * that name an error (e.g. Node's `Error: Cannot find module …`) and the
+ * last lines.
  */
 export class ProcessError extends TroupeError {
   readonly command: string;
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly stderrTail: string;
+  /** First 4 KiB of stderr, secrets redacted. */
+  readonly stderrHead: string;
 
   constructor(message: string, details: ProcessErrorDetails) {
     super(details.code ?? 'PROCESS_FAILED', message, details);
@@ -31,5 +37,6 @@ export class ProcessError extends TroupeError {
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderrTail = details.stderrTail;
+    this.stderrHead = details.stderrHead ?? '';
   }
 }

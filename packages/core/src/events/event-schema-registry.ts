@@ -16,9 +16,22 @@ const registry = processSingleton(
   () => new Map<string, EventSchemaEntry>(Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: 1 }])),
 );
 
+/** Bumped on every registration change, so a cached {@link eventVersion} knows it is stale. */
+let generation = 0;
+
 /** Version of an event type's payload schema (1 for unknown types). */
 export function eventVersion(type: string): number {
   return registry.get(type)?.version ?? 1;
+}
+
+/**
+ * Changes each time a schema is registered or unregistered: a cache of
+ * {@link eventVersion} stays valid while this returns the same number.
+ *
+ * @internal
+ */
+export function eventSchemaGeneration(): number {
+  return generation;
 }
 
 /**
@@ -37,8 +50,11 @@ export function registerEventSchema(type: string, schema: z.ZodType, version = 1
   }
   const entry = { schema, version };
   registry.set(type, entry);
+  generation++;
   return () => {
-    if (registry.get(type) === entry) registry.delete(type);
+    if (registry.get(type) !== entry) return;
+    registry.delete(type);
+    generation++;
   };
 }
 

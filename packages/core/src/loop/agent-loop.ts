@@ -1,7 +1,6 @@
 import { AbortError } from '../errors/abort-error';
-import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
+import { InvalidStateError } from '../errors/invalid-argument-error';
 import { EventBus } from '../events/event-bus';
-import type { SerializedError, TroupeEventPayloads } from '../events/event-map';
 import { MemoryStore } from '../store/memory-store';
 import type { Store } from '../store/store';
 import { serializeError } from '../util/serialize-error';
@@ -11,65 +10,23 @@ import { ToolCapabilityTracker } from './loop-capabilities';
 import type { Experience, LoopMemory, LoopMemoryReader } from './loop-experience';
 import { LoopHealthMonitor } from './loop-health-monitor';
 import type { LoopIntervalPolicy } from './loop-interval';
+import { LoopIterationRunner } from './loop-iteration';
 import { silentLoopLogger, type LoopLogger } from './loop-logger';
 import { StoreLoopMemory } from './loop-memory';
 import type { Perception, PerceptionInput } from './loop-perception';
-import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
-import { LoopReporter, type LoopErrorHandling } from './loop-reporter';
+import { LoopReporter } from './loop-reporter';
+import { createRunSession, driveRunSession, endRunSession, NEVER_ABORTED, type RunSession } from './loop-run-session';
+import { LoopSingleSteps } from './loop-single-steps';
 import { LoopSleeper } from './loop-sleeper';
-import type { LoopContext, LoopPhase, LoopStage, ToolCapability } from './loop-stage';
+import type { LoopStage, ToolCapability } from './loop-stage';
 import { LoopStageLifecycle } from './loop-stage-lifecycle';
 import { LoopStageRegistry } from './loop-stage-registry';
-import { loadLoopStateSnapshot, saveLoopStateSnapshot } from './loop-state-snapshot';
-import { LoopStatsRecorder, type IterationTiming, type LoopStats } from './loop-stats';
+import { restoreLoopState, saveLoopState, type LoopStateParts } from './loop-state-snapshot';
+import { LoopStatsRecorder, type LoopStats } from './loop-stats';
 import { LoopWatchdog } from './loop-watchdog';
 import type { ReflectResult } from './reflect-loop-result';
-import { executeLoopAction, normalizeAction } from './run-loop-action';
 
 export type { AgentLoopOptions, LoopControlOptions, LoopState, LoopStepOptions } from './agent-loop-options';
-
-interface IterationInfo {
-  iterationId: string;
-  iteration: number;
-  step: boolean;
-  signal: AbortSignal;
-  /** Single steps only: rejects when the step's signal aborts. */
-  abort: Promise<never> | undefined;
-  startedAt: number;
-  /** Last reading of the loop's clock: a phase starts when the previous one ended. */
-  clock: number;
-  durations: Partial<Record<LoopPhase, number>>;
-  perceptionCount: number;
-  /** Recorded (normally, or by `stop()`/`pause()` abandoning it). */
-  finished: boolean;
-  /** The run session of a loop iteration (undefined for single steps). */
-  session: RunSession | undefined;
-}
-
-/** One stretch of running, from `start()`/`resume()` to the pause or stop. */
-interface RunSession {
-  controller: AbortController;
-  signal: AbortSignal;
-  /** `signal.aborted`, kept by an abort listener (cheaper to read than the signal's getter). */
-  isAborted: boolean;
-  /** Resolves (never rejects) when the session is aborted. */
-  aborted: Promise<void>;
-  driver: Promise<void> | undefined;
-  /** The iteration in progress, if any. */
-  iteration: IterationInfo | undefined;
-}
-
-const NEVER_ABORTED = new AbortController().signal;
-
-function abortPromise(signal: AbortSignal, what: string): Promise<never> {
-  const promise = new Promise<never>((_, reject) => {
-    const fail = () => reject(new AbortError(`${what} was aborted`, { cause: signal.reason }));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
-  promise.catch(() => {});
-  return promise;
-}
 
 /**
  * The Sense-Plan-Act-Reflect agent loop (seed 002). Each iteration runs the
@@ -140,9 +97,8 @@ export class AgentLoop {
   private readonly interval: LoopIntervalPolicy;
   private readonly now: () => number;
   private readonly secrets: readonly string[];
-  private readonly listCapabilities = (): ToolCapability[] => this.capabilityTracker.list();
-  private readonly reflectInLoop: ReflectDependencies;
-  private readonly reflectInStep: ReflectDependencies;
+  private readonly runner: LoopIterationRunner;
+  private readonly steps: LoopSingleSteps;
 
   private memoryWrites: Promise<void> = Promise.resolve();
   private session: RunSession | undefined;
@@ -151,11 +107,6 @@ export class AgentLoop {
   private stopPromise: Promise<void> | undefined;
   private detachStartSignal: (() => void) | undefined;
   private stateLoaded = false;
-  private iterationCount = 0;
-  private stepCount = 0;
-  private perceptionSeq = 0;
-  private lastPerceptionCount = 0;
-  private lastError: SerializedError | undefined;
 
   constructor(options: AgentLoopOptions = {}) {
     const settings = resolveAgentLoopSettings(options);
@@ -192,7 +143,7 @@ export class AgentLoop {
       reporter: this.reporter,
       logger: this.logger,
       secrets: this.secrets,
-      lastError: () => this.lastError,
+      lastError: () => this.runner.lastError,
       signal: () => this.session?.signal ?? NEVER_ABORTED,
       stop: () => this.stop(),
       reinitialiseStages: async () => {
@@ -208,19 +159,42 @@ export class AgentLoop {
       },
     };
     this.registry = new LoopStageRegistry({ added: () => this.lifecycle.added(), removed: (stage) => this.lifecycle.removed(stage) });
-    this.reflectInLoop = {
+    this.runner = new LoopIterationRunner({
+      loopId: id,
       registry: this.registry,
+      lifecycle: this.lifecycle,
+      reporter: this.reporter,
+      watchdog: this.watchdog,
+      recorder: this.recorder,
+      health: this.health,
       capabilities: this.capabilityTracker,
-      store: (experiences, context) => this.storeInBackground(experiences, context.iterationId),
-    };
-    this.reflectInStep = {
-      registry: this.registry,
-      capabilities: this.capabilityTracker,
-      store: async (experiences, context) => {
-        await this.memoryWrites;
-        await this.activeMemory().record(experiences, { signal: context.signal });
+      logger: this.logger,
+      bus: this.bus,
+      memory: this.memory,
+      secrets: this.secrets,
+      now: this.now,
+      reflectInLoop: {
+        registry: this.registry,
+        capabilities: this.capabilityTracker,
+        store: (experiences, context) => this.storeInBackground(experiences, context.iterationId),
       },
-    };
+      reflectInStep: {
+        registry: this.registry,
+        capabilities: this.capabilityTracker,
+        store: async (experiences, context) => {
+          await this.memoryWrites;
+          await this.activeMemory().record(experiences, { signal: context.signal });
+        },
+      },
+    });
+    this.steps = new LoopSingleSteps({
+      loopId: id,
+      state: () => this.stateValue,
+      lifecycle: this.lifecycle,
+      reporter: this.reporter,
+      runner: this.runner,
+      now: this.now,
+    });
     if (options.stages && options.stages.length > 0) this.registry.add(options.stages);
   }
 
@@ -281,7 +255,10 @@ export class AgentLoop {
     this.setState('starting');
     this.startPromise = (async () => {
       try {
-        if (!this.stateLoaded) await this.restoreState(options.signal);
+        if (!this.stateLoaded) {
+          await restoreLoopState(this.store, this.stateParts(), options.signal ? { signal: options.signal } : {});
+          this.stateLoaded = true;
+        }
         await this.lifecycle.setup(true);
         AbortError.throwIfAborted(options.signal, `Starting loop "${this.id}"`);
       } catch (error) {
@@ -378,7 +355,7 @@ export class AgentLoop {
         await this.memoryWrites;
         await this.lifecycle.teardown();
         try {
-          await this.saveState();
+          await saveLoopState(this.store, this.stateParts());
         } catch (error) {
           this.reporter.reportError('memory', error, { handling: 'continue' });
           this.setState('stopped');
@@ -412,328 +389,30 @@ export class AgentLoop {
    *
    * @throws InvalidStateError while the loop is running; the phase's error otherwise.
    */
-  async stepSense(options: LoopStepOptions = {}): Promise<Perception[]> {
-    const info = await this.prepareStep('stepSense', options);
-    return (await this.stepPhase('sense', null, info)) as Perception[];
+  stepSense(options: LoopStepOptions = {}): Promise<Perception[]> {
+    return this.steps.sense(options);
   }
 
   /**
    * Runs only the Plan phase on `perceptions` and returns the action (`null`:
    * nothing to do). Perceptions without `id`/`timestamp` get them.
    */
-  async stepPlan(perceptions: readonly (Perception | PerceptionInput)[], options: LoopStepOptions = {}): Promise<Action | null> {
-    if (!Array.isArray(perceptions)) throw new InvalidArgumentError('perceptions', 'expected an array of perceptions');
-    const info = await this.prepareStep('stepPlan', options);
-    const list = this.normalizePerceptions(perceptions, 'stepPlan');
-    return (await this.stepPhase('plan', list, info)) as Action | null;
+  stepPlan(perceptions: readonly (Perception | PerceptionInput)[], options: LoopStepOptions = {}): Promise<Action | null> {
+    return this.steps.plan(perceptions, options);
   }
 
   /**
    * Runs only the Act phase on `action` and returns its result. A failing tool
    * call does not reject: the result has `ok: false` (and `loop:error` is published).
    */
-  async stepAct(action: Action, options: LoopStepOptions = {}): Promise<ActResult> {
-    const info = await this.prepareStep('stepAct', options);
-    const normalized = normalizeAction(action, info.iterationId);
-    if (normalized === null) throw new InvalidArgumentError('action', 'expected an Action, got nothing');
-    const result = (await this.stepPhase('act', normalized, info)) as ActResult;
-    if (!result.ok) {
-      const stage = result.results.find((call) => call.status === 'failed')?.tool;
-      this.reporter.reportError('act', result.error, { iterationId: info.iterationId, handling: 'continue', ...(stage === undefined ? {} : { stage }) });
-    }
-    return result;
+  stepAct(action: Action, options: LoopStepOptions = {}): Promise<ActResult> {
+    return this.steps.act(action, options);
   }
 
   /** Runs only the Reflect phase on an Act result; resolves once its experiences are stored. */
-  async stepReflect(result: ActResult, options: LoopStepOptions = {}): Promise<ReflectResult> {
-    if (typeof result !== 'object' || result === null || typeof result.action?.task !== 'string' || !Array.isArray(result.results)) {
-      throw new InvalidArgumentError('result', 'expected an ActResult ({ action, ok, results, durationMs })');
-    }
-    const info = await this.prepareStep('stepReflect', options);
-    return (await this.stepPhase('reflect', result, info)) as ReflectResult;
+  stepReflect(result: ActResult, options: LoopStepOptions = {}): Promise<ReflectResult> {
+    return this.steps.reflect(result, options);
   }
-
-  // ---------------------------------------------------------------- the loop
-
-  private async drive(session: RunSession): Promise<void> {
-    while (this.stateValue === 'running' && !session.isAborted) {
-      try {
-        await this.runIteration(session);
-      } catch (error) {
-        this.logger.error(`Loop "${this.id}" iteration crashed: ${serializeError(error, this.secrets).message}`, { loopId: this.id });
-      }
-      if (this.stateValue !== 'running' || session.isAborted) break;
-      await this.sleeper.sleep(Math.max(this.interval.delayMs(this.lastPerceptionCount), this.health.backoffMs));
-    }
-  }
-
-  private async runIteration(session: RunSession): Promise<void> {
-    const iteration = ++this.iterationCount;
-    const info: IterationInfo = {
-      iterationId: `${this.id}#${iteration}`,
-      iteration,
-      step: false,
-      signal: session.signal,
-      abort: undefined,
-      startedAt: 0,
-      clock: 0,
-      durations: {},
-      perceptionCount: 0,
-      finished: false,
-      session,
-    };
-    info.startedAt = info.clock = this.now();
-    session.iteration = info;
-    const reporter = this.reporter;
-    reporter.anchorWallClock(info.startedAt);
-    if (reporter.refreshListening().started) {
-      const timestamp = reporter.wallClock(info.startedAt);
-      reporter.emitAt('loop:started', { loopId: this.id, iterationId: info.iterationId, iteration, timestamp }, timestamp);
-    }
-    if (this.lifecycle.hasPending) {
-      await this.lifecycle.setup(false);
-      info.clock = this.now();
-    }
-    let outcome: IterationTiming['outcome'] = 'completed';
-    let failedPhase: LoopPhase | undefined;
-    let error: unknown;
-    let handling: LoopErrorHandling = 'skip-iteration';
-    let stage: string | undefined;
-    iteration: {
-      let perceptions: Perception[];
-      try {
-        const sensed = this.runPhase('sense', null, info);
-        perceptions = (sensed instanceof Promise ? await sensed : sensed) as Perception[];
-      } catch (caught) {
-        failedPhase = 'sense';
-        error = caught;
-        break iteration;
-      }
-      info.perceptionCount = perceptions.length;
-      let action: Action | null;
-      try {
-        const planned = this.runPhase('plan', perceptions, info);
-        action = (planned instanceof Promise ? await planned : planned) as Action | null;
-      } catch (caught) {
-        failedPhase = 'plan';
-        error = caught;
-        break iteration;
-      }
-      if (action === null) {
-        outcome = 'idle';
-        break iteration;
-      }
-      const planned = action;
-      let result: ActResult;
-      try {
-        const acted = this.runPhase('act', planned, info);
-        result = (acted instanceof Promise ? await acted : acted) as ActResult;
-      } catch (caught) {
-        result = { action: planned, ok: false, results: [], error: serializeError(caught, this.secrets), durationMs: info.durations.act ?? 0 };
-      }
-      if (!result.ok) {
-        // Act error: logged and published now, then Reflect analyses the failure.
-        failedPhase = 'act';
-        error = result.error;
-        handling = 'reflect-failure';
-        stage = result.results.find((call) => call.status === 'failed')?.tool;
-        if (info.signal.aborted) break iteration;
-        this.lastError = reporter.reportError('act', error, { iterationId: info.iterationId, handling, ...(stage === undefined ? {} : { stage }) });
-        info.clock = this.now();
-      }
-      try {
-        const reflected = this.runPhase('reflect', result, info);
-        if (reflected instanceof Promise) await reflected;
-      } catch (caught) {
-        if (failedPhase === undefined) {
-          failedPhase = 'reflect';
-          error = caught;
-          handling = 'continue';
-          stage = undefined;
-        } else if (!info.signal.aborted) {
-          reporter.reportError('reflect', caught, { iterationId: info.iterationId, handling: 'continue' });
-        }
-      }
-    }
-    if (info.finished) return; // abandoned by stop()/pause() with an aborted signal, and already recorded
-    if (failedPhase !== undefined) {
-      if (info.signal.aborted) {
-        outcome = 'aborted';
-        failedPhase = undefined;
-      } else {
-        outcome = 'failed';
-        if (!(failedPhase === 'act' && handling === 'reflect-failure')) {
-          this.lastError = reporter.reportError(failedPhase, error, { iterationId: info.iterationId, handling, ...(stage === undefined ? {} : { stage }) });
-        }
-      }
-    }
-    this.finishIteration(info, outcome, failedPhase);
-    if (outcome === 'failed') await this.health.afterFailure();
-    else if (outcome !== 'aborted') this.health.afterSuccess();
-  }
-
-  /** Records an iteration's timing and publishes `loop:completed`. */
-  private finishIteration(info: IterationInfo, outcome: IterationTiming['outcome'], failedPhase: LoopPhase | undefined, endedAt = info.clock): void {
-    info.finished = true;
-    this.watchdog.phaseEnded();
-    this.lastPerceptionCount = failedPhase === 'sense' ? 0 : info.perceptionCount;
-    const durationMs = endedAt - info.startedAt;
-    const timing: IterationTiming = {
-      iterationId: info.iterationId,
-      outcome,
-      durationMs,
-      phaseDurations: info.durations,
-      perceptionCount: info.perceptionCount,
-      completedAt: this.reporter.wallClock(endedAt),
-    };
-    if (failedPhase !== undefined) timing.failedPhase = failedPhase;
-    this.recorder.recordIteration(timing);
-    if (this.reporter.listening.completed) {
-      const payload: TroupeEventPayloads['loop:completed'] = {
-        loopId: this.id,
-        iterationId: info.iterationId,
-        iteration: info.iteration,
-        timestamp: timing.completedAt,
-        durationMs,
-        outcome,
-        perceptionCount: info.perceptionCount,
-        phaseDurations: info.durations,
-      };
-      if (failedPhase !== undefined) payload.failedPhase = failedPhase;
-      this.reporter.emitAt('loop:completed', payload, timing.completedAt);
-    }
-  }
-
-  /**
-   * Runs one phase with its events, timing and stuck tracking. Returns the
-   * output directly when the phase's stages all answered synchronously, a
-   * promise otherwise (so quick stages cost no extra microtask).
-   */
-  private runPhase(phase: LoopPhase, input: unknown, info: IterationInfo): unknown {
-    const context: LoopContext = {
-      loopId: this.id,
-      iterationId: info.iterationId,
-      iteration: info.iteration,
-      phase,
-      signal: info.signal,
-      logger: this.logger,
-      bus: this.bus,
-      memory: this.memory,
-      tools: this.registry.toolList(),
-      capabilities: this.listCapabilities,
-    };
-    const startedAt = info.clock;
-    const reporter = this.reporter;
-    if (reporter.listening.phaseStarted) {
-      const timestamp = reporter.wallClock(startedAt);
-      reporter.emitAt(
-        'loop:phase-started',
-        { loopId: this.id, iterationId: info.iterationId, phase, input: reporter.summarize(input), step: info.step, timestamp },
-        timestamp,
-      );
-    }
-    if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
-    let pending: unknown;
-    try {
-      pending = this.invoke(phase, input, context, info.step, startedAt);
-    } catch (error) {
-      this.phaseFailed(phase, info, startedAt);
-      throw error;
-    }
-    // Phase bodies return native promises (never other thenables): `instanceof` spares a megamorphic `then` lookup.
-    if (pending instanceof Promise) return this.settlePhase(phase, pending, info, startedAt);
-    return this.phaseDone(phase, pending, info, startedAt);
-  }
-
-  /** Runs one phase's body on its input (sync stages stay sync). */
-  private invoke(phase: LoopPhase, input: unknown, context: LoopContext, step: boolean, startedAt: number): unknown {
-    switch (phase) {
-      case 'sense':
-        return sensePhase(this.registry, context, this.normalizePerceptions);
-      case 'plan':
-        return planPhase(this.registry, input as Perception[], context);
-      case 'act':
-        return executeLoopAction(input as Action, {
-          loopId: this.id,
-          iterationId: context.iterationId,
-          tools: this.registry.tools,
-          signal: context.signal,
-          logger: this.logger,
-          secrets: this.secrets,
-          now: this.now,
-          startedAt,
-        });
-      case 'reflect':
-        return reflectPhase(input as ActResult, context, step ? this.reflectInStep : this.reflectInLoop);
-    }
-  }
-
-  private async settlePhase(phase: LoopPhase, pending: PromiseLike<unknown>, info: IterationInfo, startedAt: number): Promise<unknown> {
-    let output: unknown;
-    try {
-      output = await (info.abort ? Promise.race([pending, info.abort]) : pending);
-    } catch (error) {
-      this.phaseFailed(phase, info, startedAt);
-      throw error;
-    }
-    return this.phaseDone(phase, output, info, startedAt);
-  }
-
-  private phaseDone(phase: LoopPhase, output: unknown, info: IterationInfo, startedAt: number): unknown {
-    if (info.session !== undefined && info.session.isAborted) {
-      this.phaseFailed(phase, info, startedAt);
-      throw new AbortError(`Loop "${this.id}" iteration was aborted`, { cause: info.signal.reason });
-    }
-    const endedAt = this.now();
-    info.clock = endedAt;
-    const durationMs = endedAt - startedAt;
-    info.durations[phase] = durationMs;
-    if (!info.step) {
-      this.watchdog.phaseEnded();
-      this.recorder.phases[phase].add(durationMs, phase === 'act' && !(output as ActResult).ok);
-    }
-    const reporter = this.reporter;
-    if (reporter.listening.phaseCompleted) {
-      const timestamp = reporter.wallClock(endedAt);
-      const shape = phase === 'act' ? 'act-result' : phase === 'reflect' ? 'reflect-result' : undefined;
-      reporter.emitAt(
-        'loop:phase-completed',
-        { loopId: this.id, iterationId: info.iterationId, phase, output: reporter.summarize(output, shape), durationMs, step: info.step, timestamp },
-        timestamp,
-      );
-    }
-    return output;
-  }
-
-  private phaseFailed(phase: LoopPhase, info: IterationInfo, startedAt: number): void {
-    info.clock = this.now();
-    const durationMs = info.clock - startedAt;
-    info.durations[phase] = durationMs;
-    if (!info.step) {
-      this.watchdog.phaseEnded();
-      this.recorder.phases[phase].add(durationMs, true);
-    }
-  }
-
-  private readonly normalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string): Perception[] => {
-    const out: Perception[] = new Array(inputs.length);
-    for (let i = 0; i < inputs.length; i++) {
-      const input = inputs[i] as PerceptionInput;
-      if (typeof input !== 'object' || input === null || typeof input.source !== 'string' || typeof input.content !== 'string') {
-        throw new InvalidArgumentError(`${from} perception [${i}]`, 'expected { source: string, content: string, … }');
-      }
-      if (input.id !== undefined && input.timestamp !== undefined) {
-        out[i] = input as Perception;
-        continue;
-      }
-      // Object.assign, then set: V8 is much slower at `{ ...input, id }` (spread followed by properties).
-      const perception = Object.assign({}, input) as Perception;
-      perception.id = input.id ?? `${this.id}:p${++this.perceptionSeq}`;
-      perception.timestamp = input.timestamp ?? Date.now();
-      out[i] = perception;
-    }
-    return out;
-  };
 
   private activeMemory(): LoopMemory {
     return this.registry.memory ?? this.defaultMemory;
@@ -753,40 +432,27 @@ export class AgentLoop {
   // ---------------------------------------------------------------- run sessions
 
   private startSession(): void {
-    const controller = new AbortController();
-    let markAborted!: () => void;
-    const aborted = new Promise<void>((resolve) => {
-      markAborted = resolve;
-    });
-    const session: RunSession = { controller, signal: controller.signal, isAborted: false, aborted, driver: undefined, iteration: undefined };
-    controller.signal.addEventListener(
-      'abort',
-      () => {
-        session.isAborted = true;
-        markAborted();
-      },
-      { once: true },
-    );
+    const session = createRunSession();
     this.session = session;
+    this.reporter.anchorWallClock(this.now(), true);
     this.watchdog.arm();
-    session.driver = this.drive(session);
+    session.driver = driveRunSession(session, this.driver);
   }
 
+  private readonly driver = {
+    running: (): boolean => this.stateValue === 'running',
+    runIteration: (session: RunSession): Promise<void> | undefined => this.runner.runIteration(session),
+    crashed: (error: unknown): void => this.logger.error(`Loop "${this.id}" iteration crashed: ${serializeError(error, this.secrets).message}`, { loopId: this.id }),
+    delayMs: (): number => Math.max(this.interval.delayMs(this.runner.lastPerceptionCount), this.health.backoffMs),
+    sleeper: this.sleeper,
+  };
+
   /**
-   * Waits for a session's driver to finish its iteration. When the session is
-   * aborted and the iteration does not end right away (a phase ignoring its
-   * signal), stops waiting and records that iteration as aborted.
+   * Waits for a session's driver to finish its iteration; an iteration that
+   * ignores an aborted signal is recorded as aborted and left behind.
    */
   private async endSession(session: RunSession): Promise<void> {
-    const driver = session.driver;
-    if (driver) {
-      const abandoned = await Promise.race([
-        driver.then(() => false),
-        session.aborted.then(() => new Promise<boolean>((resolve) => setImmediate(() => resolve(true)))),
-      ]);
-      const info = session.iteration;
-      if (abandoned && info && !info.finished) this.finishIteration(info, 'aborted', undefined, this.now());
-    }
+    await endRunSession(session, (iteration) => this.runner.finishIteration(iteration, 'aborted', undefined, this.now()));
     if (this.session === session) {
       this.watchdog.disarm();
       this.session = undefined;
@@ -811,64 +477,8 @@ export class AgentLoop {
     this.detachStartSignal = () => signal.removeEventListener('abort', onAbort);
   }
 
-  // ---------------------------------------------------------------- steps
-
-  private async prepareStep(method: string, options: LoopStepOptions): Promise<IterationInfo> {
-    if (this.stateValue !== 'idle' && this.stateValue !== 'paused' && this.stateValue !== 'stopped') {
-      throw new InvalidStateError(`Cannot ${method}() on loop "${this.id}" while it is ${this.stateValue}; pause or stop it first`);
-    }
-    const signal = options.signal ?? NEVER_ABORTED;
-    AbortError.throwIfAborted(signal, `${method}()`);
-    if (!this.lifecycle.active || this.lifecycle.hasPending) await this.lifecycle.setup(true);
-    this.reporter.refreshListening();
-    const now = this.now();
-    this.reporter.anchorWallClock(now);
-    return {
-      iterationId: `${this.id}#step-${++this.stepCount}`,
-      iteration: 0,
-      step: true,
-      signal,
-      abort: options.signal ? abortPromise(signal, `${method}()`) : undefined,
-      startedAt: now,
-      clock: now,
-      durations: {},
-      perceptionCount: 0,
-      finished: false,
-      session: undefined,
-    };
-  }
-
-  private async stepPhase(phase: LoopPhase, input: unknown, info: IterationInfo): Promise<unknown> {
-    try {
-      const output = this.runPhase(phase, input, info);
-      return output instanceof Promise ? await output : output;
-    } catch (error) {
-      if (!info.signal.aborted) this.reporter.reportError(phase, error, { iterationId: info.iterationId, handling: 'rethrow' });
-      throw error;
-    }
-  }
-
-  // ---------------------------------------------------------------- state
-
-  private async restoreState(signal: AbortSignal | undefined): Promise<void> {
-    const snapshot = await loadLoopStateSnapshot(this.store, this.id, signal ? { signal } : {});
-    this.stateLoaded = true;
-    if (!snapshot) return;
-    this.recorder.totals = { ...snapshot.totals };
-    this.iterationCount = Math.max(this.iterationCount, snapshot.totals.iterations);
-    this.capabilityTracker.restore(snapshot.capabilities);
-    if (snapshot.lastIteration) this.recorder.lastIteration = snapshot.lastIteration;
-  }
-
-  private saveState(): Promise<void> {
-    return saveLoopStateSnapshot(this.store, {
-      version: 1,
-      loopId: this.id,
-      savedAt: Date.now(),
-      totals: { ...this.recorder.totals },
-      capabilities: this.capabilityTracker.list(),
-      ...(this.recorder.lastIteration ? { lastIteration: this.recorder.lastIteration } : {}),
-    });
+  private stateParts(): LoopStateParts {
+    return { loopId: this.id, recorder: this.recorder, capabilities: this.capabilityTracker, runner: this.runner };
   }
 
   private setState(to: LoopState): void {

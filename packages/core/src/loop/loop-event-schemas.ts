@@ -50,6 +50,7 @@ export const loopEventSchemas = {
     loopId: z.string(),
     iterationId: z.string(),
     phase: loopPhaseSchema,
+    /** JSON summary of the phase's input, built when first read (so listeners that never read it cost nothing). */
     input: z.json(),
     /** True when run by `stepSense()`/`stepPlan()`/`stepAct()`/`stepReflect()`, not by the running loop. */
     step: z.boolean(),
@@ -60,6 +61,7 @@ export const loopEventSchemas = {
     loopId: z.string(),
     iterationId: z.string(),
     phase: loopPhaseSchema,
+    /** JSON summary of the phase's output, built when first read. */
     output: z.json(),
     durationMs: z.number().nonnegative(),
     step: z.boolean(),

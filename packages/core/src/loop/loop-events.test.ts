@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { AgentLoop, loopEventSchemas, parseEvent, serializeEvent, summarizeForEvent, type AnyTroupeEvent } from '@troupe/core';
 import { iterations, recordEvents } from './loop-test-kit';
@@ -109,6 +110,46 @@ describe('AgentLoop: lifecycle events (seed 002 §8)', () => {
     await loop.stepSense();
     expect(summarized).toBe(1);
     expect(outputs).toEqual([[{ source: 's', content: 'x', data: 'x', id: 'quiet:p4', timestamp: expect.any(Number) }]]);
+  });
+});
+
+describe('AgentLoop: phase payloads summarize on first read', () => {
+  it('a listener that never reads the payload costs no summary; every way of reading it sees the same summary, built once', async () => {
+    const loop = new AgentLoop({ id: 'lazy', interval: 0 });
+    let summarized = 0;
+    const before = Date.now();
+    loop.use(
+      { kind: 'sensor', name: 's', sense: () => [{ source: 's', content: 'x', data: { toJSON: () => (summarized++, 'x') } }] },
+      { kind: 'planner', name: 'p', plan: () => null },
+    );
+    const events = recordEvents(loop.bus);
+    await loop.start();
+    await iterations(loop, 2);
+    await loop.stop();
+    expect(summarized).toBe(0);
+
+    const sensed = events.find((event) => event.type === 'loop:phase-completed' && event.payload.phase === 'sense');
+    if (sensed?.type !== 'loop:phase-completed') throw new Error('no sense phase-completed event');
+    const payload = sensed.payload;
+    const output = [{ source: 's', content: 'x', data: 'x', id: 'lazy:p1', timestamp: expect.any(Number) }];
+    expect(Object.keys(payload)).toEqual(['loopId', 'iterationId', 'phase', 'output', 'durationMs', 'step', 'timestamp']);
+    expect(payload).toEqual({ loopId: 'lazy', iterationId: 'lazy#1', phase: 'sense', output, durationMs: expect.any(Number), step: false, timestamp: expect.any(Number) });
+    expect({ ...payload }.output).toEqual(output);
+    expect(JSON.parse(JSON.stringify(payload)).output).toEqual(output);
+    expect(Object.entries(payload).find(([key]) => key === 'output')?.[1]).toEqual(output);
+    expect(inspect(payload)).toContain("content: 'x'");
+    expect(summarized).toBe(1);
+    // The perception's timestamp is the wall-clock time of its Sense phase.
+    const timestamp = (payload.output as Array<{ timestamp: number }>)[0]?.timestamp ?? 0;
+    expect(timestamp).toBeGreaterThanOrEqual(before - 1);
+    expect(timestamp).toBeLessThanOrEqual(Date.now() + 1);
+
+    const planned = events.find((event) => event.type === 'loop:phase-started' && event.payload.phase === 'plan');
+    if (planned?.type !== 'loop:phase-started') throw new Error('no plan phase-started event');
+    planned.payload.input = 'replaced';
+    expect(planned.payload.input).toBe('replaced');
+    expect(JSON.parse(serializeEvent(planned)).payload.input).toBe('replaced');
+    expect(summarized).toBe(1);
   });
 });
 

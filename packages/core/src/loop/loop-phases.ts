@@ -114,18 +114,17 @@ function checkProcessed(output: unknown, processor: PerceptionProcessor): Percep
 export function planPhase(registry: LoopStageRegistry, perceptions: readonly Perception[], context: LoopContext): Action | null | Promise<Action | null> {
   const planner = registry.planner;
   if (!planner) throw new InvalidStateError(`Loop "${context.loopId}" has no planner; register one with use({ kind: 'planner', … })`);
-  const what = `action from planner "${planner.name}"`;
   let planned: ReturnType<typeof planner.plan>;
   try {
     planned = planner.plan(perceptions, context);
-    if (typeof (planned as { then?: unknown } | null | undefined)?.then !== 'function') return normalizeAction(planned, context.iterationId, what);
+    if (typeof (planned as { then?: unknown } | null | undefined)?.then !== 'function') return normalizeAction(planned, context.iterationId, planner.name);
   } catch (error) {
     throw tagStage(error, planner.name);
   }
   return Promise.resolve(planned).then(
     (resolved) => {
       try {
-        return normalizeAction(resolved, context.iterationId, what);
+        return normalizeAction(resolved, context.iterationId, planner.name);
       } catch (error) {
         throw tagStage(error, planner.name);
       }

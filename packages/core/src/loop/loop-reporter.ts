@@ -3,8 +3,15 @@ import type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads,
 import { eventVersion } from '../events/event-schema-registry';
 import { serializeError } from '../util/serialize-error';
 import type { LoopLogger } from './loop-logger';
+import { PhasePayloads } from './loop-phase-payload';
 import { stageOfError } from './loop-phases';
 import { summarizeReusing, type KnownShape, type LoopJsonValue, type ReusableSummary, type SummarizeOptions } from './summarize-for-event';
+
+/** The events of every iteration (and single step), published with {@link LoopReporter.emitAt}. */
+export type IterationEventType = 'loop:started' | 'loop:phase-started' | 'loop:phase-completed' | 'loop:completed';
+
+/** How long a wall-clock anchor is used before `Date.now()` is read again. */
+const WALL_CLOCK_ANCHOR_MS = 1_000;
 
 /** Phase of a `loop:error` event. */
 export type LoopErrorPhase = TroupeEventPayloads['loop:error']['phase'];
@@ -39,14 +46,35 @@ function isSerializedError(error: unknown): error is SerializedError {
  * logging, and event timestamps.
  */
 export class LoopReporter {
+  private payloads: PhasePayloads | undefined;
   /** Which iteration events have listeners (see {@link refreshListening}). */
   readonly listening = { started: false, phaseStarted: false, phaseCompleted: false, completed: false };
   private readonly emitOptions: { source: string };
   private lastSummary: ReusableSummary | undefined;
+  /** Versions of the iteration events, looked up once (a registry lookup per event adds up). */
+  private readonly versions: Record<IterationEventType, number>;
   private wallOffset = 0;
+  /** Loop-clock reading of the last wall-clock anchor. */
+  private anchoredAt = Number.NEGATIVE_INFINITY;
+
+  /** `options.derivedWallClock`, as an own field (read on every event). */
+  private readonly derived: boolean;
 
   constructor(private readonly options: LoopReporterOptions) {
+    this.derived = options.derivedWallClock;
     this.emitOptions = { source: `loop:${options.loopId}` };
+    this.versions = {
+      'loop:started': eventVersion('loop:started'),
+      'loop:phase-started': eventVersion('loop:phase-started'),
+      'loop:phase-completed': eventVersion('loop:phase-completed'),
+      'loop:completed': eventVersion('loop:completed'),
+    };
+  }
+
+  /** Phase event payloads whose summaries are built on first read (made on first use: an idle loop never needs them). */
+  get phasePayloads(): PhasePayloads {
+    this.payloads ??= new PhasePayloads((value, shape) => this.summarize(value, shape));
+    return this.payloads;
   }
 
   /**
@@ -64,9 +92,17 @@ export class LoopReporter {
     return listening;
   }
 
-  /** Re-anchors wall-clock times on a fresh reading of the loop's clock (once per iteration). */
-  anchorWallClock(at: number): void {
-    if (this.options.derivedWallClock) this.wallOffset = Date.now() - at;
+  /**
+   * Re-anchors wall-clock times on a reading of the loop's clock. Called on
+   * every iteration, it reads `Date.now()` only when `force` is set (a run
+   * starts, a single step) or the anchor is {@link WALL_CLOCK_ANCHOR_MS}
+   * old: a clock read costs as much as a quick phase, and the derived times
+   * drift by far less than a millisecond in between.
+   */
+  anchorWallClock(at: number, force = false): void {
+    if (!this.derived || (!force && at - this.anchoredAt < WALL_CLOCK_ANCHOR_MS)) return;
+    this.anchoredAt = at;
+    this.wallOffset = Date.now() - at;
   }
 
   /**
@@ -74,7 +110,7 @@ export class LoopReporter {
    * derived from the monotonic clock by default, `Date.now()` with an injected clock.
    */
   wallClock(at: number): number {
-    return this.options.derivedWallClock ? Math.round(this.wallOffset + at) : Date.now();
+    return this.derived ? Math.round(this.wallOffset + at) : Date.now();
   }
 
   /**
@@ -101,8 +137,8 @@ export class LoopReporter {
    * of reading the clock again: iteration events are many, and a clock read
    * costs as much as the rest of the envelope.
    */
-  emitAt<T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): void {
-    const event: TroupeEvent<T> = { type, version: eventVersion(type), timestamp, source: this.emitOptions.source, payload };
+  emitAt<T extends IterationEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): void {
+    const event: TroupeEvent<T> = { type, version: this.versions[type], timestamp, source: this.emitOptions.source, payload };
     this.options.bus.publish(event as AnyTroupeEvent);
   }
 

@@ -6,29 +6,28 @@
 export class LoopSleeper {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private immediate: ReturnType<typeof setImmediate> | undefined;
-  private resolve: (() => void) | undefined;
+  private callback: (() => void) | undefined;
 
-  /** Resolves after `ms` (next turn of the event loop for 0), or at `wake()`. */
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.resolve = resolve;
-      if (ms <= 0) this.immediate = setImmediate(this.done);
-      else this.timer = setTimeout(this.done, ms);
-    });
+  /** Calls `callback` after `ms` (next turn of the event loop for 0), or soon after `wake()`. One wait at a time. */
+  schedule(ms: number, callback: () => void): void {
+    this.callback = callback;
+    if (ms <= 0) this.immediate = setImmediate(this.done);
+    else this.timer = setTimeout(this.done, ms);
   }
 
-  /** Ends the current wait now, if there is one. */
+  /** Ends the current wait now, if there is one (its callback runs in a microtask, not inside the caller). */
   wake(): void {
+    if (this.callback === undefined) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.immediate !== undefined) clearImmediate(this.immediate);
-    this.done();
+    queueMicrotask(this.done);
   }
 
   private readonly done = (): void => {
-    const resolve = this.resolve;
-    this.resolve = undefined;
+    const callback = this.callback;
+    this.callback = undefined;
     this.timer = undefined;
     this.immediate = undefined;
-    resolve?.();
+    callback?.();
   };
 }

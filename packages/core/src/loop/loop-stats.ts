@@ -132,6 +132,21 @@ export class LoopStatsRecorder {
     this.iteration = new DurationSeries(window);
   }
 
+  /** Adds a phase's duration (a switch, not a keyed load by phase name: this runs four times per iteration). */
+  addPhase(phase: LoopPhase, durationMs: number, failed: boolean): void {
+    const phases = this.phases;
+    switch (phase) {
+      case 'sense':
+        return phases.sense.add(durationMs, failed);
+      case 'plan':
+        return phases.plan.add(durationMs, failed);
+      case 'act':
+        return phases.act.add(durationMs, failed);
+      case 'reflect':
+        return phases.reflect.add(durationMs, failed);
+    }
+  }
+
   recordIteration(timing: IterationTiming): void {
     this.lastIteration = timing;
     this.totals.iterations++;

@@ -14,37 +14,59 @@ import type { LoopTool } from './loop-stage';
  *
  * @throws InvalidArgumentError naming the bad field.
  */
-export function normalizeAction(value: unknown, iterationId: string, what = 'action'): Action | null {
+export function normalizeAction(value: unknown, iterationId: string, from?: string): Action | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'object') throw new InvalidArgumentError(what, `expected an Action object or null, got ${typeof value}`);
+  if (typeof value !== 'object') throw new InvalidArgumentError(describeAction(from), `expected an Action object or null, got ${typeof value}`);
   const action = value as Action;
-  if (typeof action.task !== 'string' || action.task.trim() === '') {
-    throw new InvalidArgumentError(`${what}.task`, `expected a non-empty string, got ${JSON.stringify(action.task)}`);
+  if (typeof action.task !== 'string' || isBlank(action.task)) {
+    throw new InvalidArgumentError(`${describeAction(from)}.task`, `expected a non-empty string, got ${JSON.stringify(action.task)}`);
   }
   if (action.toolCalls !== undefined && !Array.isArray(action.toolCalls)) {
-    throw new InvalidArgumentError(`${what}.toolCalls`, 'expected an array of { tool, input }');
+    throw new InvalidArgumentError(`${describeAction(from)}.toolCalls`, 'expected an array of { tool, input }');
   }
   const mode = action.execution?.mode;
   if (mode !== undefined && mode !== 'parallel' && mode !== 'sequential') {
-    throw new InvalidArgumentError(`${what}.execution.mode`, `expected "parallel" or "sequential", got ${JSON.stringify(mode)}`);
+    throw new InvalidArgumentError(`${describeAction(from)}.execution.mode`, `expected "parallel" or "sequential", got ${JSON.stringify(mode)}`);
   }
   const maxConcurrency = action.execution?.maxConcurrency;
   if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
-    throw new InvalidArgumentError(`${what}.execution.maxConcurrency`, `expected a whole number >= 1, got ${String(maxConcurrency)}`);
+    throw new InvalidArgumentError(`${describeAction(from)}.execution.maxConcurrency`, `expected a whole number >= 1, got ${String(maxConcurrency)}`);
   }
-  const toolCalls: ToolCall[] = (action.toolCalls ?? []).map((call, index) => {
+  const calls = action.toolCalls ?? [];
+  const toolCalls: ToolCall[] = new Array(calls.length);
+  for (let index = 0; index < calls.length; index++) {
+    const call = calls[index] as ToolCall;
     if (typeof call !== 'object' || call === null || typeof call.tool !== 'string' || call.tool === '') {
-      throw new InvalidArgumentError(`${what}.toolCalls[${index}].tool`, 'expected the name of a registered tool');
+      throw new InvalidArgumentError(`${describeAction(from)}.toolCalls[${index}].tool`, 'expected the name of a registered tool');
     }
-    if (call.id !== undefined) return call;
+    if (call.id !== undefined) {
+      toolCalls[index] = call;
+      continue;
+    }
     // Object.assign, then set: V8 is much slower at `{ ...call, id }` (spread followed by properties).
     const withId = Object.assign({}, call);
     withId.id = `${iterationId}:c${index + 1}`;
-    return withId;
-  });
+    toolCalls[index] = withId;
+  }
   const normalized = Object.assign({}, action);
   normalized.toolCalls = toolCalls;
   return normalized;
+}
+
+/** How errors name the action: `action from planner "<name>"` (built only when one is thrown). */
+function describeAction(from: string | undefined): string {
+  return from === undefined ? 'action' : `action from planner "${from}"`;
+}
+
+/** True for a string of whitespace only (what `trim() === ''` says, without making a new string). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // Fast answer for the usual first character; anything else goes through String#trim's notion of whitespace.
+    if (code > 32 && code < 127) return false;
+    if (text[i]?.trim() !== '') return false;
+  }
+  return true;
 }
 
 /** What {@link executeLoopAction} needs from the loop. */

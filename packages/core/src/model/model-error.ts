@@ -1,5 +1,5 @@
 import { TroupeError, type TroupeErrorCode, type TroupeErrorOptions } from '../errors/troupe-error';
-import { redactSecrets } from '../util/redact-secrets';
+import { redactSecrets, secretValuesFromEnv } from '../util/redact-secrets';
 
 /** Codes of the model and tool errors. */
 export type ModelErrorCode = Extract<TroupeErrorCode, 'MODEL_ERROR' | 'MODEL_OUTPUT_INVALID' | 'TOOL_ERROR'>;
@@ -113,7 +113,8 @@ export class ModelError extends TroupeError {
   readonly retryAfterMs: number | undefined;
 
   constructor(message: string, details: ModelErrorDetails) {
-    const secrets = [...(details.secrets ?? [])];
+    // The API key given, and any secret of this process's environment.
+    const secrets = [...(details.secrets ?? []), ...secretValuesFromEnv(process.env)];
     const kind = details.kind ?? modelErrorKindForStatus(details.status);
     super('MODEL_ERROR', redactSecrets(message, secrets), details);
     this.name = 'ModelError';

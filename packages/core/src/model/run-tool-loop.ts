@@ -21,7 +21,9 @@ const NEVER = new AbortController().signal;
  * sees; model failures reject with `ModelError`, cancellation with
  * `AbortError`.
  *
- * With `onTextDelta` (or `stream: true`) each step is streamed.
+ * With `onTextDelta` (or `stream: true`) each step is streamed, and each
+ * tool call starts as soon as the provider delivers it (its arguments
+ * complete), overlapping the rest of the answer.
  *
  * @example
  * ```ts
@@ -64,7 +66,15 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
       ...(options.headers !== undefined ? { headers: options.headers } : {}),
       ...(signal !== undefined ? { abortSignal: signal } : {}),
     };
-    const response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }));
+    // Streamed tool calls start as soon as the provider delivers them, while the rest of the answer streams.
+    const runs = new ToolCallRuns(tools, messages, stepNumber, options, abortSignal, stream);
+    let response: ChatModelV1Response;
+    try {
+      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call));
+    } catch (error) {
+      runs.abort(error);
+      throw error;
+    }
     usage = addChatUsage(usage, response.usage);
     messages.push({
       role: 'assistant',
@@ -72,9 +82,9 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
       ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       ...(response.providerMetadata !== undefined ? { providerMetadata: response.providerMetadata } : {}),
     });
-
-    const toolResults =
-      response.toolCalls.length > 0 ? await runToolCalls(response.toolCalls, tools, messages, stepNumber, options, abortSignal) : [];
+    // Calls of a generated (not streamed) answer start now.
+    for (let i = runs.started; i < response.toolCalls.length; i++) runs.start(response.toolCalls[i] as ChatToolCall);
+    const toolResults = await runs.results();
     if (toolResults.length > 0) {
       messages.push({
         role: 'tool',
@@ -123,13 +133,14 @@ export function initialMessages(messages: readonly ChatMessage[] | undefined, pr
   return result;
 }
 
-/** @internal One model call, streamed or not, with abort errors normalized. */
+/** @internal One model call, streamed or not, with abort errors normalized. `onToolCall` sees each streamed tool call as it arrives. */
 export async function callModel(
   model: ChatModelV1,
   request: ChatModelV1Request,
   stream: boolean,
   signal: AbortSignal | undefined,
   onTextDelta?: (text: string) => void,
+  onToolCall?: (call: ChatToolCall) => void,
 ): Promise<ChatModelV1Response> {
   try {
     if (!stream) return await model.doGenerate(request);
@@ -138,6 +149,10 @@ export async function callModel(
       provider: model.provider,
       onPart: (part) => {
         if (part.type === 'text-delta') onTextDelta?.(part.text);
+        else if (part.type === 'tool-call' && onToolCall !== undefined) {
+          const { type: _type, ...call } = part;
+          onToolCall(call);
+        }
       },
     });
   } catch (error) {
@@ -168,33 +183,88 @@ function normalizePermission(answer: boolean | ToolPermission): ToolPermission {
   throw new InvalidArgumentError('canUseTool', `must return true, false or { behavior: 'allow' | 'deny' }, got ${JSON.stringify(answer)}`);
 }
 
-async function runToolCalls(
-  calls: readonly ChatToolCall[],
-  tools: Map<string, AnyTool>,
-  messages: readonly ChatMessage[],
-  stepNumber: number,
-  options: RunToolLoopOptions,
-  abortSignal: AbortSignal,
-): Promise<ToolLoopToolResult[]> {
-  // Approvals one at a time, in call order (a person may be answering).
-  const permissions: ToolPermission[] = [];
-  for (const call of calls) {
-    AbortError.throwIfAborted(options.signal, 'The tool loop');
-    permissions.push(
-      options.canUseTool && tools.has(call.toolName)
-        ? normalizePermission(await options.canUseTool(call, { stepNumber, messages, abortSignal }))
-        : { behavior: 'allow' },
-    );
+/**
+ * The tool calls of one step: each starts when `start` is called — for a
+ * streamed answer, as soon as its call arrives, so tools overlap the rest of
+ * the answer. `canUseTool` approvals still run one at a time, in call order
+ * (a person may be answering); the approved calls run in parallel.
+ */
+class ToolCallRuns {
+  private readonly runs: Promise<ToolLoopToolResult>[] = [];
+  private approvals: Promise<unknown> = Promise.resolve();
+  /**
+   * With a streamed answer, tools stop with the loop and also when the
+   * answer fails under them (a signal linked by hand: cheaper than
+   * `AbortSignal.any`); otherwise they get the loop's own signal.
+   */
+  private readonly controller: AbortController | undefined;
+  private readonly signal: AbortSignal;
+  private readonly forward = (): void => this.controller?.abort(this.loopSignal.reason);
+
+  constructor(
+    private readonly tools: Map<string, AnyTool>,
+    private readonly messages: readonly ChatMessage[],
+    private readonly stepNumber: number,
+    private readonly options: RunToolLoopOptions,
+    private readonly loopSignal: AbortSignal,
+    streamed: boolean,
+  ) {
+    if (!streamed) {
+      this.signal = loopSignal;
+      return;
+    }
+    this.controller = new AbortController();
+    this.signal = this.controller.signal;
+    if (loopSignal.aborted) this.forward();
+    else if (loopSignal !== NEVER) loopSignal.addEventListener('abort', this.forward, { once: true });
   }
-  const runs = calls.map(async (call, index): Promise<ToolLoopToolResult> => {
+
+  /** Calls started so far. */
+  get started(): number {
+    return this.runs.length;
+  }
+
+  start(call: ChatToolCall): void {
+    const approval = this.approvals.then(() => this.permission(call));
+    this.approvals = approval.catch(() => undefined);
+    const run = approval.then((permission) => this.run(call, permission));
+    run.catch(() => undefined); // awaited by results(); not an unhandled rejection meanwhile
+    this.runs.push(run);
+  }
+
+  /** Stops the calls already running (the answer failed). */
+  abort(reason: unknown): void {
+    this.loopSignal.removeEventListener('abort', this.forward);
+    this.controller?.abort(reason);
+  }
+
+  /** Every call's result, in call order. */
+  async results(): Promise<ToolLoopToolResult[]> {
+    try {
+      if (this.runs.length === 0) return [];
+      const all = Promise.all(this.runs);
+      return await (this.options.signal ? raceAbort(all, this.options.signal) : all);
+    } finally {
+      this.loopSignal.removeEventListener('abort', this.forward);
+    }
+  }
+
+  private async permission(call: ChatToolCall): Promise<ToolPermission> {
+    const { options } = this;
+    AbortError.throwIfAborted(options.signal, 'The tool loop');
+    if (!options.canUseTool || !this.tools.has(call.toolName)) return { behavior: 'allow' };
+    return normalizePermission(await options.canUseTool(call, { stepNumber: this.stepNumber, messages: this.messages, abortSignal: this.signal }));
+  }
+
+  private async run(call: ChatToolCall, permission: ToolPermission): Promise<ToolLoopToolResult> {
+    const { options } = this;
     const base = { toolCallId: call.toolCallId, toolName: call.toolName };
-    const tool = tools.get(call.toolName);
+    const tool = this.tools.get(call.toolName);
     if (!tool) {
-      const names = [...tools.keys()];
+      const names = [...this.tools.keys()];
       const available = names.length > 0 ? `; available tools: ${names.join(', ')}` : '; no tools are available';
       return { ...base, input: call.input, result: toolErrorResult(`Unknown tool "${call.toolName}"${available}`), denied: false };
     }
-    const permission = permissions[index] as ToolPermission;
     if (permission.behavior === 'deny') {
       const message = permission.message ?? `The user denied the call to "${call.toolName}"`;
       return { ...base, input: call.input, result: toolErrorResult(message), denied: true };
@@ -203,17 +273,14 @@ async function runToolCalls(
     const context: ToolContext = {
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      abortSignal,
-      messages,
+      abortSignal: this.signal,
+      messages: this.messages,
       ...(options.workspaceRoot !== undefined ? { workspaceRoot: options.workspaceRoot } : {}),
       ...(options.agentKind !== undefined ? { agentKind: options.agentKind } : {}),
       ...(options.toolData !== undefined ? { data: options.toolData } : {}),
     };
     return { ...base, input, result: await executeTool(tool, input, context), denied: false };
-  });
-  const all = Promise.all(runs);
-  if (!options.signal) return all;
-  return raceAbort(all, options.signal);
+  }
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

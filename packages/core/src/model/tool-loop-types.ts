@@ -85,7 +85,12 @@ export interface RunToolLoopOptions {
   onStep?: (step: ToolLoopStep) => void | PromiseLike<void>;
   /** Streams the answer: called with each text piece as it arrives (turns on `stream`). */
   onTextDelta?: (text: string, info: { stepNumber: number }) => void;
-  /** Use `doStream` instead of `doGenerate`. Default: true when `onTextDelta` is set. */
+  /**
+   * Use `doStream` instead of `doGenerate`. Default: true when `onTextDelta`
+   * is set. Streamed, each tool call starts as soon as the provider delivers
+   * it, while the rest of the answer streams (its tools then get a signal
+   * that also aborts if the answer fails).
+   */
   stream?: boolean;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import {
   type ProcessRun,
   type RunOptions,
 } from '@troupe/core';
-import { fakeAgentProcessConfig, type FakeAgentCliOptions } from '@troupe/core/testing';
+import { fakeAgentProcessConfig, isProcessRunning, type FakeAgentCliOptions } from '@troupe/core/testing';
 
 const fixture = (name: string) => join(import.meta.dirname, '..', '__fixtures__', name);
 const claudeText = fixture('claude/text.stdout.jsonl');
@@ -38,20 +38,6 @@ async function grandchildPid(run: ProcessRun): Promise<number> {
   throw new Error('no grandchild line');
 }
 
-/** Alive and not a zombie (the container's init may reap slowly). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 describe('completion strategies', () => {
   it('jsonl: completes on the result event of a real Claude Code recording', async () => {
@@ -199,7 +185,7 @@ describe('faults', () => {
     const grandchild = await grandchildPid(run);
     expect((await run.outcome).status).toBe('completed');
     await run.exited;
-    expect(pidAlive(grandchild)).toBe(false);
+    expect(isProcessRunning(grandchild)).toBe(false);
   });
 
   it('a child that ignores SIGTERM is SIGKILLed after the grace period on abort', async () => {
@@ -236,7 +222,7 @@ describe('faults', () => {
     const outcome = await run.outcome;
     expect(outcome.status).toBe('canceled');
     expect(after).toBeLessThanOrEqual(1);
-    expect(pidAlive(grandchild)).toBe(false);
+    expect(isProcessRunning(grandchild)).toBe(false);
     expect(isGroupAlive(run.pid as number)).toBe(false);
   });
 
@@ -333,10 +319,10 @@ describe('cleanup', () => {
 afterAll(async () => {
   // Let pending exit-grace kills and handle closes finish, then assert nothing is left behind.
   const processHandles = () => process.getActiveResourcesInfo().filter((type) => type === 'ProcessWrap');
-  for (let i = 0; i < 150 && (trackedProcessGroupCount() > 0 || pids.some(pidAlive) || processHandles().length > 0); i++) {
+  for (let i = 0; i < 150 && (trackedProcessGroupCount() > 0 || pids.some(isProcessRunning) || processHandles().length > 0); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  expect(pids.filter(pidAlive)).toEqual([]);
+  expect(pids.filter(isProcessRunning)).toEqual([]);
   expect(trackedProcessGroups()).toEqual([]);
   expect(processHandles()).toEqual([]);
 }, 30_000);

@@ -2,17 +2,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { InvalidStateError } from '../errors/invalid-argument-error';
 import { nextProcessCount } from '../util/process-singleton';
-import { redactSecrets, secretValuesFromEnv } from '../util/redact-secrets';
+import { createSecretRedactor, secretValuesFromEnv, type SecretRedactor } from '../util/redact-secrets';
 import { isGroupAlive, terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from './kill-process-group';
+import { addLiveProcess, removeLiveProcess } from './live-processes';
 import type { ProcessConfig } from './process-config';
 import type { ExitInfo } from './process-outcome';
+import { ProcessStderr } from './process-stderr';
+import { descendantPidFloor, newRunToken, sweepRunTokens, trackRunToken, untrackRunToken, withRunToken } from './process-sweep';
 import { ProcessTurn } from './process-turn';
+import type { AttachedTurn, ProcessTurnHost, TurnHandlers } from './process-turn-host';
 import { DEFAULT_KILL_GRACE_MS, validateRunOptions, type ProcessRun, type RunOptions } from './run-options';
 import { buildEnv, validateProcessConfig } from './validate-process-config';
 
 export type { ProcessRun, RunOptions } from './run-options';
 
-const STDERR_TAIL_CHARS = 4096;
 
 /**
  * One spawned agent CLI process: spawned in its own process group, never
@@ -28,31 +31,41 @@ const STDERR_TAIL_CHARS = 4096;
  * const outcome = await run.outcome; // 'completed' | 'failed' | 'canceled' | 'timed-out'
  * ```
  */
-export class AgentProcess {
+export class AgentProcess implements ProcessTurnHost {
   readonly processId: string;
+  /** Hides the secrets of this process (see {@link ProcessConfig.secrets}) in everything it outputs. */
+  readonly redactor: SecretRedactor;
   private readonly config: ProcessConfig;
-  private readonly secrets: string[];
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly token = newRunToken();
+  private readonly stderr: ProcessStderr;
   private child: ChildProcess | undefined;
   private spawnError: Error | undefined;
   private startedAt = 0;
   private exitInfo: ExitInfo | undefined;
   private stdoutClosed = false;
   private readonly earlyChunks: Buffer[] = [];
-  private stderrTail = '';
+  private readonly earlyStderr: string[] = [];
   private runStarted = false;
   private exitedPromise: Promise<ExitInfo>;
   private resolveExited!: (info: ExitInfo) => void;
-  private onChunk: ((chunk: Buffer) => void) | undefined;
-  private onLeaderExit: (() => void) | undefined;
-  private onStderrText: ((text: string) => void) | undefined;
+  private handlers: TurnHandlers | undefined;
+  private turn: AttachedTurn | undefined;
+  private killGraceMs = DEFAULT_KILL_GRACE_MS;
   private cleanupDone = false;
 
   constructor(config: ProcessConfig, options: { processId?: string } = {}) {
     validateProcessConfig(config);
     this.config = config;
     this.processId = options.processId ?? `proc-${nextProcessCount('core.process-id')}`;
-    const env = buildEnv(config);
-    this.secrets = [...secretValuesFromEnv(env), ...(config.secrets ?? [])];
+    this.env = buildEnv(config);
+    this.redactor = createSecretRedactor({
+      secrets: [...secretValuesFromEnv(process.env), ...secretValuesFromEnv(this.env), ...(config.secrets ?? [])],
+    });
+    this.stderr = new ProcessStderr(this.redactor, (text) => {
+      if (this.handlers) this.handlers.stderr(text);
+      else this.earlyStderr.push(text);
+    });
     this.exitedPromise = new Promise((resolve) => {
       this.resolveExited = resolve;
     });
@@ -78,7 +91,7 @@ export class AgentProcess {
     return this.child !== undefined || (this.config.messageDelivery ?? 'stdin') === 'argument';
   }
 
-  /** Settles when the process has exited. */
+  /** Settles when the process has exited and its descendants are gone. */
   get exited(): Promise<ExitInfo> {
     return this.exitedPromise;
   }
@@ -96,54 +109,55 @@ export class AgentProcess {
     return new ProcessTurn(this, options, strategy).start();
   }
 
-  /** Kills the process group (SIGTERM, then SIGKILL after `graceMs`) and waits for exit. */
+  /**
+   * Kills the process group (SIGTERM, then SIGKILL after `graceMs`), and any
+   * descendant that left the group (Linux), and waits for them to be gone. A
+   * turn in progress ends as `canceled`.
+   */
   async kill(graceMs = DEFAULT_KILL_GRACE_MS): Promise<ExitInfo> {
+    if (this.turn && !this.turn.isSettled) {
+      await this.turn.cancel(new Error(`process ${this.processId} was stopped`), graceMs);
+      return this.spawnError ? { exitCode: null, signal: null } : this.exitedPromise;
+    }
+    return this.terminate(graceMs);
+  }
+
+  /** @internal Kills the group without touching the turn; used by the turn itself. */
+  async terminate(graceMs: number): Promise<ExitInfo> {
     if (this.child === undefined && this.spawnError === undefined) {
       // Never spawned (argument delivery before run()): nothing to kill.
       this.finishExit({ exitCode: null, signal: null });
       return this.exitedPromise;
     }
     const pid = this.child?.pid;
-    if (pid !== undefined && this.exitInfo === undefined && this.spawnError === undefined) {
-      await terminateProcessGroup(pid, graceMs);
-    } else if (pid !== undefined && isGroupAlive(pid)) {
-      await terminateProcessGroup(pid, graceMs);
-    }
+    if (pid !== undefined && (this.exitInfo === undefined || isGroupAlive(pid))) await terminateProcessGroup(pid, graceMs);
     if (this.spawnError) return { exitCode: null, signal: null };
     return this.exitedPromise;
   }
 
-  // ---- internals used by Turn -------------------------------------------
+  // ---- internals used by ProcessTurn ------------------------------------
 
   /** @internal */
-  attach(handlers: {
-    chunk: (chunk: Buffer) => void;
-    leaderExit: () => void;
-    stderr: (text: string) => void;
-  }): void {
-    this.onChunk = handlers.chunk;
-    this.onLeaderExit = handlers.leaderExit;
-    this.onStderrText = handlers.stderr;
+  attach(handlers: TurnHandlers, turn: AttachedTurn, killGraceMs: number): void {
+    this.handlers = handlers;
+    this.turn = turn;
+    this.killGraceMs = killGraceMs;
+    for (const text of this.earlyStderr.splice(0)) handlers.stderr(text);
     for (const chunk of this.earlyChunks.splice(0)) handlers.chunk(chunk);
   }
 
   /** @internal */
-  get internals() {
+  get internals(): ProcessTurnHost['internals'] {
     return {
       child: this.child,
       spawnError: this.spawnError,
       startedAt: this.startedAt,
       exitInfo: this.exitInfo,
       stdoutClosed: this.stdoutClosed,
-      stderrTail: this.stderrTail,
-      secrets: this.secrets,
+      stderrHead: this.stderr.head,
+      stderrTail: this.stderr.tail,
       config: this.config,
     };
-  }
-
-  /** @internal */
-  redact(text: string): string {
-    return redactSecrets(text, this.secrets);
   }
 
   /** @internal Writes the message to stdin (if any) and closes stdin. */
@@ -153,6 +167,11 @@ export class AgentProcess {
     if (message !== undefined && (this.config.messageDelivery ?? 'stdin') === 'stdin') {
       stdin.end(message.endsWith('\n') ? message : `${message}\n`);
     } else stdin.end();
+  }
+
+  /** @internal */
+  flushStderr(): void {
+    this.stderr.end();
   }
 
   private spawn(args: readonly string[]): void {
@@ -175,7 +194,8 @@ export class AgentProcess {
     try {
       child = spawn(command, args, {
         cwd,
-        env: buildEnv(this.config),
+        // Every descendant inherits the run's token, so one that leaves the group is still found.
+        env: withRunToken({ ...this.env }, this.token),
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own process group, so the whole tree can be killed
         shell: false,
@@ -187,22 +207,23 @@ export class AgentProcess {
       return;
     }
     this.child = child;
-    if (child.pid !== undefined) trackProcessGroup(child.pid);
+    if (child.pid !== undefined) {
+      trackProcessGroup(child.pid);
+      trackRunToken(this.token);
+      addLiveProcess({ processId: this.processId, pid: child.pid, token: this.token, command: this.redactor.redact(command) });
+    }
     child.stdin?.on('error', () => {
       // EPIPE when the child exits before reading stdin: the exit path reports it.
     });
     child.stdout?.on('data', (chunk: Buffer) => {
-      if (this.onChunk) this.onChunk(chunk);
+      if (this.handlers) this.handlers.chunk(chunk);
       else this.earlyChunks.push(chunk);
     });
     child.stdout?.on('close', () => {
       this.stdoutClosed = true;
     });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      const text = this.redact(chunk.toString('utf8'));
-      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
-      this.onStderrText?.(text);
-    });
+    child.stderr?.on('data', (chunk: Buffer) => this.stderr.write(chunk));
+    child.stderr?.on('end', () => this.stderr.end());
     child.once('error', (error) => {
       // Spawn failure (ENOENT, EACCES): no 'exit' follows.
       if (this.exitInfo === undefined) {
@@ -219,12 +240,16 @@ export class AgentProcess {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
     const pid = this.child?.pid;
-    this.onLeaderExit?.();
+    this.handlers?.leaderExit();
     void (async () => {
-      // Reap what the leader left behind in its group (grandchildren), unless the turn already did.
+      // Reap what the leader left behind: its group (grandchildren), then, by the run's token,
+      // descendants that left the group (setsid, double fork).
       if (pid !== undefined) {
-        if (isGroupAlive(pid)) await terminateProcessGroup(pid, DEFAULT_KILL_GRACE_MS);
+        if (isGroupAlive(pid)) await terminateProcessGroup(pid, this.killGraceMs);
         else untrackProcessGroup(pid);
+        await sweepRunTokens([this.token], this.killGraceMs, { above: descendantPidFloor(pid, this.startedAt) });
+        untrackRunToken(this.token);
+        removeLiveProcess(this.processId);
       }
       await this.runCleanup();
       this.resolveExited(info);
@@ -237,7 +262,7 @@ export class AgentProcess {
     try {
       await this.config.cleanup?.();
     } catch (error) {
-      process.emitWarning(`Troupe process cleanup for "${this.config.command}" failed: ${this.redact(String(error))}`, 'TroupeWarning');
+      process.emitWarning(`Troupe process cleanup for "${this.config.command}" failed: ${this.redactor.redact(String(error))}`, 'TroupeWarning');
     }
   }
 }

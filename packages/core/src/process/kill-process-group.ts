@@ -60,20 +60,30 @@ export function isGroupAlive(pgid: number): boolean {
   return groupHasLiveMember(pgid);
 }
 
-/** Linux: scans /proc for a member of the group that is not a zombie. */
-function groupHasLiveMember(pgid: number): boolean {
+/** Linux: the pids listed in `/proc` (other than this process), or `undefined` when it cannot be read. */
+export function procPids(): number[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return true;
+    return undefined;
   }
+  const pids: number[] = [];
   for (const entry of entries) {
     const code = entry.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
+    if (code >= 48 && code <= 57 && Number(entry) !== process.pid) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Linux: scans /proc for a member of the group that is not a zombie. */
+function groupHasLiveMember(pgid: number): boolean {
+  const pids = procPids();
+  if (pids === undefined) return true;
+  for (const pid of pids) {
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     } catch {
       continue; // exited meanwhile
     }

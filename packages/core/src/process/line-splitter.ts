@@ -10,6 +10,12 @@ import { StringDecoder } from 'node:string_decoder';
 export class LineSplitter {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
+  private readonly stripCr: boolean;
+
+  /** `keepCarriageReturn`: lines keep a trailing `\r` (for callers that rebuild the exact text). */
+  constructor(options: { keepCarriageReturn?: boolean } = {}) {
+    this.stripCr = options.keepCarriageReturn !== true;
+  }
 
   /** Feeds a chunk; returns the lines it completed (without their newline). */
   push(chunk: Buffer | string): string[] {
@@ -25,7 +31,7 @@ export class LineSplitter {
     while (newline !== -1) {
       let line = from === 0 && this.pending !== '' ? this.pending + text.slice(0, newline) : text.slice(from, newline);
       if (from === 0) this.pending = '';
-      if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+      if (this.stripCr && line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
       lines.push(line);
       from = newline + 1;
       newline = text.indexOf('\n', from);
@@ -44,7 +50,7 @@ export class LineSplitter {
     const rest = this.pending + this.decoder.end();
     this.pending = '';
     if (rest === '') return [];
-    return [rest.charCodeAt(rest.length - 1) === 13 ? rest.slice(0, -1) : rest];
+    return [this.stripCr && rest.charCodeAt(rest.length - 1) === 13 ? rest.slice(0, -1) : rest];
   }
 
   /** Length (in UTF-16 units) of the unfinished line held back. */

@@ -26,8 +26,16 @@ export interface ProcessConfig {
   messageDelivery?: 'stdin' | 'argument';
   /** Shown when the command is not installed, e.g. `npm install -g @openai/codex`. */
   installHint?: string;
-  /** More values to redact from errors and logs, besides secret-looking env values. */
-  secrets?: readonly string[];
+  /**
+   * More secrets to hide, besides the values of secret-named variables
+   * (`*_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`…) of the host's and this
+   * process's environment and the well-known key shapes (Anthropic, OpenAI,
+   * Google, GitHub, `Bearer` tokens): literal values (at least 4 characters)
+   * or patterns. They are replaced by `[REDACTED]` in every stdout line
+   * (so in stream parts and results), in `outcome.output`, in stderr and in
+   * error messages, even when the process writes one in several pieces.
+   */
+  secrets?: readonly (string | RegExp)[];
   /** Runs once after the process has exited (e.g. removes a temp file the adapter wrote). */
   cleanup?: () => void | Promise<void>;
 }

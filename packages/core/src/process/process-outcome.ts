@@ -2,7 +2,7 @@ import type { AbortError } from '../errors/abort-error';
 import type { CompletionTimeoutError } from '../errors/completion-timeout-error';
 import type { ProcessError } from '../errors/process-error';
 
-/** One line of stdout, with its JSON value when it is a JSON line. */
+/** One line of stdout, with its JSON value when it is a JSON line. Secrets are already redacted. */
 export interface OutputLine {
   /** The line without its newline. */
   line: string;
@@ -32,10 +32,12 @@ export interface ProcessOutcomeBase {
   signal: NodeJS.Signals | null;
   /** From spawn to the outcome, in milliseconds. */
   durationMs: number;
-  /** All stdout text up to the outcome. */
+  /** All stdout text up to the outcome (up to the completion line), secrets redacted. */
   output: string;
-  /** Last lines of stderr, secrets redacted. */
+  /** Last 4 KiB of stderr, secrets redacted. */
   stderrTail: string;
+  /** First 4 KiB of stderr, secrets redacted. */
+  stderrHead: string;
   /** Number of stdout lines seen. */
   lineCount: number;
 }

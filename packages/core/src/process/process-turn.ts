@@ -1,19 +1,25 @@
 import { AbortError } from '../errors/abort-error';
 import { CompletionTimeoutError } from '../errors/completion-timeout-error';
 import { ProcessError } from '../errors/process-error';
-import type { AgentProcess } from './agent-process';
 import { matchesCompletionType, type CompletionStrategy } from './completion-strategy';
 import { LineQueue } from './line-queue';
 import { LineSplitter, parseJsonLine } from './line-splitter';
 import type { OutputLine, ProcessOutcome } from './process-outcome';
+import { stderrExcerpt } from './process-stderr';
+import type { AttachedTurn, ProcessTurnHost } from './process-turn-host';
 import { DEFAULT_EXIT_GRACE_MS, DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT, type ProcessRun, type RunOptions } from './run-options';
 
 /** After the leader exits, how long to wait for its pipes to close (a grandchild may hold them). */
 const CLOSE_AFTER_EXIT_MS = 150;
 
-/** One message → completion cycle over an {@link AgentProcess}. */
-export class ProcessTurn {
-  private readonly splitter = new LineSplitter();
+/**
+ * One message → completion cycle over a spawned process. Every stdout line
+ * is redacted as it is split (a secret written in two pieces is whole by
+ * then), before anything else sees it: iterators, `onLine`, the completion
+ * detector and `outcome.output`.
+ */
+export class ProcessTurn implements AttachedTurn {
+  private readonly splitter = new LineSplitter({ keepCarriageReturn: true });
   private output = '';
   private outputTruncated = false;
   private lineCount = 0;
@@ -24,16 +30,20 @@ export class ProcessTurn {
   private idleTimer: NodeJS.Timeout | undefined;
   private totalTimer: NodeJS.Timeout | undefined;
   private closeTimer: NodeJS.Timeout | undefined;
+  /** Stdout bytes received (to tell whether the pipe is still delivering). */
+  private bytesSeen = 0;
   private exitGraceTimer: NodeJS.Timeout | undefined;
   private readonly maxOutput: number;
-  private readonly onAbort = () => this.cancel(this.options.signal?.reason);
+  private readonly killGraceMs: number;
+  private readonly onAbort = () => void this.cancel(this.options.signal?.reason);
 
   constructor(
-    private readonly proc: AgentProcess,
+    private readonly proc: ProcessTurnHost,
     private readonly options: RunOptions,
     private readonly strategy: CompletionStrategy,
   ) {
     this.maxOutput = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT;
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.outcome = new Promise((resolve) => {
       this.resolveOutcome = resolve;
     });
@@ -50,10 +60,7 @@ export class ProcessTurn {
       outcome: this.outcome,
       exited: proc.exited,
       lines: () => this.iterate(),
-      cancel: (reason?: unknown) => {
-        turn.cancel(reason);
-        return turn.outcome;
-      },
+      cancel: (reason?: unknown) => turn.cancel(reason),
       [Symbol.asyncIterator]: () => this.iterate(),
     };
 
@@ -65,18 +72,22 @@ export class ProcessTurn {
       return run;
     }
     if (signal?.aborted) {
-      queueMicrotask(() => this.cancel(signal.reason));
+      queueMicrotask(() => void this.cancel(signal.reason));
       return run;
     }
     signal?.addEventListener('abort', this.onAbort, { once: true });
     if (this.options.timeoutMs !== undefined) {
       this.totalTimer = setTimeout(() => this.timeOut(), this.options.timeoutMs);
     }
-    proc.attach({
-      chunk: (chunk) => this.onChunk(chunk),
-      leaderExit: () => this.onLeaderExit(),
-      stderr: (text) => this.options.onStderr?.(text),
-    });
+    proc.attach(
+      {
+        chunk: (chunk) => this.onChunk(chunk),
+        leaderExit: () => this.onLeaderExit(),
+        stderr: (text) => this.options.onStderr?.(text),
+      },
+      this,
+      this.killGraceMs,
+    );
     if (internals.exitInfo !== undefined) {
       // Exited before the message was sent.
       queueMicrotask(() => this.onLeaderExit());
@@ -88,13 +99,18 @@ export class ProcessTurn {
     return run;
   }
 
+  /** True once the outcome is decided. */
+  get isSettled(): boolean {
+    return this.settled !== undefined;
+  }
+
   private onChunk(chunk: Buffer): void {
     if (this.settled) return;
+    this.bytesSeen += chunk.length;
     const text = this.splitter.decode(chunk);
-    this.appendOutput(text);
     if (this.strategy.type === 'idleTimeout') this.armIdle();
     for (const line of this.splitter.split(text)) {
-      this.onLine(line);
+      this.onLine(line, true);
       if (this.settled) return;
     }
   }
@@ -107,12 +123,22 @@ export class ProcessTurn {
     } else this.output += text;
   }
 
-  private onLine(line: string): void {
-    const entry: OutputLine = { line, json: parseJsonLine(line), index: this.lineCount++ };
+  /** One raw line (with its `\r`, if any): redacted, kept, parsed, passed on, checked for completion. */
+  private onLine(raw: string, terminated: boolean): void {
+    const redacted = this.proc.redactor.redact(raw);
+    this.appendOutput(terminated ? `${redacted}\n` : redacted);
+    const line = redacted.charCodeAt(redacted.length - 1) === 13 ? redacted.slice(0, -1) : redacted;
+    let json = parseJsonLine(line);
+    if (json === undefined && redacted !== raw) {
+      // A secret outside a JSON string (a bare number, say): parse the original and redact its values.
+      const original = parseJsonLine(raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw);
+      if (original !== undefined) json = this.proc.redactor.redactValue(original);
+    }
+    const entry: OutputLine = { line, json, index: this.lineCount++ };
     try {
       this.options.onLine?.(entry);
     } catch (error) {
-      process.emitWarning(`Troupe onLine callback threw: ${this.proc.redact(String(error))}`, 'TroupeWarning');
+      process.emitWarning(`Troupe onLine callback threw: ${this.proc.redactor.redact(String(error))}`, 'TroupeWarning');
     }
     for (const queue of this.iterators) queue.push(entry);
     const strategy = this.strategy;
@@ -124,7 +150,7 @@ export class ProcessTurn {
         done = strategy.detector(this.output, line);
       } catch (error) {
         this.fail(
-          new ProcessError(`Custom completion detector threw: ${this.proc.redact(String(error))}`, {
+          new ProcessError(`Custom completion detector threw: ${this.proc.redactor.redact(String(error))}`, {
             ...this.exitFields(),
             cause: error,
           }),
@@ -147,9 +173,10 @@ export class ProcessTurn {
       clearTimeout(this.closeTimer);
       if (this.settled) return;
       for (const line of this.splitter.end()) {
-        this.onLine(line);
+        this.onLine(line, false);
         if (this.settled) return;
       }
+      this.proc.flushStderr();
       const { exitCode, signal } = this.proc.internals.exitInfo ?? { exitCode: null, signal: null };
       if (this.strategy.type === 'exit' || this.strategy.type === 'idleTimeout') {
         if (exitCode === 0) {
@@ -167,10 +194,21 @@ export class ProcessTurn {
     else {
       const child = this.proc.internals.child;
       child?.stdout?.once('close', () => setImmediate(finish));
-      this.closeTimer = setTimeout(() => {
-        child?.stdout?.destroy();
-        finish();
-      }, CLOSE_AFTER_EXIT_MS);
+      // A timer can fire late (a busy event loop) and before the poll phase reads what is already in the
+      // pipe: give that read a turn, and wait on while output keeps coming, before giving up on the pipe.
+      const giveUp = () => {
+        const seen = this.bytesSeen;
+        setImmediate(() => {
+          if (this.settled) return;
+          if (this.bytesSeen !== seen) {
+            this.closeTimer = setTimeout(giveUp, CLOSE_AFTER_EXIT_MS);
+            return;
+          }
+          child?.stdout?.destroy();
+          finish();
+        });
+      };
+      this.closeTimer = setTimeout(giveUp, CLOSE_AFTER_EXIT_MS);
     }
   }
 
@@ -190,7 +228,7 @@ export class ProcessTurn {
     // The turn is done; give the CLI a moment to exit by itself, then reap its group.
     if (this.proc.isRunning) {
       this.exitGraceTimer = setTimeout(() => {
-        void this.proc.kill(this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+        void this.proc.terminate(this.killGraceMs);
       }, this.options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS);
       this.exitGraceTimer.unref?.();
       void this.proc.exited.then(() => clearTimeout(this.exitGraceTimer));
@@ -199,13 +237,15 @@ export class ProcessTurn {
 
   private fail(error: ProcessError): void {
     this.settle({ ...this.base(), status: 'failed', error });
-    if (this.proc.isRunning) void this.proc.kill(this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    if (this.proc.isRunning) void this.proc.terminate(this.killGraceMs);
   }
 
-  private cancel(reason: unknown): void {
-    if (this.settled) return;
+  /** Cancels the turn (status `canceled`), kills the group, and resolves with the outcome. */
+  cancel(reason: unknown, graceMs = this.killGraceMs): Promise<ProcessOutcome> {
+    if (this.settled) return this.outcome;
     const error = new AbortError(`Agent process "${this.commandName()}" was canceled`, { cause: reason });
-    void this.killThenSettle(() => ({ ...this.base(), status: 'canceled', error }));
+    void this.killThenSettle(() => ({ ...this.base(), status: 'canceled', error }), graceMs);
+    return this.outcome;
   }
 
   private timeOut(): void {
@@ -219,11 +259,11 @@ export class ProcessTurn {
   }
 
   /** Kills the group and settles once it is gone, so "no process left" holds when the outcome arrives. */
-  private async killThenSettle(build: () => ProcessOutcome): Promise<void> {
+  private async killThenSettle(build: () => ProcessOutcome, graceMs = this.killGraceMs): Promise<void> {
     this.stopTimers();
     const snapshot = build();
     this.settled = snapshot; // no more lines or completion from here on
-    await this.proc.kill(this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    await this.proc.terminate(graceMs);
     const exit = this.proc.internals.exitInfo;
     this.finishSettle({ ...snapshot, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null });
   }
@@ -258,6 +298,7 @@ export class ProcessTurn {
       durationMs: internals.startedAt ? performance.now() - internals.startedAt : 0,
       output: this.output,
       stderrTail: internals.stderrTail,
+      stderrHead: internals.stderrHead,
       lineCount: this.lineCount,
     };
   }
@@ -269,16 +310,18 @@ export class ProcessTurn {
       exitCode: internals.exitInfo?.exitCode ?? null,
       signal: internals.exitInfo?.signal ?? null,
       stderrTail: tailLines(internals.stderrTail, 20),
+      stderrHead: internals.stderrHead,
     };
   }
 
   private stderrHint(): string {
-    const tail = tailLines(this.proc.internals.stderrTail, 5).trim();
-    return tail ? ` stderr:\n${tail}` : '';
+    const { stderrHead, stderrTail } = this.proc.internals;
+    const excerpt = stderrExcerpt(stderrHead, stderrTail, 5).trim();
+    return excerpt ? ` stderr:\n${excerpt}` : '';
   }
 
   private commandName(): string {
-    return this.proc.redact(this.proc.internals.config.command);
+    return this.proc.redactor.redact(this.proc.internals.config.command);
   }
 
   private spawnFailure(error: Error): ProcessError {
@@ -301,7 +344,7 @@ export class ProcessTurn {
         cause: error,
       });
     }
-    return new ProcessError(`Cannot start "${command}": ${this.proc.redact(error.message)}`, {
+    return new ProcessError(`Cannot start "${command}": ${this.proc.redactor.redact(error.message)}`, {
       command,
       exitCode: null,
       signal: null,

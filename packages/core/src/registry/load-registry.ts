@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors/config-error';
 import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
-import { legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
+import { isReservedAgentName, legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
 
 /** Newest registry schema this version reads. */
 export const REGISTRY_SCHEMA_VERSION = '1.2';
@@ -65,6 +65,9 @@ export function parseRegistryConfig(input: unknown, options: ParseRegistryOption
   const removedSystemPrompts: RemovedSystemPrompt[] = [];
   const converted: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(agents as Record<string, unknown>)) {
+    if (isReservedAgentName(key)) {
+      throw new ConfigError(source, [{ path: ['agents', key], message: `"${key}" cannot name an agent (a reserved JavaScript property name); rename it` }]);
+    }
     const entry = value as Record<string, unknown> | null;
     if (entry && typeof entry === 'object' && entry.baseArgs === undefined && (entry.args !== undefined || version !== '1.2')) {
       const legacy = legacyAgentDefinitionSchema.safeParse(entry);

@@ -1,5 +1,18 @@
 import { z } from 'zod';
 
+/** Names that would corrupt a plain object if used as keys (`__proto__` sets its prototype). */
+const RESERVED_AGENT_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True for `__proto__`, `constructor` and `prototype`, which cannot name an agent. */
+export function isReservedAgentName(name: string): boolean {
+  return RESERVED_AGENT_NAMES.has(name);
+}
+
+const agentNameSchema = z
+  .string()
+  .min(1)
+  .refine((name) => !isReservedAgentName(name), { message: 'cannot name an agent (a reserved JavaScript property name); rename it' });
+
 /** How an agent's turn completion is detected, as written in the registry. */
 export const completionDetectionSchema = z.enum(['jsonl', 'idleTimeout', 'exit']);
 
@@ -24,7 +37,7 @@ export type AgentCapabilities = z.infer<typeof agentCapabilitiesSchema>;
  */
 export const agentDefinitionSchema = z
   .looseObject({
-    name: z.string().min(1),
+    name: agentNameSchema,
     displayName: z.string().optional(),
     /** Adapter type to use; defaults to `name`. */
     adapter: z.string().min(1).optional(),
@@ -89,14 +102,14 @@ export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
 /** Registry file, schema 1.2. */
 export const registryConfigSchema = z.looseObject({
   schemaVersion: z.literal('1.2'),
-  agents: z.record(z.string(), agentDefinitionSchema),
+  agents: z.record(agentNameSchema, agentDefinitionSchema),
 });
 /** Registry file, schema 1.2. */
 export type RegistryConfig = z.infer<typeof registryConfigSchema>;
 
 /** One agent in the legacy schema 1.1: `args` may hold role text. */
 export const legacyAgentDefinitionSchema = z.looseObject({
-  name: z.string().min(1).optional(),
+  name: agentNameSchema.optional(),
   displayName: z.string().optional(),
   command: z.string().min(1),
   args: z.array(z.string()).default([]),

@@ -1,19 +1,39 @@
 import { AbortError } from '../errors/abort-error';
+import { SortedKeys } from './sorted-keys';
 import type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store';
-import { checkStoreLimit, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store-input';
+import { checkStoreListOptions, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store-input';
 
-/** Deep-copies a JSON value, rejecting what JSON cannot hold. */
-function cloneJson(value: unknown): unknown {
-  return JSON.parse(storeValueToJson(value));
+/** An item as kept: its value as JSON text, so every read parses a fresh copy. */
+interface StoredItem {
+  namespace: readonly string[];
+  key: string;
+  json: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One namespace's items, with its keys in order. */
+interface Space {
+  items: Map<string, StoredItem>;
+  keys: SortedKeys;
+}
+
+function toItem(stored: StoredItem): StoreItem {
+  return { namespace: [...stored.namespace], key: stored.key, value: JSON.parse(stored.json) as unknown, createdAt: stored.createdAt, updatedAt: stored.updatedAt };
 }
 
 /**
- * The in-memory {@link Store}: values are deep-copied in and out, so callers
- * never share objects with the store. Transactions work on a copy that
- * replaces the data only when the work succeeds.
+ * The in-memory {@link Store}: values are copied in and out (kept as JSON
+ * text), so callers never share objects with the store. Namespaces and keys
+ * are kept in sorted indexes, so `list` costs O(log n) plus the items it
+ * returns: a reader that pages with `after` reads only what is new.
+ * Transactions work on a log of writes that applies only when the work
+ * succeeds.
  */
 export class MemoryStore implements Store {
-  private readonly data = new Map<string, Map<string, StoreItem>>();
+  private readonly spaces = new Map<string, Space>();
+  /** Every namespace that holds items, by joined key: a namespace's children follow it. */
+  private readonly spaceKeys = new SortedKeys();
   private readonly now: () => number;
   private queue: Promise<void> = Promise.resolve();
 
@@ -23,46 +43,38 @@ export class MemoryStore implements Store {
 
   async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
     AbortError.throwIfAborted(options?.signal, 'Store.get');
-    const item = this.data.get(checkStoreNamespace(namespace, key))?.get(key);
-    return item ? (copy(item) as StoreItem<V>) : undefined;
+    const stored = this.spaces.get(checkStoreNamespace(namespace, key))?.items.get(key);
+    return stored ? (toItem(stored) as StoreItem<V>) : undefined;
   }
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
     const nsKey = checkStoreNamespace(namespace, key);
-    const stored = cloneJson(value);
-    let items = this.data.get(nsKey);
-    if (!items) {
-      items = new Map();
-      this.data.set(nsKey, items);
-    }
+    const json = storeValueToJson(value);
     const now = this.now();
-    const previous = items.get(key);
-    items.set(key, { namespace: [...namespace], key, value: stored, createdAt: previous?.createdAt ?? now, updatedAt: now });
+    this.write(nsKey, { namespace: [...namespace], key, json, createdAt: now, updatedAt: now });
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
     AbortError.throwIfAborted(options?.signal, 'Store.delete');
-    const nsKey = checkStoreNamespace(namespace, key);
-    const items = this.data.get(nsKey);
-    const existed = items?.delete(key) ?? false;
-    if (items && items.size === 0) this.data.delete(nsKey);
-    return existed;
+    return this.remove(checkStoreNamespace(namespace, key), key);
   }
 
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     AbortError.throwIfAborted(options.signal, 'Store.list');
     const nsKey = checkStoreNamespace(namespace);
-    const { limit, after, recursive } = options;
-    checkStoreLimit(limit);
+    checkStoreListOptions(options);
+    const { after, recursive } = options;
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const out: StoreItem[] = [];
-    const spaces = [...this.data.keys()].filter((k) => k === nsKey || (recursive && k.startsWith(nsKey + NAMESPACE_SEPARATOR))).sort();
-    for (const space of spaces) {
-      const items = [...(this.data.get(space) as Map<string, StoreItem>).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      for (const item of items) {
-        if (after !== undefined && space === nsKey && item.key <= after) continue;
-        if (limit !== undefined && out.length >= limit) return out as StoreItem<V>[];
-        out.push(copy(item));
+    if (limit === 0) return out as StoreItem<V>[];
+    const own = this.spaces.get(nsKey);
+    if (own !== undefined && !collect(own, after, limit, out)) return out as StoreItem<V>[];
+    if (recursive) {
+      const prefix = nsKey + NAMESPACE_SEPARATOR;
+      for (const space of this.spaceKeys.from(prefix, true)) {
+        if (!space.startsWith(prefix)) break;
+        if (!collect(this.spaces.get(space) as Space, undefined, limit, out)) break;
       }
     }
     return out as StoreItem<V>[];
@@ -87,26 +99,62 @@ export class MemoryStore implements Store {
     }
   }
 
-  /** @internal Applies a committed write (the draft's log) without copying. */
-  applyCommitted(nsKey: string, namespace: Namespace, key: string, item: StoreItem | undefined): void {
-    let items = this.data.get(nsKey);
-    if (item === undefined) {
-      items?.delete(key);
-      if (items && items.size === 0) this.data.delete(nsKey);
-      return;
-    }
-    if (!items) {
-      items = new Map();
-      this.data.set(nsKey, items);
-    }
-    const previous = items.get(key);
-    items.set(key, { ...item, namespace: [...namespace], createdAt: previous?.createdAt ?? item.createdAt });
+  /** @internal Applies a committed write (a draft's log entry); `undefined` deletes. */
+  applyCommitted(nsKey: string, key: string, stored: StoredItem | undefined): void {
+    if (stored === undefined) this.remove(nsKey, key);
+    else this.write(nsKey, stored);
+  }
+
+  /** @internal The item as kept (not copied), for drafts that only need to know it exists or when it was created. */
+  stored(nsKey: string, key: string): StoredItem | undefined {
+    return this.spaces.get(nsKey)?.items.get(key);
   }
 
   /** @internal The clock, for drafts. */
   clock(): number {
     return this.now();
   }
+
+  /** Puts `stored`, keeping the creation time of the item it replaces. */
+  private write(nsKey: string, stored: StoredItem): void {
+    let space = this.spaces.get(nsKey);
+    if (space === undefined) {
+      space = { items: new Map(), keys: new SortedKeys() };
+      this.spaces.set(nsKey, space);
+      this.spaceKeys.add(nsKey);
+    }
+    const previous = space.items.get(stored.key);
+    if (previous === undefined) space.keys.add(stored.key);
+    space.items.set(stored.key, previous === undefined ? stored : { ...stored, createdAt: previous.createdAt });
+  }
+
+  private remove(nsKey: string, key: string): boolean {
+    const space = this.spaces.get(nsKey);
+    if (space === undefined || !space.items.delete(key)) return false;
+    space.keys.delete(key);
+    if (space.items.size === 0) {
+      this.spaces.delete(nsKey);
+      this.spaceKeys.delete(nsKey);
+    }
+    return true;
+  }
+}
+
+/** Appends copies of `space`'s items after `after` to `out` until it holds `limit`; false once it does. */
+function collect(space: Space, after: string | undefined, limit: number, out: StoreItem[]): boolean {
+  for (const key of space.keys.from(after)) {
+    if (out.length >= limit) return false;
+    out.push(toItem(space.items.get(key) as StoredItem));
+  }
+  return out.length < limit;
+}
+
+/** Namespace order (a parent before its children), then key order. */
+function compareItems(a: StoreItem, b: StoreItem): number {
+  const left = a.namespace.join(NAMESPACE_SEPARATOR);
+  const right = b.namespace.join(NAMESPACE_SEPARATOR);
+  if (left !== right) return left < right ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
 /**
@@ -115,7 +163,7 @@ export class MemoryStore implements Store {
  */
 class TransactionDraft implements Store {
   /** nsKey → key → item, or `undefined` for a delete. */
-  private readonly log = new Map<string, { namespace: Namespace; writes: Map<string, StoreItem | undefined> }>();
+  private readonly log = new Map<string, Map<string, StoredItem | undefined>>();
 
   /**
    * @param base the store the outermost draft commits into
@@ -128,10 +176,10 @@ class TransactionDraft implements Store {
 
   async get<V = unknown>(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<StoreItem<V> | undefined> {
     const nsKey = checkStoreNamespace(namespace, key);
-    const writes = this.log.get(nsKey)?.writes;
+    const writes = this.log.get(nsKey);
     if (writes?.has(key)) {
-      const item = writes.get(key);
-      return item ? (copy(item) as StoreItem<V>) : undefined;
+      const stored = writes.get(key);
+      return stored ? (toItem(stored) as StoreItem<V>) : undefined;
     }
     return (this.parent ?? this.base).get<V>(namespace, key, options);
   }
@@ -139,41 +187,35 @@ class TransactionDraft implements Store {
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
     const nsKey = checkStoreNamespace(namespace, key);
-    const stored = cloneJson(value);
-    const existing = await this.get(namespace, key);
+    const json = storeValueToJson(value);
     const now = this.base.clock();
-    this.entry(nsKey, namespace).set(key, {
-      namespace: [...namespace],
-      key,
-      value: stored,
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
-    });
+    this.entry(nsKey).set(key, { namespace: [...namespace], key, json, createdAt: this.stored(nsKey, key)?.createdAt ?? now, updatedAt: now });
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
     AbortError.throwIfAborted(options?.signal, 'Store.delete');
     const nsKey = checkStoreNamespace(namespace, key);
-    const existed = (await this.get(namespace, key)) !== undefined;
-    this.entry(nsKey, namespace).set(key, undefined);
+    const existed = this.stored(nsKey, key) !== undefined;
+    this.entry(nsKey).set(key, undefined);
     return existed;
   }
 
   async list<V = unknown>(namespace: Namespace, options: StoreListOptions = {}): Promise<StoreItem<V>[]> {
     const { limit, ...rest } = options;
     const nsKey = checkStoreNamespace(namespace);
+    checkStoreListOptions(options);
     const base = await (this.parent ?? this.base).list<V>(namespace, rest);
-    const merged = new Map(base.map((item) => [`${item.namespace.join('\u0000')}\u0000${item.key}`, item as StoreItem]));
-    for (const [space, { writes }] of this.log) {
+    const merged = new Map(base.map((item) => [`${item.namespace.join(NAMESPACE_SEPARATOR)}${NAMESPACE_SEPARATOR}${item.key}`, item as StoreItem]));
+    for (const [space, writes] of this.log) {
       if (space !== nsKey && !(rest.recursive && space.startsWith(nsKey + NAMESPACE_SEPARATOR))) continue;
-      for (const [key, item] of writes) {
+      for (const [key, stored] of writes) {
         if (rest.after !== undefined && space === nsKey && key <= rest.after) continue;
-        const id = `${space}\u0000${key}`;
-        if (item === undefined) merged.delete(id);
-        else merged.set(id, copy(item));
+        const id = `${space}${NAMESPACE_SEPARATOR}${key}`;
+        if (stored === undefined) merged.delete(id);
+        else merged.set(id, toItem(stored));
       }
     }
-    const sorted = [...merged.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item);
+    const sorted = [...merged.values()].sort(compareItems);
     return (limit === undefined ? sorted : sorted.slice(0, limit)) as StoreItem<V>[];
   }
 
@@ -188,25 +230,28 @@ class TransactionDraft implements Store {
 
   /** Applies the log to the enclosing draft, or to the base store for the outermost one. */
   commit(): void {
-    for (const [nsKey, { namespace, writes }] of this.log) {
-      for (const [key, item] of writes) {
-        if (this.parent) this.parent.entry(nsKey, namespace).set(key, item);
-        else this.base.applyCommitted(nsKey, namespace, key, item);
+    for (const [nsKey, writes] of this.log) {
+      for (const [key, stored] of writes) {
+        if (this.parent) this.parent.entry(nsKey).set(key, stored);
+        else this.base.applyCommitted(nsKey, key, stored);
       }
     }
   }
 
-  /** @internal */
-  entry(nsKey: string, namespace: Namespace): Map<string, StoreItem | undefined> {
-    let entry = this.log.get(nsKey);
-    if (!entry) {
-      entry = { namespace: [...namespace], writes: new Map() };
-      this.log.set(nsKey, entry);
-    }
-    return entry.writes;
+  /** @internal The item as this transaction sees it (its own writes first), not copied. */
+  stored(nsKey: string, key: string): StoredItem | undefined {
+    const writes = this.log.get(nsKey);
+    if (writes?.has(key)) return writes.get(key);
+    return (this.parent ?? this.base).stored(nsKey, key);
   }
-}
 
-function copy(item: StoreItem): StoreItem {
-  return { ...item, namespace: [...item.namespace], value: structuredClone(item.value) };
+  /** @internal */
+  entry(nsKey: string): Map<string, StoredItem | undefined> {
+    let writes = this.log.get(nsKey);
+    if (!writes) {
+      writes = new Map();
+      this.log.set(nsKey, writes);
+    }
+    return writes;
+  }
 }

@@ -58,3 +58,21 @@ export function checkStoreLimit(limit: number | undefined): void {
     throw new InvalidArgumentError('limit', `expected a non-negative integer, got ${String(limit)}`);
   }
 }
+
+/**
+ * Checks `Store.list`'s options: `limit` a non-negative integer and `after`
+ * a string, when given. For `Store` implementations.
+ *
+ * @example
+ * ```ts
+ * checkStoreListOptions({ after: '00000041', limit: 100 }); // passes
+ * checkStoreListOptions({ after: 41 as unknown as string }); // throws InvalidArgumentError naming `after`
+ * ```
+ */
+export function checkStoreListOptions(options: { limit?: number; after?: string }): void {
+  checkStoreLimit(options.limit);
+  const { after } = options;
+  if (after !== undefined && typeof after !== 'string') {
+    throw new InvalidArgumentError('after', `expected the key to list after (a string), got ${after === null ? 'null' : typeof after}`);
+  }
+}

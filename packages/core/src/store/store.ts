@@ -21,9 +21,16 @@ export interface StoreCallOptions {
 export interface StoreListOptions extends StoreCallOptions {
   /** Also list items in sub-namespaces (`['a']` matches `['a', 'b']`). Default false. */
   recursive?: boolean;
-  /** Only keys after this one (keys sort as strings). */
+  /**
+   * A cursor: only keys that sort after this one (it need not exist). It
+   * applies to the listed namespace itself; a recursive listing still returns
+   * every item of its sub-namespaces. A reader that passes the last key it
+   * saw reads only what was added since: keys are kept in a sorted index, so
+   * such a call costs in proportion to the items it returns, not to the
+   * size of the namespace.
+   */
   after?: string;
-  /** At most this many items. */
+  /** At most this many items (a non-negative integer). */
   limit?: number;
 }
 
@@ -45,7 +52,12 @@ export interface Store {
   put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void>;
   /** Removes an item; returns whether it existed. */
   delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean>;
-  /** Items of a namespace, sorted by namespace then key. */
+  /**
+   * Items of a namespace, sorted by namespace (a parent before its children)
+   * then key. Page or follow a growing namespace with `after` and `limit`.
+   *
+   * @throws InvalidArgumentError for a bad namespace, `limit` or `after`.
+   */
   list<V = unknown>(namespace: Namespace, options?: StoreListOptions): Promise<StoreItem<V>[]>;
   /**
    * Runs `work` so that all its writes apply together or not at all: if it

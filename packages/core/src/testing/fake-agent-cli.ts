@@ -48,6 +48,22 @@ export interface FakeAgentCliOptions {
    * processes) to each JSON object line as it is written, for latency benchmarks.
    */
   stamp?: boolean;
+  /**
+   * Replace `${env:NAME}` in `lines`, the replayed lines and `stderr` with the
+   * variable's value (JSON-escaped inside JSON lines): a CLI that echoes its
+   * secrets, for redaction tests. Combine with `chunkSize` to split them
+   * across writes.
+   */
+  expandEnv?: boolean;
+  /**
+   * Start a process that leaves the process group and sleeps forever
+   * (ignoring SIGTERM and SIGHUP): `setsid` (a child in a new session),
+   * `double-fork` (its child, orphaned in a new session), `nohup`. Its pid is
+   * printed as `{"type":"escaped","mode":…,"pid":…}`.
+   */
+  escape?: 'setsid' | 'double-fork' | 'nohup';
+  /** Close stdout after the lines, then keep running for `exitDelayMs`. */
+  closeStdout?: boolean;
 }
 
 /** Command-line flags of the fake agent CLI for the given behaviour. */
@@ -78,6 +94,9 @@ export function fakeAgentCliArgs(options: FakeAgentCliOptions = {}): string[] {
   flag('--chunk-size', options.chunkSize);
   flag('--die-signal', options.dieSignal);
   flag('--stamp', options.stamp);
+  flag('--expand-env', options.expandEnv);
+  flag('--escape', options.escape);
+  flag('--close-stdout', options.closeStdout);
   return args;
 }
 

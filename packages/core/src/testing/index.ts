@@ -6,6 +6,7 @@ export {
 } from './fake-agent-cli';
 export { withFakeAgentCli } from './with-fake-agent-cli';
 export { wrapAgentAdapter, type AgentAdapterOverrides } from './wrap-agent-adapter';
+export { isProcessRunning } from './process-testing';
 export { MockAgentAdapter, type MockAdapterCall, type MockAgentAdapterOptions } from './mock-agent-adapter';
 export {
   assertAdapterConformance,
@@ -23,3 +24,4 @@ export {
   type StoreConformanceCase,
 } from './store-conformance';
 export * from './model-testing';
+export { createManualChatModel, ManualChatModel, type ManualChatTurn } from './manual-chat-model';

@@ -63,7 +63,7 @@ const aborted = { code: 'ABORTED' };
 
 /**
  * The behaviour every core `Store` must have — put/get/list/delete, ordering,
- * paging, value copying and JSON round-trips, namespace isolation, atomic and
+ * paging, the `after` cursor (only what is new), value copying and JSON round-trips, namespace isolation, atomic and
  * nested transactions, argument validation and abort signals — as
  * framework-agnostic cases. Core runs them against `MemoryStore`;
  * `@troupe/store-sqlite` against `SqliteStore`. Pair them with
@@ -140,6 +140,108 @@ export function storeConformanceCases(): StoreConformanceCase[] {
         }
         assert.deepEqual(pages, [['0001', '0002'], ['0003', '0004'], ['0005']]);
         assert.deepEqual((await store.list(['log'], { recursive: true, after: '0004' })).map((i) => i.key), ['0005', '0000']);
+      },
+    },
+    {
+      name: 'a cursor (after) reads only keys added after it since the last read, whether or not the cursor key exists',
+      async run(store) {
+        for (const key of ['0001', '0002', '0003', '0004', '0005']) await store.put(['feed'], key, key);
+        const first = await store.list(['feed']);
+        const cursor = first[first.length - 1]?.key as string;
+        assert.equal(cursor, '0005');
+        await store.put(['feed'], '0007', '0007');
+        await store.put(['feed'], '0006', '0006');
+        await store.put(['feed'], '0003', 'updated before the cursor');
+        await store.put(['feed'], '0002a', 'added before the cursor');
+        await store.put(['feed', 'child'], '9999', 'another namespace');
+        assert.deepEqual((await store.list(['feed'], { after: cursor })).map((i) => [i.key, i.value]), [
+          ['0006', '0006'],
+          ['0007', '0007'],
+        ]);
+        assert.deepEqual((await store.list(['feed'], { after: '0003x' })).map((i) => i.key), ['0004', '0005', '0006', '0007']);
+        assert.deepEqual((await store.list(['feed'], { after: '' })).length, 8);
+        assert.deepEqual(await store.list(['feed'], { after: '9' }), []);
+        assert.deepEqual(await store.list(['missing'], { after: '0001' }), []);
+        // The cursor's own key may go away; reading after it still works.
+        await store.delete(['feed'], '0007');
+        assert.deepEqual(await store.list(['feed'], { after: '0007' }), []);
+        await store.put(['feed'], '0008', '0008');
+        assert.deepEqual((await store.list(['feed'], { after: '0007' })).map((i) => i.key), ['0008']);
+      },
+    },
+    {
+      name: 'follows a growing namespace with after + limit: every key once, in order, across thousands of out-of-order writes',
+      async run(store) {
+        // A fixed pseudo-random order, so keys land in the middle of the index as well as at its end.
+        const keys = Array.from({ length: 1500 }, (_, i) => `k${String(i).padStart(5, '0')}`);
+        let seed = 7;
+        for (let i = keys.length - 1; i > 0; i--) {
+          seed = (seed * 1103515245 + 12345) % 2147483648;
+          const j = seed % (i + 1);
+          [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
+        }
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let written = 0;
+        const read = async () => {
+          for (;;) {
+            const page = await store.list(['grow'], { limit: 100, ...(cursor !== undefined ? { after: cursor } : {}) });
+            if (page.length === 0) return;
+            for (const item of page) seen.push(item.key);
+            cursor = page[page.length - 1]?.key;
+          }
+        };
+        // Writes in bursts with reads between them: a reader only ever sees keys after its cursor.
+        while (written < keys.length) {
+          const burst = keys.slice(written, written + 250);
+          for (const key of burst) await store.put(['grow'], key, written);
+          written += burst.length;
+          await read();
+        }
+        assert.deepEqual(seen, [...seen].sort(), 'keys came out of order');
+        assert.equal(new Set(seen).size, seen.length, 'a key came twice');
+        const all = (await store.list(['grow'])).map((i) => i.key);
+        assert.deepEqual(all, [...keys].sort());
+        for (const key of all.filter((_, i) => i % 3 === 0)) await store.delete(['grow'], key);
+        const left = all.filter((_, i) => i % 3 !== 0);
+        assert.deepEqual((await store.list(['grow'], { after: left[700] as string, limit: 3 })).map((i) => i.key), left.slice(701, 704));
+        assert.equal((await store.list(['grow'])).length, left.length);
+      },
+    },
+    {
+      name: 'a recursive listing with a cursor skips only the namespace\'s own keys up to it, and stops at limit',
+      async run(store) {
+        for (const key of ['a', 'b', 'c']) await store.put(['r'], key, key);
+        await store.put(['r', 'x'], 'a', 'child a');
+        await store.put(['r', 'x', 'y'], 'a', 'grandchild a');
+        await store.put(['r2'], 'z', 'sibling');
+        const listed = async (options: { after?: string; limit?: number }) =>
+          (await store.list(['r'], { recursive: true, ...options })).map((i) => `${i.namespace.join('/')}:${i.key}`);
+        assert.deepEqual(await listed({ after: 'b' }), ['r:c', 'r/x:a', 'r/x/y:a']);
+        assert.deepEqual(await listed({ after: 'c' }), ['r/x:a', 'r/x/y:a']);
+        assert.deepEqual(await listed({ after: 'b', limit: 2 }), ['r:c', 'r/x:a']);
+        assert.deepEqual(await listed({ limit: 4 }), ['r:a', 'r:b', 'r:c', 'r/x:a']);
+      },
+    },
+    {
+      name: 'a transaction reads with a cursor through its own writes',
+      async run(store) {
+        for (const key of ['1', '2', '3']) await store.put(['t'], key, key);
+        await store.transaction(async (tx) => {
+          await tx.put(['t'], '4', 'new in tx');
+          await tx.put(['t'], '0', 'before the cursor');
+          await tx.delete(['t'], '3');
+          assert.deepEqual((await tx.list(['t'], { after: '2' })).map((i) => i.key), ['4']);
+          assert.deepEqual((await tx.list(['t'], { after: '1', limit: 1 })).map((i) => i.key), ['2']);
+          // Namespace order holds inside a transaction too: the parent's keys (even 'z') before its children's.
+          await tx.put(['t', 'sub'], 'a', 'child');
+          await tx.put(['t'], 'z', 'last parent key');
+          assert.deepEqual(
+            (await tx.list(['t'], { recursive: true, after: '2' })).map((i) => `${i.namespace.join('/')}:${i.key}`),
+            ['t:4', 't:z', 't/sub:a'],
+          );
+        });
+        assert.deepEqual((await store.list(['t'], { after: '1' })).map((i) => i.key), ['2', '4', 'z']);
       },
     },
     {
@@ -257,6 +359,8 @@ export function storeConformanceCases(): StoreConformanceCase[] {
         await assert.rejects(store.put(['a'], 'k', () => 1), { name: 'InvalidArgumentError', message: /JSON-serializable/ });
         await assert.rejects(store.list(['a'], { limit: -1 }), { message: /limit/ });
         await assert.rejects(store.list(['a'], { limit: 1.5 }), { message: /limit/ });
+        await assert.rejects(store.list(['a'], { after: 5 as unknown as string }), { name: 'InvalidArgumentError', message: /after/ });
+        await assert.rejects(store.list(['a'], { after: null as unknown as string }), { name: 'InvalidArgumentError', message: /after/ });
         assert.deepEqual(await store.list(['a']), []);
       },
     },

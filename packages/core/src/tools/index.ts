@@ -22,4 +22,5 @@ export { createReadFileTool, type ReadFileArgs, type ReadFileToolOptions } from 
 export { createWriteFileTool, type WriteFileArgs, type WriteFileToolOptions } from './workspace/write-file-tool';
 export { createListFilesTool, type ListFilesArgs, type ListFilesToolOptions } from './workspace/list-files-tool';
 export { createShellExecTool, type ShellExecArgs, type ShellExecToolOptions } from './workspace/shell-exec-tool';
+export { SandboxUnavailableError, type BwrapSandboxOptions, type ShellSandboxOptions } from './workspace/shell-sandbox';
 export { createWorkspaceTools, type WorkspaceToolsOptions } from './workspace/workspace-tools';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, secretValuesFromEnv, serializeError } from '@troupe/core';
+import { createSecretRedactor, isSecretEnvName, REDACTED, redactSecrets, secretValuesFromEnv, serializeError } from '@troupe/core';
 
 describe('redactSecrets', () => {
   it('redacts values of secret-looking env vars and well-known key shapes', () => {
@@ -18,5 +18,45 @@ describe('redactSecrets', () => {
     const error = Object.assign(new Error('bad key sk-ant-api03-XXXXXXXXXXXX'), { code: 'E_AUTH' });
     expect(serializeError(error)).toEqual({ name: 'Error', message: 'bad key [REDACTED]', code: 'E_AUTH' });
     expect(serializeError('plain string')).toEqual({ name: 'Error', message: 'plain string' });
+  });
+});
+
+describe('createSecretRedactor', () => {
+  it('knows which variable names hold secrets, and skips short values and well-known non-secrets', () => {
+    for (const name of ['ANTHROPIC_API_KEY', 'GH_TOKEN', 'DB_PASSWORD', 'CLIENT_SECRET', 'AUTH_HEADER', 'SESSION_COOKIE']) expect(isSecretEnvName(name), name).toBe(true);
+    for (const name of ['HOME', 'PATH', 'LANG']) expect(isSecretEnvName(name), name).toBe(false);
+    // SSH_AUTH_SOCK grants access (never passed on) but its value is a path, not secret text (not redacted).
+    expect(isSecretEnvName('SSH_AUTH_SOCK')).toBe(true);
+    expect(
+      secretValuesFromEnv({ XDG_SESSION_CLASS: 'user', XDG_SESSION_TYPE: 'wayland-session', SSH_AUTH_SOCK: '/tmp/ssh-abc/agent.1', SOME_TOKEN: 'short', API_KEY: 'long-enough-value' }),
+    ).toEqual(['long-enough-value']);
+  });
+
+  it('hides every well-known key shape and bearer token, and leaves prose alone', () => {
+    const redactor = createSecretRedactor();
+    const shapes = [
+      'sk-ant-api03-AbCdEf123456',
+      'sk-proj-AbCdEfGhIjKlMnOpQrSt',
+      'sk-AbCdEfGhIjKlMnOpQrSt',
+      'AIzaSyAbCdEfGhIjKlMnOpQrStUv',
+      'ghp_AbCdEfGhIjKlMnOpQrStUv12',
+      'github_pat_11AbCdEfGhIjKlMnOpQrSt_uv',
+      'AKIAABCDEFGHIJKLMNOP',
+    ];
+    for (const shape of shapes) expect(redactor.redact(`x ${shape} y`), shape).toBe(`x ${REDACTED} y`);
+    expect(redactor.redact('Authorization: Bearer abc.def123.ghi456')).toBe(`Authorization: Bearer ${REDACTED}`);
+    const prose = 'Bearer authentication uses a task-assessment framework; ask for sk- prefixed keys.';
+    expect(redactor.redact(prose)).toBe(prose);
+  });
+
+  it('redacts values deeply (keys too) without touching what holds no secret', () => {
+    const redactor = createSecretRedactor({ secrets: ['canary-4417'], env: { MY_TOKEN: 'env-token-value-1' } });
+    const clean = { a: [1, 'two', { three: null }] };
+    expect(redactor.redactValue(clean)).toBe(clean);
+    expect(redactor.redactValue({ list: ['canary-4417', 'ok'], nested: { 'env-token-value-1': 'env-token-value-1 here' } })).toEqual({
+      list: [REDACTED, 'ok'],
+      nested: { [REDACTED]: `${REDACTED} here` },
+    });
+    expect(redactor.extend([/zz-[0-9]{4}/]).redact('canary-4417 zz-1234')).toBe(`${REDACTED} ${REDACTED}`);
   });
 });

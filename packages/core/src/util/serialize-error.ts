@@ -1,8 +1,13 @@
 import type { SerializedError } from '../events/event-map';
-import { redactSecrets } from './redact-secrets';
+import { redactSecrets, secretValuesFromEnv } from './redact-secrets';
 
-/** Turns anything thrown into plain, JSON-safe error data with secrets redacted. */
-export function serializeError(error: unknown, secrets: Iterable<string> = []): SerializedError {
+/**
+ * Turns anything thrown into plain, JSON-safe error data with secrets
+ * redacted: the given ones, the values of this process's secret-named
+ * environment variables, and well-known key shapes.
+ */
+export function serializeError(error: unknown, extraSecrets: Iterable<string> = []): SerializedError {
+  const secrets = [...secretValuesFromEnv(process.env), ...extraSecrets];
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return {

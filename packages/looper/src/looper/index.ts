@@ -18,7 +18,7 @@ export {
   type LooperEventPayloads,
 } from './looper-events';
 export { AUTO_PREFIX, formatLooperStatus } from './looper-messages';
-export { englishLooperTexts, type LooperCommandTexts, type LooperTexts, type RuleJudgeTexts } from './looper-texts';
+export { englishLooperTexts, STATUS_PENDING_SHOWN, type LooperCommandTexts, type LooperTexts, type RuleJudgeTexts } from './looper-texts';
 export { simplifiedChineseLooperTexts } from './looper-texts-zh-cn';
 export {
   buildReviewPrompt,

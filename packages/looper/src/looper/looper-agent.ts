@@ -25,7 +25,7 @@ import { registerLooperEvents } from './looper-events';
 import { englishLooperTexts, type LooperTexts } from './looper-texts';
 import { buildReviewPrompt, parseReviewReport, reviewReportSchema, type ReviewPromptInput } from './looper-review-report';
 import {
-  addPending,
+  appendPendingInPlace,
   continueRun,
   createLooperSnapshot,
   finishRun,
@@ -74,8 +74,8 @@ function positiveInteger(value: unknown, what: string): number | undefined {
  *   timed-out step reaches JUDGE as `FAILED` with its output, never as a crash.
  * - **Progress** goes to the `looper` channel as `[AUTO]` messages (and as
  *   `looper:*` bus events), so DevHub or any subscriber follows along.
- * - **Checkpoints**: the state is saved at every step (one `transaction` per
- *   step); `resume()` continues a run from the last checkpoint.
+ * - **Checkpoints**: every change is saved, writing only what changed (one
+ *   `transaction`); `resume()` continues a run from the last checkpoint.
  *
  * @example
  * ```ts
@@ -309,7 +309,7 @@ export class Looper implements RunnableAgent {
   private handleAddPending(task: string): LooperReply {
     const s = this.snapshot;
     const item: PendingTask = { id: `pending-${s.revision + 1}`, task, addedAt: this.now() };
-    this.update(addPending(s, item, this.now()), { kind: 'pending-added', data: { task } });
+    this.update(appendPendingInPlace(s, item, this.now()), { kind: 'pending-added', data: { task } });
     const count = this.snapshot.pending.length;
     this.emit('looper:pending-added', { task, pendingCount: count });
     return this.reply(true, 'add_pending', this.texts.reply.pendingQueued(count, task, s.state === 'RUNNING'));
@@ -386,7 +386,8 @@ export class Looper implements RunnableAgent {
       maxIterations: s.maxIterations,
       coder: s.current.coder as LooperStepResult,
       review: s.current.review as ReviewStepResult,
-      pending: s.pending,
+      // A copy: tasks queued while JUDGE decides are appended to the live queue, not to what JUDGE saw.
+      pending: s.pending.slice(),
     };
     let decision: JudgeDecision;
     let source: 'model' | 'rules' = this.judge.kind === 'rules' ? 'rules' : 'model';
@@ -402,9 +403,11 @@ export class Looper implements RunnableAgent {
       source = 'rules';
     }
     if (signal.aborted || this.snapshot.runId !== runId || this.snapshot.stopNow) return;
-    const consumedIds =
-      decision.type === 'continue' ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined) : [];
-    const consumed = s.iteration >= s.maxIterations ? [] : consumedIds;
+    // Pending tasks leave the queue only when the next iteration takes them up (not at the limit, not when stopping).
+    const consumed =
+      decision.type === 'continue' && s.iteration < s.maxIterations && !this.snapshot.stopRequested
+        ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined)
+        : [];
     this.postAuto('decision', this.texts.auto.decision(decision, consumed.length));
     this.emit('looper:decision', {
       runId,

@@ -147,6 +147,17 @@ export function addPending(snapshot: LooperSnapshot, item: PendingTask, now: num
   return next(snapshot, { pending: [...snapshot.pending, item] }, now);
 }
 
+/**
+ * @internal Like {@link addPending}, but appends to `snapshot.pending` in
+ * place, so queueing costs the same however long the queue is. The new
+ * snapshot shares the array with `snapshot`: only for the owner of both
+ * (the Looper), which hands the array to nothing that expects it unchanged.
+ */
+export function appendPendingInPlace(snapshot: LooperSnapshot, item: PendingTask, now: number): LooperSnapshot {
+  snapshot.pending.push(item);
+  return next(snapshot, {}, now);
+}
+
 /** Records the Coder's result; the Review step is next. */
 export function recordCoderResult(snapshot: LooperSnapshot, result: LooperStepResult, now: number): LooperSnapshot {
   expect(snapshot, 'RUNNING', 'coder');

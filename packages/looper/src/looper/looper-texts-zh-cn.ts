@@ -1,4 +1,4 @@
-import { AUTO_PREFIX, englishLooperTexts, oneLine, type LooperTexts } from './looper-texts';
+import { AUTO_PREFIX, englishLooperTexts, oneLine, pendingLines, type LooperTexts } from './looper-texts';
 import type { LooperRunOutcome } from './looper-state';
 import { truncateText } from './looper-step-result';
 
@@ -62,7 +62,7 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
       lines.push(`上次结果（第 ${s.last.iteration} 轮）: Coder ${s.last.coder.status}；Review ${review}；JUDGE ${decision}`);
     }
     lines.push(`待处理任务（${s.pending.length}）:${s.pending.length === 0 ? ' 无' : ''}`);
-    s.pending.forEach((item, index) => lines.push(`${index + 1}. ${oneLine(item.task, 300)}`));
+    lines.push(...pendingLines(s.pending, (count) => `… 另有 ${count} 个（按加入顺序；JUDGE 会看到全部）`));
     return lines.join('\n');
   },
   reply: {

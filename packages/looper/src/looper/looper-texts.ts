@@ -71,7 +71,11 @@ export interface LooperTexts {
     decision(decision: JudgeDecision, consumed: number): string;
     finished(outcome: LooperRunOutcome, iterations: number, reason: string): string;
   };
-  /** The answer to `status` (seed 000 Test 2: "State: IDLE" / "State: RUNNING"). */
+  /**
+   * The answer to `status` (seed 000 Test 2: "State: IDLE" / "State: RUNNING"):
+   * state, task and iteration, last results, and the pending queue (the
+   * first {@link STATUS_PENDING_SHOWN} tasks, then a count of the others).
+   */
   status(snapshot: LooperSnapshot): string;
   reply: {
     /** A command that did not parse (the usage follows it). */
@@ -101,9 +105,54 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** @internal Collapses whitespace and shortens. */
+/** Whether a UTF-16 code unit is whitespace as `\s` in a regular expression means it. */
+function isSpace(code: number): boolean {
+  return (
+    (code >= 9 && code <= 13) || code === 32 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
+}
+
+/** Length of `text` with whitespace runs collapsed to one space and the ends trimmed, without building it. */
+function collapsedLength(text: string): number {
+  let length = 0;
+  let pendingSpace = false;
+  for (let index = 0; index < text.length; index++) {
+    if (isSpace(text.charCodeAt(index))) pendingSpace = length > 0;
+    else {
+      if (pendingSpace) length++;
+      pendingSpace = false;
+      length++;
+    }
+  }
+  return length;
+}
+
+/**
+ * @internal Collapses whitespace and shortens (`truncateText`). A long text
+ * (JUDGE folds every pending task into one) is collapsed only as far as it
+ * is shown, and the rest counted, so a line costs the same however long the text.
+ */
 export function oneLine(text: string, max: number): string {
+  const window = max * 2 + 64;
+  if (text.length > window * 2) {
+    const shown = text.slice(0, window).replace(/\s+/g, ' ').trimStart();
+    const head = Math.max(0, max - 40);
+    if (shown.length > max + 1) return `${shown.slice(0, head)}… [${collapsedLength(text) - head} more characters]`;
+  }
   return truncateText(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/** Pending tasks a `status` reply lists one by one; the rest are counted, so the reply stays short however long the queue. */
+export const STATUS_PENDING_SHOWN = 50;
+
+/** @internal The numbered lines of the first {@link STATUS_PENDING_SHOWN} pending tasks, then `more(rest)` when the queue is longer. */
+export function pendingLines(pending: LooperSnapshot['pending'], more: (count: number) => string): string[] {
+  const shown = Math.min(pending.length, STATUS_PENDING_SHOWN);
+  const lines: string[] = [];
+  for (let index = 0; index < shown; index++) lines.push(`${index + 1}. ${oneLine((pending[index] as { task: string }).task, 300)}`);
+  if (pending.length > shown) lines.push(more(pending.length - shown));
+  return lines;
 }
 
 function plural(count: number, word: string): string {
@@ -154,7 +203,7 @@ export const englishLooperTexts: LooperTexts = {
       lines.push(`Last results (iteration ${s.last.iteration}): Coder ${s.last.coder.status}; Review ${review}; JUDGE ${decision}`);
     }
     lines.push(`Pending (${s.pending.length}):${s.pending.length === 0 ? ' none' : ''}`);
-    s.pending.forEach((item, index) => lines.push(`${index + 1}. ${oneLine(item.task, 300)}`));
+    lines.push(...pendingLines(s.pending, (count) => `… and ${count} more (oldest first; JUDGE sees them all)`));
     return lines.join('\n');
   },
   reply: {

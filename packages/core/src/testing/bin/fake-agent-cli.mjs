@@ -25,6 +25,13 @@
 //   --die-signal SIG      kill itself with SIG after the last line
 //   --stamp               add "troupeEmitMs" (performance.timeOrigin + now()) to each JSON
 //                         object line as it is written (cross-process latency benchmarks)
+//   --expand-env          replace ${env:NAME} in lines and --stderr text with NAME's value
+//                         (JSON-escaped inside JSON lines): a CLI that echoes its secrets
+//   --escape MODE         leave the process group: `setsid` (a grandchild in a new session),
+//                         `double-fork` (a grandchild's child in a new session, orphaned),
+//                         `nohup` (a grandchild ignoring SIGHUP and SIGTERM); each sleeps
+//                         forever and its pid is printed as {"type":"escaped","pid":…}
+//   --close-stdout        close stdout after the lines, then keep running until --exit-delay
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -58,6 +65,9 @@ for (let i = 0; i < args.length; i++) {
     case '--chunk-size': options.chunkSize = Number(next()); break;
     case '--die-signal': options.dieSignal = next(); break;
     case '--stamp': options.stamp = true; break;
+    case '--expand-env': options.expandEnv = true; break;
+    case '--escape': options.escape = next(); break;
+    case '--close-stdout': options.closeStdout = true; break;
     default:
       // Anything else (a real CLI's flags and prompt) is accepted and ignored, so
       // adapters can point their real command line at this script.
@@ -72,14 +82,51 @@ function fail(message) {
 
 const sleep = (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
 
-async function write(text) {
+async function write(text, stream = process.stdout) {
   const buffer = Buffer.from(text, 'utf8');
   const size = options.chunkSize > 0 ? options.chunkSize : buffer.length;
   for (let offset = 0; offset < buffer.length; offset += size) {
     const chunk = buffer.subarray(offset, offset + size);
-    if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
-    if (options.chunkSize > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (!stream.write(chunk)) await new Promise((resolve) => stream.once('drain', resolve));
+    // A pause between pieces, so the reader gets them as separate chunks.
+    if (options.chunkSize > 0) await new Promise((resolve) => setTimeout(resolve, 1));
   }
+}
+
+/** ${env:NAME} → the variable's value (JSON-escaped when the line is JSON). */
+function expand(text, json) {
+  if (!options.expandEnv) return text;
+  return text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name) => {
+    const value = process.env[name] ?? '';
+    return json ? JSON.stringify(value).slice(1, -1) : value;
+  });
+}
+
+/** Starts a process that leaves this one's process group and sleeps forever; returns its pid (or the helper's). */
+function escapeGroup(mode) {
+  const sleeper = 'process.on("SIGTERM",()=>{});process.on("SIGHUP",()=>{});setInterval(()=>{},1e6)';
+  if (mode === 'setsid') {
+    const child = spawn(process.execPath, ['-e', sleeper], { stdio: 'ignore', detached: true });
+    child.unref();
+    return child.pid;
+  }
+  if (mode === 'double-fork') {
+    // A child in a new session starts the sleeper (also detached) and exits: the sleeper is orphaned.
+    const starter = `const c=require("child_process").spawn(process.execPath,["-e",${JSON.stringify(sleeper)}],{stdio:"ignore",detached:true});c.unref();console.log(c.pid)`;
+    const child = spawn(process.execPath, ['-e', starter], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    child.unref();
+    return new Promise((resolve) => {
+      let out = '';
+      child.stdout.on('data', (chunk) => (out += chunk));
+      child.stdout.on('end', () => resolve(Number(out.trim()) || child.pid));
+    });
+  }
+  if (mode === 'nohup') {
+    const child = spawn('nohup', [process.execPath, '-e', sleeper], { stdio: 'ignore' });
+    child.unref();
+    return child.pid;
+  }
+  fail(`unknown --escape mode ${mode}`);
 }
 
 function readStdin() {
@@ -99,7 +146,7 @@ function stamp(line) {
 
 async function main() {
   if (options.ignoreSigterm) process.on('SIGTERM', () => {});
-  if (options.stderr) process.stderr.write(`${options.stderr}\n`);
+  if (options.stderr) await write(`${expand(options.stderr, false)}\n`, process.stderr);
   let stdinText = '';
   if (!options.noWaitStdin) stdinText = await readStdin();
   else process.stdin.resume();
@@ -110,6 +157,7 @@ async function main() {
     child.unref(); // the fake itself exits normally; the grandchild lingers in its process group
     await write(`${JSON.stringify({ type: 'grandchild', pid: child.pid })}\n`);
   }
+  if (options.escape) await write(`${JSON.stringify({ type: 'escaped', mode: options.escape, pid: await escapeGroup(options.escape) })}\n`);
   if (options.printArgv) await write(`${JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd() })}\n`);
   if (options.echoStdin) await write(`${JSON.stringify({ type: 'stdin', text: stdinText })}\n`);
   if (options.bigLine) {
@@ -139,7 +187,13 @@ async function main() {
     if (times && times[i] !== undefined) await sleep(times[i] - (Date.now() - start));
     else await sleep(options.delay);
     if (options.garbage) await write(`garbage line ${i} {not json\n`);
-    await write(`${options.stamp ? stamp(lines[i]) : lines[i]}\n`);
+    const line = expand(lines[i], lines[i].trimStart().startsWith('{'));
+    await write(`${options.stamp ? stamp(line) : line}\n`);
+  }
+  if (options.closeStdout) {
+    await new Promise((resolve) => process.stdout.end(resolve));
+    await sleep(options.exitDelay);
+    process.exit(options.exitCode);
   }
   if (options.dieSignal) process.kill(process.pid, options.dieSignal);
   if (options.hang) {

@@ -3,9 +3,10 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import { runProcess } from '../../process/agent-process';
-import { secretValuesFromEnv } from '../../util/redact-secrets';
+import { isSecretEnvName } from '../../util/redact-secrets';
 import { defineTool, type Tool } from '../define-tool';
 import { ToolError } from '../tool-error';
+import { bwrapArguments, probeBwrap, resolveBwrapSandbox, type ShellSandboxOptions } from './shell-sandbox';
 import { resolveWorkspacePath } from './workspace-path';
 import { checkRootOption, workspaceRootFor, type WorkspaceToolOptions } from './workspace-tool-options';
 
@@ -36,6 +37,17 @@ export interface ShellExecToolOptions extends WorkspaceToolOptions {
    * `shell: true`.
    */
   allowShellString?: boolean;
+  /**
+   * Opt-in: run every command in a bubblewrap sandbox (Linux, `bwrap` on
+   * `PATH`; Debian/Ubuntu package `bubblewrap`): the workspace read-write,
+   * the system folders read-only (secret files of `/etc` hidden), nothing
+   * else of the host visible (home folders, other projects), no network, its
+   * own process ids, no capabilities, the environment cleared but for `PATH`,
+   * locale variables and `env`. `'bwrap'` or `{ type: 'bwrap', readOnlyPaths,
+   * network, bwrapPath }`. Creating the tool throws `SandboxUnavailableError`
+   * when bubblewrap is missing.
+   */
+  sandbox?: ShellSandboxOptions;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -60,9 +72,7 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 function hostEnvWithoutSecrets(): Record<string, string | undefined> {
   const removed: Record<string, undefined> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (secretValuesFromEnv({ [name]: value }).length > 0) removed[name] = undefined;
-  }
+  for (const name of Object.keys(process.env)) if (isSecretEnvName(name)) removed[name] = undefined;
   return removed;
 }
 
@@ -73,15 +83,18 @@ function cap(text: string, max: number): string {
 /**
  * `shell_exec`: runs a program in the workspace with core's process runner
  * (own process group, no shell, killed with its children on timeout or
- * abort), and returns its exit code, stdout and stderr, each capped.
+ * abort), and returns its exit code, stdout and stderr, each capped and with
+ * secrets redacted.
  *
  * The command is an argv array — `["git", "status"]` — run without a shell.
  * `allowShellString: true` also accepts one string run by `/bin/sh -c`.
  *
- * Confinement covers the working directory only: this is not a sandbox, a
- * program can still open any path it is given. Restrict programs with
- * `allowedCommands`, and run untrusted models in a container. Secret-looking
- * environment variables are not passed on.
+ * Without `sandbox`, only the working directory is confined to the root: a
+ * program can still read, write and connect anywhere the host user can.
+ * Restrict programs with `allowedCommands`, and for untrusted models turn on
+ * `sandbox: 'bwrap'` (bubblewrap: only the workspace writable, no network,
+ * a scrubbed environment) or run in a container. Secret-looking environment
+ * variables are never passed on.
  *
  * @example
  * ```ts
@@ -94,6 +107,7 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
   const maxTimeout = positive(options.maxTimeoutMs, Math.max(DEFAULT_MAX_TIMEOUT_MS, defaultTimeout), 'maxTimeoutMs');
   const maxOutput = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT, 'maxOutputChars');
   const allowed = options.allowedCommands ? new Set(options.allowedCommands) : undefined;
+  const sandbox = options.sandbox === undefined ? undefined : resolveBwrapSandbox(options.sandbox);
   const argv = z.array(z.string()).min(1).describe('Program and its arguments, e.g. ["git", "status"]. No shell is involved');
   const parameters = z.object({
     command: options.allowShellString ? z.union([argv, z.string().min(1).describe('A /bin/sh command line')]) : argv,
@@ -117,11 +131,20 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
       const dir = await resolveWorkspacePath(root, cwd ?? '.');
       if (!dir.exists || !(await stat(dir.absolute)).isDirectory()) throw new ToolError(`Working directory "${cwd ?? '.'}" is not a directory`);
       const limit = Math.min(timeoutMs ?? defaultTimeout, maxTimeout);
+      if (sandbox) {
+        try {
+          await probeBwrap(sandbox.bwrapPath);
+        } catch (error) {
+          throw new ToolError((error as Error).message, { cause: error });
+        }
+      }
+      const spawned = sandbox
+        ? { command: sandbox.bwrapPath, args: bwrapArguments(sandbox, { root, cwd: dir.absolute, program, args: args.slice(1), env: options.env ?? {} }) }
+        : { command: program, args: args.slice(1) };
       let stderr = '';
       const run = runProcess(
         {
-          command: program,
-          args: args.slice(1),
+          ...spawned,
           cwd: dir.absolute,
           env: { ...(options.inheritEnv === false ? {} : hostEnvWithoutSecrets()), ...options.env },
           inheritEnv: options.inheritEnv !== false,
@@ -136,6 +159,9 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
         },
       );
       const outcome = await run.outcome;
+      if (sandbox && outcome.exitCode === 1 && /^bwrap: execvp .*: No such file or directory/m.test(stderr)) {
+        throw new ToolError(`Program "${program}" was not found in the sandbox (only the system folders, the workspace and sandbox.readOnlyPaths are visible)`);
+      }
       const report = (exit: string) =>
         `exit code: ${exit}\nstdout:\n${cap(outcome.output, maxOutput)}\nstderr:\n${cap(stderr, maxOutput)}`.trimEnd();
       switch (outcome.status) {
