@@ -27,3 +27,20 @@ export {
   type LooperJobSpec,
 } from './looper-job';
 export { QueuedLooper, submitLooperJob, type QueuedLooperOptions } from './queued-looper';
+export {
+  createPipelineTaskJobHandler,
+  createQueuedPipelineExecutor,
+  PIPELINE_QUEUE,
+  pipelineTaskJobSchema,
+  type PipelineTaskEnvironment,
+  type PipelineTaskJob,
+} from './pipeline-job';
+export {
+  createQueuedForkAgentsTool,
+  createSubAgentJobHandler,
+  SUB_AGENT_QUEUE,
+  subAgentJobSchema,
+  type SubAgentEnvironment,
+  type SubAgentJob,
+  type SubAgentJobResult,
+} from './sub-agent-job';

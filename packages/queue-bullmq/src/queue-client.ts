@@ -78,6 +78,8 @@ export interface QueueClient {
   submit<R = unknown>(queue: string, kind: string, payload: unknown, options?: SubmitOptions): Promise<QueuedJob<R>>;
   /** Re-attaches to a job submitted earlier (by id). */
   job<R = unknown>(queue: string, jobId: string): QueuedJob<R>;
+  /** Caps how many jobs of `queue` run at once across every worker (BullMQ's global concurrency). */
+  setGlobalConcurrency(queue: string, concurrency: number): Promise<void>;
   /** Job counts by state (waiting, active, completed, failed, delayed), e.g. for a dashboard. */
   counts(queue: string): Promise<Record<string, number>>;
   /** The Redis-backed store workers keep checkpoints in (read a job's state from the origin). */
@@ -196,8 +198,15 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     finished.catch(() => {});
     result.catch(() => {});
     if (signal) {
-      if (signal.aborted) void cancel().catch(() => {});
-      else signal.addEventListener('abort', () => void cancel().catch(() => {}), { once: true });
+      const onAbort = () => void cancel().catch(() => {});
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        void result.then(
+          () => signal.removeEventListener('abort', onAbort),
+          () => signal.removeEventListener('abort', onAbort),
+        );
+      }
     }
     return {
       queue: queueName,
@@ -242,6 +251,10 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       return handle<R>(queueName, jobId, submitOptions.signal);
     },
     job: (queueName, jobId) => handle(queueName, jobId),
+    async setGlobalConcurrency(queueName, concurrency) {
+      if (!(Number.isInteger(concurrency) && concurrency > 0)) throw new InvalidArgumentError('concurrency', `expected a positive integer, got ${String(concurrency)}`);
+      await queueOf(queueName).queue.setGlobalConcurrency(concurrency);
+    },
     async counts(queueName) {
       return queueOf(queueName).queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'paused', 'prioritized');
     },

@@ -6,8 +6,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentManager, defineAgent } from '@troupe/core';
+import { createScriptedChatModel } from '@troupe/core/testing';
 import { Looper } from '@troupe/looper';
-import type { LooperJobEnvironment } from '../index';
+import { AgentOrchestrator, ToolManager } from '@troupe/orchestrator';
+import type { PipelineExecutor } from '@troupe/pipeline';
+import type { LooperJobEnvironment, SubAgentEnvironment } from '../index';
 
 const log = process.env.TROUPE_TEST_RUN_LOG;
 const record = (line: object) => log && appendFileSync(log, `${JSON.stringify({ ...line, pid: process.pid, at: Date.now() })}\n`);
@@ -63,4 +66,38 @@ export function createFixtureLooper({ eventBus, messages, stateStore, workspaceP
     record({ kind: 'end', jobId });
   };
   return looper;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/** Pipeline tasks `{ n }`: squares n after a short wait, and says which process did it. */
+export const fixturePipelineExecutor: PipelineExecutor<{ n: number }, { square: number; pid: number }> = {
+  async executeTask(task, context) {
+    record({ kind: 'start', jobId: context.taskId });
+    try {
+      await sleep(Number(process.env.TROUPE_TEST_TASK_MS ?? 100), context.signal);
+      return { square: task.n * task.n, pid: process.pid };
+    } finally {
+      record({ kind: 'end', jobId: context.taskId });
+    }
+  },
+};
+
+/** An orchestrator whose (scripted) model takes TROUPE_TEST_AGENT_MS, then finishes the task with "done: <task>". */
+export function createFixtureOrchestrator({ eventBus, jobId, job }: SubAgentEnvironment): AgentOrchestrator {
+  const model = createScriptedChatModel({
+    responses: [
+      async () => {
+        record({ kind: 'agent-start', jobId });
+        await sleep(Number(process.env.TROUPE_TEST_AGENT_MS ?? 300));
+        record({ kind: 'agent-end', jobId });
+        return { toolCalls: [{ name: 'task_finish', input: { result: `done: ${job.task} (pid ${process.pid})` } }] };
+      },
+    ],
+  });
+  return new AgentOrchestrator({ model, bus: eventBus, tools: new ToolManager({ workspaceTools: false }) });
 }

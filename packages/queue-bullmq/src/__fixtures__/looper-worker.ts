@@ -1,6 +1,6 @@
 // A worker process for the tests and the bench: `node --import tsx --conditions=@troupe/source looper-worker.ts REDIS_URL [CONCURRENCY]`.
-import { createLooperJobHandler, createQueueWorker, LOOPER_QUEUE } from '../index';
-import { createFixtureLooper } from './looper-factory';
+import { createLooperJobHandler, createPipelineTaskJobHandler, createQueueWorker, createSubAgentJobHandler, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '../index';
+import { createFixtureLooper, createFixtureOrchestrator, fixturePipelineExecutor } from './looper-factory';
 
 const [url = '', concurrency = '1'] = process.argv.slice(2);
 const worker = createQueueWorker({
@@ -8,7 +8,11 @@ const worker = createQueueWorker({
   concurrency: Number(concurrency),
   lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 3000),
   stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1000),
-  handlers: { [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper }) },
+  handlers: {
+    [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper }),
+    [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
+    [SUB_AGENT_QUEUE]: createSubAgentJobHandler({ createOrchestrator: createFixtureOrchestrator }),
+  },
 });
 process.stdout.write(`ready ${worker.id}\n`);
 const stop = () => void worker.close({ force: true }).then(() => process.exit(0));
