@@ -2,6 +2,9 @@
 // built `troupe` binary run as a real process, with the fake `claude` first on PATH.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MemoryStore } from '@troupe/core';
+import { createBatchPipeline } from '@troupe/pipeline';
+import { createQueueClient, createQueuedPipelineExecutor } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured, startTroupe, tempWorkspace, testEnv, type TroupeProcess } from './testing/cli-test-kit';
@@ -17,8 +20,8 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
 
   beforeAll(async () => {
     redis = await startTestRedis((binary as { path: string }).path);
-    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2'], env);
-    await worker.waitFor(/serving troupe-looper on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
+    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2', '--queues', 'troupe-looper,troupe-pipeline', '--coder', 'claude', '-w', workspace()], env);
+    await worker.waitFor(/serving troupe-looper, troupe-pipeline on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
   });
   afterAll(async () => {
     if (worker && worker.child.exitCode === null) {
@@ -64,6 +67,27 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     }
     expect(status).toMatch(new RegExp(`Job ${jobId}: completed`));
     expect(status).toMatch(/IDLE/);
+  });
+
+  it('runs pipeline tasks (queue troupe-pipeline) as turns of the --coder agent CLI, planning at the origin', async () => {
+    const client = createQueueClient({ connection: redis.url });
+    try {
+      const pipeline = createBatchPipeline<string, { text: string }>({
+        planner: ({ batchIndex }) => ({ tasks: [`write test ${batchIndex}a`, `write test ${batchIndex}b`], totalBatches: 2 }),
+        executor: createQueuedPipelineExecutor({ client }),
+        store: new MemoryStore(),
+        threadId: 'cli-pipeline',
+      });
+      expect(await pipeline.run()).toMatchObject({ status: 'completed', executedTasks: 4, failedTasks: 0 });
+      for (const record of await pipeline.getTaskResults()) expect((record.result as { text: string }).text).toMatch(/Done/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a sub-agents queue needs a model on the worker: says so, exit 2', async () => {
+    const run = await runCliCaptured(['worker', '--redis', redis.url, '--queues', 'troupe-agents'], { env: testEnv() });
+    expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/sub-agents queue needs a model/) });
   });
 
   it('rejects bad input clearly: no --redis, a non-redis URL, both --workspace and --git', async () => {

@@ -174,35 +174,42 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     const { queue, events } = queueOf(queueName);
     let rejectCanceled!: (error: unknown) => void;
     const canceled = new Promise<never>((_, reject) => (rejectCanceled = reject));
+    canceled.catch(() => {});
     // A canceled job ends at the origin at once; the worker running it (or the next to take it) aborts it and fails it without retry.
     const cancel = async () => {
       rejectCanceled(new AbortError(`job ${jobId} canceled`));
       await redis.multi().set(keys.canceled(queueName, jobId), '1', 'EX', CONTROL_TTL_SECONDS).publish(keys.control(queueName), JSON.stringify({ queue: queueName, jobId })).exec();
     };
-    const finished = (async () => {
-      await events.waitUntilReady();
-      const job = await Job.fromId(queue, jobId);
-      if (!job) throw new InvalidArgumentError('jobId', `no job ${jobId} on queue "${queueName}"`);
-      try {
-        const value = (await job.waitUntilFinished(events)) as R;
-        await reader.drain();
-        return value;
-      } catch (error) {
-        await reader.drain().catch(() => {});
-        if ((await redis.exists(keys.canceled(queueName, jobId))) === 1) throw new AbortError(`job ${jobId} canceled`, { cause: error });
-        if (TroupeError.isInstance(error)) throw error;
-        throw new QueueJobError(queueName, jobId, error instanceof Error ? error.message : String(error), { cause: error });
-      }
-    })();
-    const result = Promise.race([finished, canceled]);
-    finished.catch(() => {});
-    result.catch(() => {});
+    // Waiting for the result starts on first use (a handle only used for commands or state opens nothing).
+    let result: Promise<R> | undefined;
+    const awaitResult = (): Promise<R> => {
+      if (result) return result;
+      const finished = (async () => {
+        await events.waitUntilReady();
+        const job = await Job.fromId(queue, jobId);
+        if (!job) throw new InvalidArgumentError('jobId', `no job ${jobId} on queue "${queueName}"`);
+        try {
+          const value = (await job.waitUntilFinished(events)) as R;
+          await reader.drain();
+          return value;
+        } catch (error) {
+          await reader.drain().catch(() => {});
+          if ((await redis.exists(keys.canceled(queueName, jobId))) === 1) throw new AbortError(`job ${jobId} canceled`, { cause: error });
+          if (TroupeError.isInstance(error)) throw error;
+          throw new QueueJobError(queueName, jobId, error instanceof Error ? error.message : String(error), { cause: error });
+        }
+      })();
+      finished.catch(() => {});
+      result = Promise.race([finished, canceled]);
+      result.catch(() => {});
+      return result;
+    };
     if (signal) {
       const onAbort = () => void cancel().catch(() => {});
       if (signal.aborted) onAbort();
       else {
         signal.addEventListener('abort', onAbort, { once: true });
-        void result.then(
+        void awaitResult().then(
           () => signal.removeEventListener('abort', onAbort),
           () => signal.removeEventListener('abort', onAbort),
         );
@@ -211,7 +218,9 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     return {
       queue: queueName,
       id: jobId,
-      result,
+      get result() {
+        return awaitResult();
+      },
       onEvent: (listener) => reader.onJob(jobId, listener),
       async command(input) {
         if (typeof input !== 'string' || input === '') throw new InvalidArgumentError('input', 'expected a non-empty command string');

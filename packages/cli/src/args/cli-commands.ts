@@ -106,7 +106,10 @@ export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
 export const WORKER_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'redis', type: 'string', value: 'URL', description: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).' },
   { name: 'concurrency', type: 'string', value: 'N', description: 'Jobs run at once on this worker, per queue. Default: 1.' },
-  { name: 'queues', type: 'string', value: 'A,B', description: 'Queues to take Looper jobs from. Default: troupe-looper.' },
+  { name: 'queues', type: 'string', value: 'A,B', description: 'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model); others Looper runs.' },
+  { name: 'coder', type: 'string', value: 'AGENT', description: 'The agent CLI of pipeline tasks. Default: claude.' },
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'Where pipeline tasks run. Default: the current folder.' },
+  MODEL,
   REGISTRY,
   AUTO_ALLOW,
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },

@@ -1,5 +1,15 @@
 import { Looper } from '@troupe/looper';
-import { createLooperJobHandler, createQueueWorker, LOOPER_QUEUE, type LooperJobEnvironment } from '@troupe/queue-bullmq';
+import { AgentOrchestrator } from '@troupe/orchestrator';
+import { executorFromAgentMember } from '@troupe/pipeline';
+import {
+  createLooperJobHandler,
+  createPipelineTaskJobHandler,
+  createQueueWorker,
+  createSubAgentJobHandler,
+  LOOPER_QUEUE,
+  type LooperJobEnvironment,
+  type QueueJobHandler,
+} from '@troupe/queue-bullmq';
 import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
@@ -45,6 +55,39 @@ function workerLooper(environment: LooperJobEnvironment, setup: { registry: CliR
   });
 }
 
+/** Pipeline tasks (queues named `…-pipeline`): each task is a turn of the `--coder` agent CLI in `--workspace`. */
+function pipelineHandler(options: Record<string, string | boolean | undefined>, setup: { registry: CliRegistry | undefined; autoAllow: boolean; io: CliIo }): QueueJobHandler<any, any> {
+  const m = catalogueOf(setup.io).cli;
+  const coder = resolveAgentChoice(typeof options.coder === 'string' ? options.coder : 'claude', 'coder', setup.registry, m, 'worker');
+  const workDir = typeof options.workspace === 'string' ? options.workspace : setup.io.cwd;
+  return createPipelineTaskJobHandler({
+    createExecutor: ({ eventBus, jobId }) => {
+      const manager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus: eventBus });
+      const executor = executorFromAgentMember({ manager, roleId: `pipeline-${jobId}`, configId: coder.name, member: { workDir } });
+      return {
+        async executeTask(task, context) {
+          try {
+            return await executor.executeTask(task, context);
+          } finally {
+            await manager.cleanup();
+          }
+        },
+      };
+    },
+  });
+}
+
+/** Orchestrator sub-agents (queues named `…-agents`): each runs on this worker's model (`--model`, or the first API key set). */
+function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): QueueJobHandler<any, any> {
+  const m = catalogueOf(io).cli;
+  const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
+  if (!choice) throw new CliUsageError('a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model', { command: 'worker' });
+  const model = createChatModel(choice);
+  return createSubAgentJobHandler({
+    createOrchestrator: ({ eventBus, job }) => new AgentOrchestrator({ model, bus: eventBus, ...(job.workspaceRoot !== undefined ? { workspaceRoot: job.workspaceRoot } : {}) }),
+  });
+}
+
 /**
  * `troupe worker --redis URL [--concurrency N] [--queues A,B]`: takes Looper
  * jobs from the queues and runs them here until interrupted (Ctrl-C or
@@ -70,16 +113,17 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   );
   const testCommand = typeof options['test-command'] === 'string' ? options['test-command'].split(/\s+/).filter(Boolean) : ['node', '--test'];
   const setup = { registry, autoAllow: options['auto-allow'] === true, testCommand, io };
-  const handler = createLooperJobHandler({
+  const looperHandler = createLooperJobHandler({
     createLooper: (environment) => workerLooper(environment, setup),
     ...(typeof options['work-dir'] === 'string' ? { workRoot: options['work-dir'] } : {}),
   });
-  const worker = createQueueWorker({
-    connection: url,
-    concurrency,
-    handlers: Object.fromEntries(queues.map((queue) => [queue, handler])),
-    env: io.env,
-  });
+  const handlers: Record<string, QueueJobHandler<any, any>> = {};
+  for (const queue of queues) {
+    if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
+    else if (queue.endsWith('-agents')) handlers[queue] = subAgentHandler(options, io);
+    else handlers[queue] = looperHandler;
+  }
+  const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });
   io.stdout.write(`troupe worker ${worker.id}: serving ${queues.join(', ')} on ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (concurrency ${concurrency}). Ctrl-C to stop.\n`);
   await new Promise<void>((resolve) => {
     let interrupts = 0;
