@@ -40,7 +40,7 @@ describe('troupe --help', () => {
     [['doctor', '--help'], /Usage: troupe doctor \[--json\]/],
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
-    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, doctor, migrate-registry, help[\s\S]*-h, --help/],
+    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, doctor, worker, submit, migrate-registry, help[\s\S]*-h, --help/],
     [['help', '-h'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'help'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'looper', '--help'], /^Usage: troupe help \[COMMAND\]/],
