@@ -62,6 +62,8 @@ export class EventStreamReader {
   private readonly loop: Promise<void>;
   private waiters: { id: string; resolve: () => void }[] = [];
   private readonly jobListeners = new Map<string, Set<(event: AnyTroupeEvent) => void>>();
+  /** Jobs whose completion was published: a retry that finds the run already done (its worker died between the two) says it again. */
+  private readonly completed = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
@@ -139,6 +141,10 @@ export class EventStreamReader {
       } catch {
         return;
       }
+    }
+    if (event.type === 'queue:job-completed') {
+      if (this.completed.has(record.job)) return;
+      this.completed.add(record.job);
     }
     this.bus?.publish(event);
     for (const listener of this.jobListeners.get(record.job) ?? []) listener(event);

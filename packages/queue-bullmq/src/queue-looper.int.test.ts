@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbortError, EventBus, InvalidArgumentError, type AnyTroupeEvent } from '@troupe/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueueClient, LOOPER_QUEUE, QueuedLooper, submitLooperJob, type LooperJobResult, type QueueClient } from './index';
 import { copySampleWorkspace, findRedisServer, sleep, startTestRedis, startTestWorker, waitFor, type TestRedis, type TestWorker } from './queue-test-kit';
 
@@ -35,6 +35,11 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     await Promise.all(workers.map((worker) => worker.stop()));
     await redis?.dispose();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Each test's workers stop when it ends, passed or failed, so none takes the next test's jobs.
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
   });
 
   async function worker(options: Parameters<typeof startTestWorker>[1] = {}): Promise<TestWorker> {

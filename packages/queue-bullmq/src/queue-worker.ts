@@ -188,6 +188,8 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
         },
       });
       if (controller.signal.aborted) throw controller.signal.reason;
+      // Another worker took the job over (this one stalled past its lock): its run is the one that counts.
+      if ((await redis.get(leaseKey)) !== leaseToken) throw new Error(`job ${jobId}: run lease lost (another worker took the job over)`);
       bus.emit('queue:job-completed', { queue, jobId, attempt, workerId }, { source: workerId });
       await writer.flush();
       return result ?? null;

@@ -1,6 +1,6 @@
 import {
   AbortError,
-  checkStoreLimit,
+  checkStoreListOptions,
   checkStoreNamespace,
   NAMESPACE_SEPARATOR,
   storeValueToJson,
@@ -217,8 +217,8 @@ async function viewGet<V>(reader: StoreReader, namespace: Namespace, key: string
 
 async function viewList<V>(reader: StoreReader, namespace: Namespace, options: StoreListOptions): Promise<StoreItem<V>[]> {
   const nsKey = checkStoreNamespace(namespace);
+  checkStoreListOptions(options);
   const { limit, after, recursive } = options;
-  checkStoreLimit(limit);
   const spaces = recursive ? (await reader.namespaces()).filter((k) => k === nsKey || k.startsWith(nsKey + NAMESPACE_SEPARATOR)).sort() : [nsKey];
   const out: StoreItem<V>[] = [];
   for (const space of spaces) {

@@ -6,8 +6,8 @@ const [url = '', concurrency = '1'] = process.argv.slice(2);
 const worker = createQueueWorker({
   connection: url,
   concurrency: Number(concurrency),
-  lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 3000),
-  stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1000),
+  lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 5000),
+  stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1500),
   handlers: {
     [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper }),
     [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
