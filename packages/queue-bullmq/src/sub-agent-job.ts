@@ -110,10 +110,10 @@ export function createQueuedForkAgentsTool(options: {
         const { task, strategy } = tasks[index] as ForkAgentsArgs['tasks'][number];
         const jobId = (jobs[index] as { id: string }).id;
         if (outcome.status === 'fulfilled') {
-          return { task, strategyType: strategy ?? 'sub', status: 'completed', text: outcome.value.text, agentId: jobId, agentIds: [jobId], attempts: 1 };
+          return { task, strategyType: strategy ?? DEFAULT_SUB_AGENT_STRATEGY.type, status: 'completed', text: outcome.value.text, agentId: jobId, agentIds: [jobId], attempts: 1 };
         }
         const status = outcome.reason instanceof AbortError ? 'terminated' : 'error';
-        return { task, strategyType: strategy ?? 'sub', status, error: serializeError(outcome.reason), agentId: jobId, agentIds: [jobId], attempts: 1 };
+        return { task, strategyType: strategy ?? DEFAULT_SUB_AGENT_STRATEGY.type, status, error: serializeError(outcome.reason), agentId: jobId, agentIds: [jobId], attempts: 1 };
       });
       const succeeded = results.filter((result) => result.status === 'completed').length;
       return formatForkResult({ forkId: `queue-${jobs[0]?.id ?? 'fork'}`, parentId: parentId ?? 'unknown', results, succeeded, failed: results.length - succeeded });
