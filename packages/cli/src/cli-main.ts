@@ -5,6 +5,7 @@ import { CliUsageError, EXIT_CODES } from './cli-errors';
 import { catalogueOf, processIo, redactingIo, type CliIo } from './cli-io';
 import { parseLocale } from './i18n/cli-catalogue';
 import type { CliMessages } from './i18n/cli-messages';
+import { runDashboardCommand } from './commands/dashboard-command';
 import { runDevHubCommand } from './commands/devhub-command';
 import { runDoctorCommand } from './commands/doctor-command';
 import { runInteractiveCommand } from './commands/interactive-command';
@@ -21,6 +22,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   looper: runLooperCommand,
   devhub: runDevHubCommand,
   team: runTeamCommand,
+  dashboard: runDashboardCommand,
   doctor: runDoctorCommand,
   'migrate-registry': runMigrateRegistryCommand,
   worker: runWorkerCommand,
