@@ -85,6 +85,25 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     }
   });
 
+  it('troupe dashboard --queue shows the queue: jobs waiting, active, done', async () => {
+    const dashboard = startTroupe(['dashboard', '-w', workspace(), '--queue', redis.url, '--queues', 'troupe-looper'], env);
+    try {
+      const [, url] = (await dashboard.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+\/\?token=\w+)/, 60_000)) as RegExpMatchArray;
+      const eventsUrl = (url as string).replace('/?token=', '/events?token=');
+      let queues: Record<string, { completed: number; waiting: number; active: number }> = {};
+      for (let i = 0; i < 100 && (queues['troupe-looper']?.completed ?? 0) < 2; i++) {
+        queues = await snapshotQueues(eventsUrl);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The earlier tests ran their Looper jobs to the end on this queue.
+      expect(queues['troupe-looper']).toMatchObject({ waiting: 0, active: 0 });
+      expect(queues['troupe-looper']?.completed).toBeGreaterThanOrEqual(2);
+    } finally {
+      dashboard.child.kill('SIGTERM');
+      await dashboard.exited();
+    }
+  });
+
   it('a sub-agents queue needs a model on the worker: says so, exit 2', async () => {
     const run = await runCliCaptured(['worker', '--redis', redis.url, '--queues', 'troupe-agents'], { env: testEnv() });
     expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/sub-agents queue needs a model/) });
@@ -103,3 +122,23 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(worker.stdout()).toMatch(/finishing 0 job\(s\) in progress/);
   });
 });
+
+/** The `queues` of the dashboard's first Server-Sent Events snapshot. */
+async function snapshotQueues(eventsUrl: string): Promise<Record<string, { completed: number; waiting: number; active: number }>> {
+  const controller = new AbortController();
+  const response = await fetch(eventsUrl, { signal: controller.signal });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  let text = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString('utf8');
+      const match = /event: snapshot\ndata: (.*)\n\n/.exec(text);
+      if (match) return (JSON.parse(match[1] as string) as { queues: Record<string, { completed: number; waiting: number; active: number }> }).queues;
+    }
+  } finally {
+    controller.abort();
+  }
+  return {};
+}

@@ -138,6 +138,8 @@ export const SUBMIT_OPTIONS: readonly CliOptionSpec[] = [
 export const DASHBOARD_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.' },
   { name: 'port', type: 'string', value: 'N', description: 'Port on 127.0.0.1. Default: a random free port.' },
+  { name: 'queue', type: 'string', value: 'REDIS_URL', description: 'Also show the jobs of the BullMQ queues on this Redis (waiting, active, done, failed), see `troupe worker`.' },
+  { name: 'queues', type: 'string', value: 'A,B', description: 'With --queue: the queues to show. Default: troupe-looper, troupe-pipeline, troupe-agents.' },
   HELP,
 ];
 
