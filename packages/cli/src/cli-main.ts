@@ -12,6 +12,8 @@ import { runInteractiveCommand } from './commands/interactive-command';
 import { runLooperCommand } from './commands/looper-command';
 import { runMigrateRegistryCommand } from './commands/migrate-registry-command';
 import { runTeamCommand } from './commands/team-command';
+import { runSubmitCommand } from './commands/submit-command';
+import { runWorkerCommand } from './commands/worker-command';
 import { runUsageCommand } from './commands/usage-command';
 import { VERSION } from './version';
 
@@ -24,6 +26,8 @@ const RUNNERS: Record<string, CommandRunner> = {
   dashboard: runDashboardCommand,
   doctor: runDoctorCommand,
   'migrate-registry': runMigrateRegistryCommand,
+  worker: runWorkerCommand,
+  submit: runSubmitCommand,
   usage: runUsageCommand,
 };
 

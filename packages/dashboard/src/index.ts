@@ -19,6 +19,7 @@ export {
   type LooperView,
   type PendingView,
   type PipelineView,
+  type QueueView,
   type RunView,
   type StepView,
   type TeamMessageView,

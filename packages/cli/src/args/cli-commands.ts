@@ -26,6 +26,9 @@ const REVIEWER: CliOptionSpec = {
 };
 const MODEL: CliOptionSpec = { name: 'model', type: 'string', value: 'PROVIDER[:MODEL]', description: 'Model for DevHub and JUDGE: anthropic, openai or gemini, optionally :MODEL. Default: TROUPE_MODEL, else the first provider whose API key is set.' };
 
+const REDIS_QUEUE: CliOptionSpec = { name: 'queue', type: 'string', value: 'REDIS_URL', description: 'Run on the workers of this BullMQ/Redis queue (see `troupe worker`) instead of here; progress streams back. With --job, control that job.' };
+const GIT: CliOptionSpec = { name: 'git', type: 'string', value: 'URL', description: 'With --queue / submit: a git repository each worker clones, instead of --workspace (a folder the workers can reach).' };
+
 /** Options of the Looper that DevHub starts (`troupe devhub`, and the interactive session). */
 const DEVHUB_LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   CODER,
@@ -53,6 +56,9 @@ export const LOOPER_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".' },
   { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.' },
   MCP,
+  REDIS_QUEUE,
+  { name: 'job', type: 'string', value: 'ID', description: 'With --queue: the queued job a status, stop or add_pending command is for.' },
+  GIT,
   // Seed 000 spelling: `--looper` selects this command.
   { name: 'looper', type: 'boolean', description: 'Accepted for compatibility (`troupe --looper -p …`).' },
   HELP,
@@ -103,10 +109,44 @@ export const USAGE_OPTIONS: readonly CliOptionSpec[] = [
   HELP,
 ];
 
+/** Options of `troupe worker`. */
+export const WORKER_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'redis', type: 'string', value: 'URL', description: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).' },
+  { name: 'concurrency', type: 'string', value: 'N', description: 'Jobs run at once on this worker, per queue. Default: 1.' },
+  { name: 'queues', type: 'string', value: 'A,B', description: 'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model); others Looper runs.' },
+  { name: 'coder', type: 'string', value: 'AGENT', description: 'The agent CLI of pipeline tasks. Default: claude.' },
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'Where pipeline tasks run. Default: the current folder.' },
+  MODEL,
+  REGISTRY,
+  AUTO_ALLOW,
+  { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
+  { name: 'work-dir', type: 'string', value: 'DIR', description: 'Where git workspaces are cloned. Default: a troupe-worker folder in the temp folder.' },
+  HELP,
+];
+
+/** Options of `troupe submit`. */
+export const SUBMIT_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'redis', type: 'string', value: 'URL', description: 'The Redis server of the queue.' },
+  { name: 'prompt', short: 'p', type: 'string', value: 'TASK', description: 'The task of the Looper run.' },
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'A project folder the workers can reach (shared disk). Default: the current folder.' },
+  GIT,
+  { name: 'ref', type: 'string', value: 'REF', description: 'With --git: the branch or tag to clone.' },
+  { name: 'coder', type: 'string', value: 'AGENT', description: "Coder agent, resolved on the worker (its registry and keys). Default: claude." },
+  { name: 'reviewer', type: 'string', value: 'AGENT', description: "Review agent on the worker, or tests. Default: the Coder's agent." },
+  { name: 'judge', type: 'string', value: 'rules|PROVIDER[:MODEL]', description: "JUDGE: the rule policy, or a model the worker has the key for. Default: rules." },
+  { name: 'max-iterations', type: 'string', value: 'N', description: 'Iterations per run. Default: 5.' },
+  { name: 'step-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of each step.' },
+  { name: 'attempts', type: 'string', value: 'N', description: 'Attempts if a worker fails or dies (retried from the last checkpoint, with backoff). Default: 3.' },
+  { name: 'wait', type: 'boolean', description: 'Follow the run: print its progress as it streams back, exit with how it ended.' },
+  HELP,
+];
+
 /** Options of `troupe dashboard`. */
 export const DASHBOARD_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.' },
   { name: 'port', type: 'string', value: 'N', description: 'Port on 127.0.0.1. Default: a random free port.' },
+  { name: 'queue', type: 'string', value: 'REDIS_URL', description: 'Also show the jobs of the BullMQ queues on this Redis (waiting, active, done, failed), see `troupe worker`.' },
+  { name: 'queues', type: 'string', value: 'A,B', description: 'With --queue: the queues to show. Default: troupe-looper, troupe-pipeline, troupe-agents.' },
   HELP,
 ];
 
@@ -131,6 +171,8 @@ export const COMMANDS = [
   { name: 'team', summary: 'Run the team in .troupe/team.json.' },
   { name: 'dashboard', summary: 'Serve a live web dashboard of a workspace (Looper, agents, team, pipeline, usage) on 127.0.0.1.' },
   { name: 'doctor', summary: 'Show installed agent CLIs and versions, API keys, and what the demo will use.' },
+  { name: 'worker', summary: 'Run Looper jobs from a BullMQ/Redis queue on this machine (scale out).' },
+  { name: 'submit', summary: 'Send a Looper run to the workers of a queue.' },
   { name: 'migrate-registry', summary: 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).' },
   { name: 'usage', summary: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).' },
   { name: 'help', summary: 'Show help for a command.' },
@@ -192,6 +234,41 @@ export function helpText(command: string): string {
         ...AGENTS_TEXT,
         '',
         LANGUAGE_TEXT,
+        '',
+        ...exitCodesText(),
+      ].join('\n');
+    case 'worker':
+      return [
+        'Usage: troupe worker --redis URL [--concurrency N] [--queues A,B] [options]',
+        '',
+        'Takes Looper jobs from the queue and runs each whole Looper here, streaming its progress back to',
+        'whoever submitted it. Agents and API keys are this machine\'s (its env and agent registry): jobs carry',
+        'none. A worker that dies mid-job leaves the job to another, which resumes it from its last checkpoint.',
+        'Ctrl-C (or SIGTERM) finishes the jobs in progress; twice cancels them (they are retried elsewhere).',
+        '',
+        'Options:',
+        formatOptions(WORKER_OPTIONS),
+        '',
+        'Examples:',
+        '  redis-server --appendonly yes --port 6379 &',
+        '  troupe worker --redis redis://127.0.0.1:6379 --concurrency 2',
+        '',
+        ...exitCodesText(),
+      ].join('\n');
+    case 'submit':
+      return [
+        'Usage: troupe submit --redis URL -p TASK [--workspace DIR | --git URL] [--wait] [options]',
+        '',
+        'Sends a Looper run to the workers of the queue (see `troupe worker`) and prints its job id; with --wait,',
+        'follows it: its [AUTO] progress streams back and the exit code is how the run ended.',
+        'Control it later with: troupe looper --queue URL --job ID -p \'{"type":"status"}\' (or stop, add_pending).',
+        '',
+        'Options:',
+        formatOptions(SUBMIT_OPTIONS),
+        '',
+        'Examples:',
+        `  troupe submit --redis redis://127.0.0.1:6379 --git https://github.com/acme/app.git -p 'Add tests for the parser' --coder claude --reviewer tests`,
+        `  troupe looper --queue redis://127.0.0.1:6379 -w /shared/app -p '{"type":"start","task":"Add a sum function"}'`,
         '',
         ...exitCodesText(),
       ].join('\n');

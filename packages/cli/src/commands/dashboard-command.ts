@@ -1,5 +1,6 @@
 import { EventBus, type Message } from '@troupe/core';
-import { serveDashboard, type DashboardLooperControl } from '@troupe/dashboard';
+import { serveDashboard, type DashboardInput, type DashboardLooperControl } from '@troupe/dashboard';
+import { createQueueClient, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '@troupe/queue-bullmq';
 import { DASHBOARD_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
@@ -8,9 +9,12 @@ import type { ControlClient } from '../control/control-client';
 import { reachRunner } from '../control/reach-runner';
 import { LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import { openWorkspace } from '../workspace/troupe-workspace';
+import { redisOption } from './worker-command';
 
 /** How often a detached dashboard looks for a runner. */
 const ATTACH_RETRY_MS = 1000;
+/** How often the queues' counts are read (`--queue`). */
+const QUEUE_POLL_MS = 1000;
 
 /**
  * `troupe dashboard`: serves the live dashboard of a workspace on
@@ -90,6 +94,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     }
   };
   void attach();
+  const stopQueues = typeof options.queue === 'string' ? watchQueues(redisOption(options.queue, 'queue', 'dashboard'), options.queues, dashboard.handler.push, io) : undefined;
 
   io.stdout.write(`${m.dashboard.serving(dashboard.url)}\n`);
   await new Promise<void>((resolve) => {
@@ -101,10 +106,33 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     }
   });
   client?.close();
+  await stopQueues?.();
   await dashboard.close();
   await workspace.close();
   io.stdout.write(`${m.dashboard.stopped}\n`);
   return EXIT_CODES.ok;
+}
+
+/** Reads the queues' job counts every second and shows them (`dashboard:queue-counts` inputs). */
+function watchQueues(url: string, names: string | boolean | undefined, push: (input: DashboardInput) => void, io: CliIo): () => Promise<void> {
+  const queues = typeof names === 'string' ? names.split(',').map((name) => name.trim()).filter(Boolean) : [LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE];
+  const client = createQueueClient({ connection: url, env: io.env });
+  let stopped = false;
+  const poll = async () => {
+    while (!stopped) {
+      for (const queue of queues) {
+        const counts = await client.counts(queue).catch(() => undefined);
+        if (counts && !stopped) push({ type: 'dashboard:queue-counts', timestamp: Date.now(), source: 'dashboard', payload: { queue, counts } });
+      }
+      await new Promise((resolve) => setTimeout(resolve, QUEUE_POLL_MS).unref());
+    }
+  };
+  const polling = poll();
+  return async () => {
+    stopped = true;
+    await polling;
+    await client.close();
+  };
 }
 
 function parsePort(value: string): number {

@@ -14,6 +14,17 @@ import { SessionMessageLog } from '../workspace/session-message-log';
 import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
 import { holdWorkspace, noteLeftovers, WorkspaceTakenError } from './hold-workspace';
+import { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } from './submit-command';
+import { redisOption } from './worker-command';
+
+/** `troupe looper --queue URL …`: the run goes to the queue's workers (a start), or a command to a queued job (`--job ID`). */
+async function runQueuedLooper(options: Record<string, string | boolean | undefined>, command: LooperCommand | undefined, io: CliIo): Promise<number> {
+  const url = redisOption(options.queue, 'queue', 'looper');
+  if (command === undefined) throw new CliUsageError('with --queue, give a command with -p (a start, or status/stop/add_pending with --job ID)', { command: 'looper' });
+  if (command.type === 'start') return submitLooperRun({ url, spec: looperJobSpecFromOptions(options, command.task, io, 'looper'), follow: true, io });
+  if (typeof options.job !== 'string' || options.job === '') throw new CliUsageError(`with --queue, ${command.type} needs --job ID (the id \`troupe submit\` printed)`, { command: 'looper' });
+  return commandQueuedJob({ url, jobId: options.job, command, io });
+}
 
 /**
  * `troupe looper`: runs the Looper on a workspace, or sends the command to
@@ -39,6 +50,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
     if (!parsed.success) throw new CliUsageError(m.usage.invalidLooperCommand(parsed.error), { command: 'looper' });
     command = parsed.command;
   }
+  if (typeof options.queue === 'string') return runQueuedLooper(options, command, io);
   const read = readLooperOptions(options, io, 'looper');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.

@@ -1,6 +1,6 @@
 // The other panels: an orchestrator's agent tree, team conversations, pipeline batches (Gantt), usage per agent.
 import { html } from 'htm/preact';
-import type { AgentView, ConversationView, PipelineView, UsageView } from '../state/dashboard-state';
+import type { AgentView, ConversationView, PipelineView, QueueView, UsageView } from '../state/dashboard-state';
 import { formatCost, formatCount, formatDuration } from './dashboard-format';
 
 function AgentNode({ agent, children }: { agent: AgentView; children: Map<string, AgentView[]> }): unknown {
@@ -109,5 +109,23 @@ export function UsagePanel({ usage }: { usage: UsageView }) {
             </tbody>
           </table>`
     }
+  </section>`;
+}
+
+/** Jobs of each BullMQ queue by state (`troupe dashboard --queue URL`); nothing when no queue is watched. */
+export function QueuePanel({ queues }: { queues: Record<string, QueueView> }) {
+  const names = Object.keys(queues ?? {}).sort();
+  if (names.length === 0) return '';
+  return html`<section data-testid="queues">
+    <h2>Queues</h2>
+    <table>
+      <thead><tr><th>queue</th><th class="n">waiting</th><th class="n">active</th><th class="n">delayed</th><th class="n">done</th><th class="n">failed</th></tr></thead>
+      <tbody>
+        ${names.map((name) => {
+          const queue = queues[name] as QueueView;
+          return html`<tr key=${name} data-testid="queue-row"><td>${name}</td><td class="n">${queue.waiting}</td><td class="n">${queue.active}</td><td class="n">${queue.delayed}</td><td class="n">${queue.completed}</td><td class="n">${queue.failed}</td></tr>`;
+        })}
+      </tbody>
+    </table>
   </section>`;
 }

@@ -4,7 +4,7 @@ import { html } from 'htm/preact';
 import { render } from 'preact';
 import { applyDashboardInput } from '../state/dashboard-reducer';
 import type { DashboardInput, DashboardState } from '../state/dashboard-state';
-import { AgentTreePanel, PipelinePanel, TeamPanel, UsagePanel } from './dashboard-activity-views';
+import { AgentTreePanel, PipelinePanel, QueuePanel, TeamPanel, UsagePanel } from './dashboard-activity-views';
 import { formatClock } from './dashboard-format';
 import { AutoStreamPanel, LooperPanel, PendingPanel, TimelinePanel, type SendCommand } from './dashboard-looper-views';
 
@@ -57,6 +57,7 @@ function App({ state: current }: { state: DashboardState | null }) {
       <${AgentTreePanel} agents=${current.agents} />
       <${TeamPanel} conversations=${current.conversations} />
       <${PipelinePanel} pipelines=${current.pipelines} now=${current.updatedAt} />
+      <${QueuePanel} queues=${current.queues} />
     </main>`;
 }
 

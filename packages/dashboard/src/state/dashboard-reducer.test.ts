@@ -85,4 +85,13 @@ describe('applyDashboardInput', () => {
     expect(isDashboardInput({ type: 'agent:part', timestamp: 1, payload: { part: { type: 'text-delta' } } })).toBe(false);
     expect(isDashboardInput({ type: 'agent:part', timestamp: 1, payload: { part: { type: 'usage' } } })).toBe(true);
   });
+
+  it('shows queue job counts (troupe dashboard --queue): waiting includes prioritized and paused jobs; bad input changes nothing', () => {
+    const state = fold([
+      { type: 'dashboard:queue-counts', timestamp: 5, source: 'dashboard', payload: { queue: 'troupe-looper', counts: { waiting: 2, prioritized: 1, active: 3, completed: 7, failed: 1, delayed: 0 } } },
+      { type: 'dashboard:queue-counts', timestamp: 6, source: 'dashboard', payload: { counts: { waiting: 9 } } },
+    ]);
+    expect(state.queues).toEqual({ 'troupe-looper': { waiting: 3, active: 3, delayed: 0, completed: 7, failed: 1, updatedAt: 5 } });
+    expect(isDashboardInput({ type: 'dashboard:queue-counts', timestamp: 1, source: 'dashboard', payload: {} })).toBe(true);
+  });
 });

@@ -33,6 +33,23 @@ export function applyDashboardInput(state: DashboardState, input: DashboardInput
     applyLooperStatus(state, payload);
     return state;
   }
+  if (type === 'dashboard:queue-counts') {
+    const queue = text(payload.queue);
+    const counts = record(payload.counts);
+    if (queue !== undefined) {
+      const read = (name: string) => count(counts[name]) ?? 0;
+      // BullMQ counts prioritized and paused jobs apart from waiting ones: they are all waiting to run.
+      state.queues[queue] = {
+        waiting: read('waiting') + read('prioritized') + read('paused'),
+        active: read('active'),
+        delayed: read('delayed'),
+        completed: read('completed'),
+        failed: read('failed'),
+        updatedAt: timestamp,
+      };
+    }
+    return state;
+  }
   if (type === 'dashboard:looper-history') {
     applyLooperHistory(state, payload);
     return state;

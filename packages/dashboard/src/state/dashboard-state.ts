@@ -263,7 +263,20 @@ export interface DashboardState {
   conversations: ConversationView[];
   pipelines: PipelineView[];
   usage: UsageView;
+  /** BullMQ queues (`troupe dashboard --queue URL`): job counts by state, per queue. */
+  queues: Record<string, QueueView>;
   limits: DashboardLimits;
+}
+
+/** One queue's jobs by state (a `dashboard:queue-counts` input). */
+export interface QueueView {
+  waiting: number;
+  active: number;
+  delayed: number;
+  completed: number;
+  failed: number;
+  /** When the counts were read. */
+  updatedAt: number;
 }
 
 /** A dashboard state with nothing in it yet. */
@@ -296,6 +309,7 @@ export function createDashboardState(options: { limits?: Partial<DashboardLimits
     conversations: [],
     pipelines: [],
     usage: { source: 'none', agents: [], openTurns: {}, recordIds: [] },
+    queues: {},
     limits: { ...DEFAULT_DASHBOARD_LIMITS, ...options.limits },
   };
 }

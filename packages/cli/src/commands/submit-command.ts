@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+import { EventBus } from '@troupe/core';
+import type { LooperCommand } from '@troupe/looper';
+import { createQueueClient, LOOPER_QUEUE, looperJobStateStore, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
+import { SUBMIT_OPTIONS, helpText } from '../args/cli-commands';
+import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
+import { catalogueOf, type CliIo } from '../cli-io';
+import { redisOption } from './worker-command';
+
+type Options = Record<string, string | boolean | undefined>;
+
+/** The Looper job `troupe submit` / `troupe looper --queue` sends: names and numbers only, no secret. */
+export function looperJobSpecFromOptions(options: Options, task: string, io: CliIo, command: string): LooperJobSpec {
+  const git = typeof options.git === 'string' ? options.git : undefined;
+  if (git !== undefined && typeof options.workspace === 'string') throw new CliUsageError('give either --workspace DIR or --git URL, not both', { command });
+  const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command);
+  const stepTimeout = positiveIntegerOption(options['step-timeout'], 'step-timeout', command);
+  const judge = typeof options.judge === 'string' ? options.judge : typeof options.model === 'string' ? options.model : undefined;
+  return {
+    task,
+    workspace: git !== undefined ? { gitUrl: git, ...(typeof options.ref === 'string' ? { ref: options.ref } : {}) } : { path: resolve(io.cwd, typeof options.workspace === 'string' ? options.workspace : '.') },
+    ...(typeof options.coder === 'string' ? { coder: options.coder } : {}),
+    ...(typeof options.reviewer === 'string' ? { reviewer: options.reviewer } : {}),
+    ...(judge !== undefined ? { judge } : {}),
+    ...(maxIterations !== undefined ? { maxIterations } : {}),
+    ...(stepTimeout !== undefined ? { stepTimeoutMs: stepTimeout * 1000 } : {}),
+  };
+}
+
+/**
+ * Sends a Looper run to the queue and, when `follow`, prints its `[AUTO]`
+ * progress as it streams back and exits with how the run ended (like an
+ * in-process `troupe looper`). Ctrl-C while following sends `stop`; twice
+ * cancels the job (its agent CLI is killed on the worker).
+ */
+export async function submitLooperRun(options: { url: string; spec: LooperJobSpec; follow: boolean; attempts?: number | undefined; io: CliIo }): Promise<number> {
+  const { io } = options;
+  const bus = new EventBus();
+  const client = createQueueClient({ connection: options.url, eventBus: bus, env: io.env, ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) });
+  try {
+    if (options.follow) {
+      bus.on('message:added', (event) => void io.stdout.write(`${event.payload.message.content}\n`), { channelId: 'looper' });
+      bus.on('queue:job-started', (event) => void io.stdout.write(`[queue] job ${event.payload.jobId} ${event.payload.resumed ? 'resumed' : 'started'} on ${event.payload.workerId} (attempt ${event.payload.attempt})\n`));
+      bus.on('queue:job-failed', (event) => void io.stdout.write(`[queue] job ${event.payload.jobId} attempt ${event.payload.attempt} failed: ${event.payload.error.message}${event.payload.willRetry ? ' (will retry)' : ''}\n`));
+    }
+    const job = await submitLooperJob(client, options.spec);
+    io.stdout.write(`Submitted job ${job.id} to ${LOOPER_QUEUE}.\n`);
+    if (!options.follow) return EXIT_CODES.ok;
+    let interrupts = 0;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        io.stdout.write('Stopping the run after the current iteration (Ctrl-C again cancels the job)…\n');
+        void job.command(JSON.stringify({ type: 'stop' })).catch(() => {});
+      } else void job.cancel().catch(() => {});
+    };
+    if (io.handleSignals) process.on('SIGINT', onSignal);
+    try {
+      const result = await job.result;
+      const saved = await looperJobStateStore(client.store, job.queue, job.id).load('looper');
+      io.stdout.write(`Job ${job.id} ended: ${result.outcome} after ${result.iterations} iteration(s) — ${result.reason}\n`);
+      return saved ? exitCodeOfRun(saved) : EXIT_CODES.ok;
+    } catch (error) {
+      io.stderr.write(`troupe: job ${job.id}: ${(error as Error).message}\n`);
+      return interrupts > 1 ? EXIT_CODES.interrupted : EXIT_CODES.failure;
+    } finally {
+      if (io.handleSignals) process.off('SIGINT', onSignal);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** A Looper command other than `start`, sent to a queued job (`troupe looper --queue URL --job ID -p …`). */
+export async function commandQueuedJob(options: { url: string; jobId: string; command: Exclude<LooperCommand, { type: 'start' }>; io: CliIo }): Promise<number> {
+  const client: QueueClient = createQueueClient({ connection: options.url, env: options.io.env });
+  try {
+    const job = client.job(LOOPER_QUEUE, options.jobId);
+    const state = await job.state();
+    if (state === 'unknown') throw new CliUsageError(`no job ${options.jobId} on ${LOOPER_QUEUE}`, { command: 'looper' });
+    if (options.command.type === 'status') {
+      const saved = await looperJobStateStore(client.store, LOOPER_QUEUE, options.jobId).load('looper');
+      const { englishLooperTexts } = await import('@troupe/looper');
+      options.io.stdout.write(`Job ${options.jobId}: ${state}\n${saved ? englishLooperTexts.status(saved) : ''}\n`);
+      return EXIT_CODES.ok;
+    }
+    if (state !== 'active' && state !== 'waiting' && state !== 'delayed') {
+      options.io.stdout.write(`Job ${options.jobId} is ${state}: nothing to ${options.command.type}.\n`);
+      return EXIT_CODES.failure;
+    }
+    await job.command(JSON.stringify(options.command));
+    options.io.stdout.write(`Sent ${options.command.type} to job ${options.jobId}.\n`);
+    return EXIT_CODES.ok;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * `troupe submit --redis URL -p TASK [--workspace DIR | --git URL] [--wait]`:
+ * sends a Looper run to the workers; prints the job id, or with `--wait`
+ * follows it to its end.
+ */
+export async function runSubmitCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const m = catalogueOf(io).cli;
+  const { options, positionals } = parseCliArgs(argv, SUBMIT_OPTIONS, 'submit', m);
+  if (options.help) {
+    io.stdout.write(`${helpText('submit')}\n`);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'submit' });
+  const url = redisOption(options.redis, 'redis', 'submit');
+  const task = typeof options.prompt === 'string' ? options.prompt.trim() : '';
+  if (task === '') throw new CliUsageError('-p TASK is required: the task of the Looper run', { command: 'submit' });
+  const spec = looperJobSpecFromOptions(options, task, io, 'submit');
+  return submitLooperRun({ url, spec, follow: options.wait === true, attempts: positiveIntegerOption(options.attempts, 'attempts', 'submit'), io });
+}

@@ -1,0 +1,141 @@
+import { Looper } from '@troupe/looper';
+import { AgentOrchestrator } from '@troupe/orchestrator';
+import { executorFromAgentMember } from '@troupe/pipeline';
+import {
+  createLooperJobHandler,
+  createPipelineTaskJobHandler,
+  createQueueWorker,
+  createSubAgentJobHandler,
+  LOOPER_QUEUE,
+  type LooperJobEnvironment,
+  type QueueJobHandler,
+} from '@troupe/queue-bullmq';
+import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
+import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { CliUsageError, EXIT_CODES } from '../cli-errors';
+import { catalogueOf, type CliIo } from '../cli-io';
+import { chooseModel, createChatModel } from '../looper/cli-model';
+import { createCliAgentManager } from '../looper/create-cli-looper';
+import { createTestRunReview } from '../looper/test-run-review';
+import { loadCliRegistry, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
+
+/** `--redis URL`: required, a redis:// or rediss:// URL. */
+export function redisOption(value: unknown, name: string, command: string): string {
+  if (typeof value !== 'string' || value === '') throw new CliUsageError(`--${name} URL is required (e.g. --${name} redis://127.0.0.1:6379)`, { command });
+  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(`--${name} expects a redis:// or rediss:// URL, got "${value.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}"`, { command });
+  return value;
+}
+
+/**
+ * The Looper of one job on this worker: agents from this machine's registry
+ * and env (the job names them; keys never travel), JUDGE on a model only when
+ * the job asks for one and this worker has its key.
+ */
+function workerLooper(environment: LooperJobEnvironment, setup: { registry: CliRegistry | undefined; autoAllow: boolean; testCommand: readonly string[]; io: CliIo }): Looper {
+  const { spec } = environment;
+  const m = catalogueOf(setup.io).cli;
+  const coder = resolveAgentChoice(spec.coder ?? 'claude', 'coder', setup.registry, m, 'worker');
+  const reviewerName = spec.reviewer ?? coder.name;
+  const review =
+    reviewerName === 'tests'
+      ? createTestRunReview({ command: setup.testCommand })
+      : { configId: resolveAgentChoice(reviewerName, 'reviewer', setup.registry, m, 'worker', ['tests']).name, roleId: 'looper-review' };
+  const judgeChoice = spec.judge !== undefined && spec.judge !== 'rules' ? chooseModel(spec.judge === 'model' ? undefined : spec.judge, setup.io.env, 'worker', m) : undefined;
+  return new Looper({
+    coder: { configId: coder.name, roleId: 'looper-coder' },
+    review,
+    ...(judgeChoice ? { model: createChatModel(judgeChoice) } : {}),
+    eventBus: environment.eventBus,
+    messages: environment.messages,
+    stateStore: environment.stateStore,
+    agentManager: createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus: environment.eventBus }),
+    workspacePath: environment.workspacePath,
+    ...(spec.maxIterations !== undefined ? { maxIterations: spec.maxIterations } : {}),
+    ...(spec.stepTimeoutMs !== undefined ? { stepTimeoutMs: spec.stepTimeoutMs } : {}),
+  });
+}
+
+/** Pipeline tasks (queues named `…-pipeline`): each task is a turn of the `--coder` agent CLI in `--workspace`. */
+function pipelineHandler(options: Record<string, string | boolean | undefined>, setup: { registry: CliRegistry | undefined; autoAllow: boolean; io: CliIo }): QueueJobHandler<any, any> {
+  const m = catalogueOf(setup.io).cli;
+  const coder = resolveAgentChoice(typeof options.coder === 'string' ? options.coder : 'claude', 'coder', setup.registry, m, 'worker');
+  const workDir = typeof options.workspace === 'string' ? options.workspace : setup.io.cwd;
+  return createPipelineTaskJobHandler({
+    createExecutor: ({ eventBus, jobId }) => {
+      const manager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus: eventBus });
+      const executor = executorFromAgentMember({ manager, roleId: `pipeline-${jobId}`, configId: coder.name, member: { workDir } });
+      return {
+        async executeTask(task, context) {
+          try {
+            return await executor.executeTask(task, context);
+          } finally {
+            await manager.cleanup();
+          }
+        },
+      };
+    },
+  });
+}
+
+/** Orchestrator sub-agents (queues named `…-agents`): each runs on this worker's model (`--model`, or the first API key set). */
+function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): QueueJobHandler<any, any> {
+  const m = catalogueOf(io).cli;
+  const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
+  if (!choice) throw new CliUsageError('a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model', { command: 'worker' });
+  const model = createChatModel(choice);
+  return createSubAgentJobHandler({
+    createOrchestrator: ({ eventBus, job }) => new AgentOrchestrator({ model, bus: eventBus, ...(job.workspaceRoot !== undefined ? { workspaceRoot: job.workspaceRoot } : {}) }),
+  });
+}
+
+/**
+ * `troupe worker --redis URL [--concurrency N] [--queues A,B]`: takes Looper
+ * jobs from the queues and runs them here until interrupted (Ctrl-C or
+ * SIGTERM: finishes the jobs in progress; a second one cancels them, and
+ * they are retried elsewhere from their checkpoints).
+ */
+export async function runWorkerCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const m = catalogueOf(io).cli;
+  const { options, positionals } = parseCliArgs(argv, WORKER_OPTIONS, 'worker', m);
+  if (options.help) {
+    io.stdout.write(`${helpText('worker')}\n`);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'worker' });
+  const url = redisOption(options.redis, 'redis', 'worker');
+  const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'worker', m) ?? 1;
+  const queues = typeof options.queues === 'string' ? options.queues.split(',').map((name) => name.trim()).filter(Boolean) : [LOOPER_QUEUE];
+  if (queues.length === 0) throw new CliUsageError('--queues expects queue names separated by commas', { command: 'worker' });
+  const registry = await loadCliRegistry(
+    { option: typeof options.registry === 'string' ? options.registry : undefined, env: io.env, cwd: io.cwd },
+    m,
+    (warning) => io.stderr.write(`troupe: ${warning}\n`),
+  );
+  const testCommand = typeof options['test-command'] === 'string' ? options['test-command'].split(/\s+/).filter(Boolean) : ['node', '--test'];
+  const setup = { registry, autoAllow: options['auto-allow'] === true, testCommand, io };
+  const looperHandler = createLooperJobHandler({
+    createLooper: (environment) => workerLooper(environment, setup),
+    ...(typeof options['work-dir'] === 'string' ? { workRoot: options['work-dir'] } : {}),
+  });
+  const handlers: Record<string, QueueJobHandler<any, any>> = {};
+  for (const queue of queues) {
+    if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
+    else if (queue.endsWith('-agents')) handlers[queue] = subAgentHandler(options, io);
+    else handlers[queue] = looperHandler;
+  }
+  const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });
+  io.stdout.write(`troupe worker ${worker.id}: serving ${queues.join(', ')} on ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (concurrency ${concurrency}). Ctrl-C to stop.\n`);
+  await new Promise<void>((resolve) => {
+    let interrupts = 0;
+    const onSignal = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        io.stdout.write(`troupe worker: finishing ${worker.activeJobs()} job(s) in progress (again to cancel them; they are retried elsewhere)\n`);
+        void worker.close().finally(resolve);
+      } else void worker.close({ force: true }).finally(resolve);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return EXIT_CODES.ok;
+}

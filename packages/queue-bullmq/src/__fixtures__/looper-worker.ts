@@ -1,0 +1,20 @@
+// A worker process for the tests and the bench: `node --import tsx --conditions=@troupe/source looper-worker.ts REDIS_URL [CONCURRENCY]`.
+import { createLooperJobHandler, createPipelineTaskJobHandler, createQueueWorker, createSubAgentJobHandler, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '../index';
+import { createFixtureLooper, createFixtureOrchestrator, fixturePipelineExecutor } from './looper-factory';
+
+const [url = '', concurrency = '1'] = process.argv.slice(2);
+const worker = createQueueWorker({
+  connection: url,
+  concurrency: Number(concurrency),
+  lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 5000),
+  stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1500),
+  handlers: {
+    [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper }),
+    [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
+    [SUB_AGENT_QUEUE]: createSubAgentJobHandler({ createOrchestrator: createFixtureOrchestrator }),
+  },
+});
+process.stdout.write(`ready ${worker.id}\n`);
+const stop = () => void worker.close({ force: true }).then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,46 @@
+// @troupe/queue-bullmq: Looper runs, pipeline tasks and orchestrator sub-agents on worker processes, over BullMQ and Redis.
+export { DEFAULT_QUEUE_PREFIX, type QueueConnection } from './queue-connection';
+export { RedisStore, type RedisStoreOptions } from './redis-store';
+export { queueEventSchemas, registerQueueEvents, type QueueEventPayloads } from './queue-events';
+export type { QueueJobContext, QueueJobData, QueueJobHandler } from './queue-job';
+export { createQueueWorker, type QueueWorker, type QueueWorkerOptions } from './queue-worker';
+export {
+  assertNoSecretInPayload,
+  createQueueClient,
+  QueueJobError,
+  type QueueBackoff,
+  type QueueClient,
+  type QueueClientOptions,
+  type QueuedJob,
+  type SubmitOptions,
+} from './queue-client';
+export {
+  createLooperJobHandler,
+  LOOPER_QUEUE,
+  looperJobNamespace,
+  looperJobSpecSchema,
+  looperJobStateStore,
+  looperWorkspaceSchema,
+  type LooperJobEnvironment,
+  type LooperJobHandlerOptions,
+  type LooperJobResult,
+  type LooperJobSpec,
+} from './looper-job';
+export { QueuedLooper, submitLooperJob, type QueuedLooperOptions } from './queued-looper';
+export {
+  createPipelineTaskJobHandler,
+  createQueuedPipelineExecutor,
+  PIPELINE_QUEUE,
+  pipelineTaskJobSchema,
+  type PipelineTaskEnvironment,
+  type PipelineTaskJob,
+} from './pipeline-job';
+export {
+  createQueuedForkAgentsTool,
+  createSubAgentJobHandler,
+  SUB_AGENT_QUEUE,
+  subAgentJobSchema,
+  type SubAgentEnvironment,
+  type SubAgentJob,
+  type SubAgentJobResult,
+} from './sub-agent-job';
