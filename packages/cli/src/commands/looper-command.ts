@@ -6,14 +6,14 @@ import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
 import { removeStaleSocket } from '../control/control-server';
 import { reachRunner } from '../control/reach-runner';
-import { createSessionLooperStateStore } from '../looper/create-cli-looper';
+import { createSessionLooperStateStore } from '../looper/session-looper-state-store';
 import { answerFromCheckpoint, LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import type { LooperReplySummary } from '../looper/looper-reply';
-import { checkAgentClis, readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
+import { readLooperOptions } from '../looper/read-looper-setup';
 import { SessionMessageLog } from '../workspace/session-message-log';
 import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
-import { holdWorkspace, noteLeftovers, WorkspaceTakenError } from './hold-workspace';
+import { noteLeftovers, WorkspaceTakenError } from '../workspace/workspace-claim';
 
 /**
  * `troupe looper`: runs the Looper on a workspace, or sends the command to
@@ -42,7 +42,10 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
   const read = readLooperOptions(options, io, 'looper');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.
-  const resolved = command === undefined || command.type === 'start' ? await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
+  // The adapters, model SDKs and the runner load only then: `status`, `add_pending` and `stop` start fast.
+  const runs = command === undefined || command.type === 'start';
+  const setupModule = runs ? await import('../looper/resolve-looper-setup') : undefined;
+  const resolved = setupModule ? await setupModule.resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
   const workspace = await openWorkspace(workspacePath, io);
   const newSession = options.newsession === true;
   try {
@@ -52,6 +55,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
       try {
         if (command && command.type !== 'start') return await answerWithoutRunner(workspace, command, input as string, newSession, read.base.maxIterations ?? 5, io);
         const { setup, summary } = resolved as NonNullable<typeof resolved>;
+        const { holdWorkspace } = await import('./hold-workspace');
         return await holdWorkspace(workspace, {
           io,
           setup,
@@ -60,7 +64,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
           banner: m.looper.banner(workspace.root, summary),
           channels: [LOOPER_ID],
           live: isLiveTerminal(io),
-          preflight: () => checkAgentClis(setup, io),
+          preflight: () => setupModule?.checkAgentClis(setup, io),
           async work(runner, { resumed, progress }) {
             if (input === undefined && !resumed) {
               progress.line(m.looper.nothingToResume(workspace.root, runner.looper.formatStatus()));
