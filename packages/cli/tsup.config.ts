@@ -19,7 +19,7 @@ export default defineConfig(() => {
       clean: false,
       splitting: true,
       noExternal: [/^@troupe\//, 'zod', 'smol-toml'],
-      external: ['better-sqlite3'],
+      external: ['better-sqlite3', 'esbuild'],
       esbuildOptions(options) {
         options.sourcesContent = false;
         options.chunkNames = 'bin-chunks/[name]-[hash]';

@@ -24,6 +24,7 @@ describe('Codex adapter: MCP servers (checked against Codex 0.169.0)', () => {
       '-c', 'mcp_servers.troupe.url="http://127.0.0.1:4000/mcp"',
       '-c', 'mcp_servers.troupe.env_http_headers={"Authorization"="TROUPE_MCP_TROUPE_HEADER_0"}',
       '-c', 'mcp_servers.troupe.startup_timeout_sec=60',
+      '-c', 'mcp_servers.troupe.required=true',
       '-c', 'mcp_servers.troupe.default_tools_approval_mode="approve"',
       '-c', 'mcp_servers.files.command="npx"',
       '-c', 'mcp_servers.files.args=["-y","server \\"fs\\""]',
@@ -31,9 +32,11 @@ describe('Codex adapter: MCP servers (checked against Codex 0.169.0)', () => {
       '-c', 'mcp_servers.files.env={"LOG_LEVEL"="debug"}',
       '-c', 'mcp_servers.files.env_vars=["GITHUB_TOKEN"]',
       '-c', 'mcp_servers.files.startup_timeout_sec=60',
+      '-c', 'mcp_servers.files.required=true',
       '-c', 'mcp_servers.files.default_tools_approval_mode="approve"',
       '-c', 'mcp_servers.shell.command="shell-mcp"',
       '-c', 'mcp_servers.shell.startup_timeout_sec=60',
+      '-c', 'mcp_servers.shell.required=true',
     ]);
     expect(line.env).toMatchObject({ TROUPE_MCP_TROUPE_HEADER_0: 'Bearer tok-0123456789abcdef', GITHUB_TOKEN: 'ghp-secret-token' });
     expect(line.args.join(' ')).not.toMatch(/tok-0123456789abcdef|ghp-secret-token/);

@@ -25,6 +25,9 @@ const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SE
  *   its own environment), so they never appear on the command line;
  * - HTTP: `url`, and headers through `env_http_headers` (header → variable
  *   name), the values in Codex's environment, never on the command line;
+ * - every server `required = true`: Codex waits for it before the first model
+ *   request and fails the turn when it cannot start, instead of running the
+ *   turn without its tools;
  * - trusted servers (the default): `default_tools_approval_mode="approve"`.
  *   `codex exec` runs with approval policy `never`, which otherwise fails
  *   every MCP call ("MCP tool call requires approval, but approval policy is
@@ -74,8 +77,12 @@ export function codexMcpConfig(servers: McpServers | undefined): CodexMcpConfig 
         set('env_vars', `[${passed.map(([variable]) => toTomlString(variable)).join(',')}]`);
       }
     }
-    // A slow server (npx, a loaded machine) still makes it into the turn's tool list.
+    // A slow server (npx, a loaded machine) still makes it into the turn's tool list. Without
+    // `required`, Codex 0.169.0 may send the first model request before a stdio server has listed its
+    // tools, and the turn runs silently without them (2 of 10 runs of server-filesystem on a loaded
+    // machine); with it, Codex waits for the server and fails the turn if it cannot start.
     set('startup_timeout_sec', String(CODEX_MCP_STARTUP_TIMEOUT_SEC));
+    set('required', 'true');
     if (server.trust !== false) set('default_tools_approval_mode', '"approve"');
   }
   return { args, env, secrets };

@@ -19,6 +19,7 @@ const RUNNERS = {
   looper: async () => (await import('./commands/looper-command')).runLooperCommand,
   devhub: async () => (await import('./commands/devhub-command')).runDevHubCommand,
   team: async () => (await import('./commands/team-command')).runTeamCommand,
+  dashboard: async () => (await import('./commands/dashboard-command')).runDashboardCommand,
   doctor: async () => (await import('./commands/doctor-command')).runDoctorCommand,
   'migrate-registry': async () => (await import('./commands/migrate-registry-command')).runMigrateRegistryCommand,
 } satisfies Record<string, () => Promise<CommandRunner>>;

@@ -96,6 +96,13 @@ export const TEAM_OPTIONS: readonly CliOptionSpec[] = [
   HELP,
 ];
 
+/** Options of `troupe dashboard`. */
+export const DASHBOARD_OPTIONS: readonly CliOptionSpec[] = [
+  { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.' },
+  { name: 'port', type: 'string', value: 'N', description: 'Port on 127.0.0.1. Default: a random free port.' },
+  HELP,
+];
+
 /** Options of `troupe` with no command (the interactive session) and global flags. */
 export const ROOT_OPTIONS: readonly CliOptionSpec[] = [
   WORKSPACE,
@@ -115,6 +122,7 @@ export const COMMANDS = [
   { name: 'looper', summary: 'Run the Looper (Coder → Review → JUDGE) on a workspace, or control the one running there.' },
   { name: 'devhub', summary: 'Ask DevHub (a model that answers and starts Looper runs).' },
   { name: 'team', summary: 'Run the team in .troupe/team.json.' },
+  { name: 'dashboard', summary: 'Serve a live web dashboard of a workspace (Looper, agents, team, pipeline, usage) on 127.0.0.1.' },
   { name: 'doctor', summary: 'Show installed agent CLIs and versions, API keys, and what the demo will use.' },
   { name: 'migrate-registry', summary: 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).' },
   { name: 'help', summary: 'Show help for a command.' },
@@ -208,6 +216,21 @@ export function helpText(command: string): string {
         '',
         'Options:',
         formatOptions(TEAM_OPTIONS),
+        '',
+        LANGUAGE_TEXT,
+      ].join('\n');
+    case 'dashboard':
+      return [
+        'Usage: troupe dashboard [--workspace DIR] [--port N]',
+        '',
+        'Serves a live web dashboard of the workspace on 127.0.0.1 and prints its address, with a random access token',
+        '(requests without it get 401): the Looper\'s state, iterations timeline, [AUTO] stream and pending tasks with',
+        'add_pending and stop buttons, an orchestrator\'s agent tree, team conversations, pipeline batches as a Gantt chart,',
+        'and tokens and cost per agent. It attaches to the troupe process running the workspace (through its control',
+        'socket) and shows the saved session while none runs. Ctrl-C stops it.',
+        '',
+        'Options:',
+        formatOptions(DASHBOARD_OPTIONS),
         '',
         LANGUAGE_TEXT,
       ].join('\n');

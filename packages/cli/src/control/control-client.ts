@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { CliError } from '../cli-errors';
-import type { ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
+import type { ControlBusEvent, ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
 
 type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id'> : never) : never;
 
@@ -8,8 +8,10 @@ type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? 
 export interface ControlClient {
   /** Sends a request and resolves with its result; rejects with the server's error. */
   request<T = unknown>(body: RequestBody, options?: { timeoutMs?: number }): Promise<T>;
-  /** Receives pushed events (after a `subscribe` request). */
+  /** Receives pushed messages (after a `subscribe` request). */
   onEvent(listener: (event: ControlMessageEvent) => void): void;
+  /** Receives pushed bus events (after a `subscribe` request with `events: true`). */
+  onBusEvent(listener: (event: ControlBusEvent) => void): void;
   /** Called once when the server goes away. */
   onClose(listener: () => void): void;
   close(): void;
@@ -67,6 +69,7 @@ function wrap(socket: Socket): ControlClient {
   let nextId = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   const eventListeners: ((event: ControlMessageEvent) => void)[] = [];
+  const busListeners: ((event: ControlBusEvent) => void)[] = [];
   const closeListeners: (() => void)[] = [];
   let buffer = '';
   socket.setEncoding('utf8');
@@ -77,14 +80,15 @@ function wrap(socket: Socket): ControlClient {
       const line = buffer.slice(0, index);
       buffer = buffer.slice(index + 1);
       if (line.trim() === '') continue;
-      let message: ControlResponse | ControlMessageEvent;
+      let message: ControlResponse | ControlMessageEvent | ControlBusEvent;
       try {
-        message = JSON.parse(line) as ControlResponse | ControlMessageEvent;
+        message = JSON.parse(line) as ControlResponse | ControlMessageEvent | ControlBusEvent;
       } catch {
         continue;
       }
       if ('event' in message) {
-        for (const listener of eventListeners) listener(message);
+        if (message.event === 'bus') for (const listener of busListeners) listener(message);
+        else for (const listener of eventListeners) listener(message);
         continue;
       }
       const waiter = pending.get(message.id);
@@ -123,6 +127,7 @@ function wrap(socket: Socket): ControlClient {
       });
     },
     onEvent: (listener) => eventListeners.push(listener),
+    onBusEvent: (listener) => busListeners.push(listener),
     onClose: (listener) => closeListeners.push(listener),
     close: () => socket.end(),
   };

@@ -1,4 +1,4 @@
-import type { Message } from '@troupe/core';
+import type { AnyTroupeEvent, Message } from '@troupe/core';
 import { z } from 'zod';
 
 /**
@@ -7,13 +7,14 @@ import { z } from 'zod';
  * - `ping`: who is running (pid, session, state);
  * - `looper`: a Looper command (text or JSON, as given to `-p`);
  * - `devhub`: a message for DevHub (answered when DevHub has replied);
- * - `subscribe`: stream the channels' messages (after the given `seq` per channel).
+ * - `subscribe`: stream the channels' messages (after the given `seq` per channel), and with `events`
+ *   every bus event too (the dashboard's live view of a runner in another process).
  */
 export const controlRequestSchema = z.discriminatedUnion('op', [
   z.object({ id: z.number().int(), op: z.literal('ping') }),
   z.object({ id: z.number().int(), op: z.literal('looper'), input: z.string() }),
   z.object({ id: z.number().int(), op: z.literal('devhub'), input: z.string() }),
-  z.object({ id: z.number().int(), op: z.literal('subscribe'), after: z.record(z.string(), z.number().int().nonnegative()).optional() }),
+  z.object({ id: z.number().int(), op: z.literal('subscribe'), after: z.record(z.string(), z.number().int().nonnegative()).optional(), events: z.boolean().optional() }),
 ]);
 
 /** One control request. */
@@ -26,6 +27,12 @@ export type ControlResponse = { id: number; ok: true; result: unknown } | { id: 
 export interface ControlMessageEvent {
   event: 'message';
   message: Message;
+}
+
+/** A bus event pushed to subscribers that asked for `events` (the envelope as emitted: no secrets in it). */
+export interface ControlBusEvent {
+  event: 'bus';
+  envelope: AnyTroupeEvent;
 }
 
 /** What `ping` answers. */

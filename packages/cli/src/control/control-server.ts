@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { serializeError } from '@troupe/core';
-import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
+import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlBusEvent, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
 
 /** How long closing waits for requests still being answered. */
 const CLOSE_WAIT_MS = 5000;
@@ -19,7 +19,7 @@ export type ControlHandler = (request: ControlRequest, connection: ControlConnec
 
 /** One client connection. */
 export interface ControlConnection {
-  push(event: ControlMessageEvent): void;
+  push(event: ControlMessageEvent | ControlBusEvent): void;
   /** Called when the client goes away. */
   onClose(listener: () => void): void;
 }

@@ -108,6 +108,14 @@ export const simplifiedChineseCliMessages: CliMessages = {
     couldNotRun: (message) => `团队无法运行: ${message}`,
     noMoreInput: (member) => `（${member} 没有更多输入: 标准输入已关闭；结束对话）`,
   },
+  dashboard: {
+    serving: (url: string) => `仪表盘：${url}\n（在本机浏览器中打开；按 Ctrl-C 停止）`,
+    source: (root: string) => `工作区 ${root}`,
+    attached: (pid: number) => `运行进程 pid ${pid}`,
+    detached: '没有 troupe 进程在运行此工作区：显示已保存的会话；有进程启动后自动连接',
+    noRunner: (root: string) => `没有 troupe 进程在运行此工作区；请先启动一个（troupe looper --workspace ${root} -p '{"type":"start","task":"…"}'），仪表盘会自动连接`,
+    stopped: '仪表盘已停止。',
+  },
   migrate: {
     nothingToDo: (path) => `${path} 已经使用 schema 1.2，无需迁移。`,
     wouldMigrate: (path, from) => `将把 ${path} 从 schema ${from} 迁移到 1.2（试运行: 未写入任何内容）。`,

@@ -118,6 +118,14 @@ export const englishCliMessages = {
     couldNotRun: (message: string) => `the team could not run: ${message}`,
     noMoreInput: (member: string) => `(no more input for ${member}: stdin is closed; ending the conversation)`,
   },
+  dashboard: {
+    serving: (url: string) => `Dashboard: ${url}\n(open it in a browser on this machine; Ctrl-C stops it)`,
+    source: (root: string) => `workspace ${root}`,
+    attached: (pid: number) => `runner pid ${pid}`,
+    detached: 'no troupe process runs this workspace: showing the saved session; it attaches when one starts',
+    noRunner: (root: string) => `no troupe process runs this workspace; start one (troupe looper --workspace ${root} -p '{"type":"start","task":"…"}') and the dashboard attaches to it`,
+    stopped: 'Dashboard stopped.',
+  },
   migrate: {
     nothingToDo: (path: string) => `${path} already uses schema 1.2; nothing to do.`,
     wouldMigrate: (path: string, from: string) => `Would migrate ${path} from schema ${from} to 1.2 (dry run: nothing written).`,

@@ -205,6 +205,7 @@ export class WorkspaceRunner {
         }
         const unsubscribe = this.bus.on('message:added', (event) => connection.push({ event: 'message', message: event.payload.message as Message }));
         connection.onClose(unsubscribe);
+        if (request.events === true) connection.onClose(this.bus.on('*', (event) => connection.push({ event: 'bus', envelope: event })));
         return { subscribed: true };
       }
     }

@@ -1,0 +1,114 @@
+import { EventBus, type Message } from '@troupe/core';
+import { serveDashboard, type DashboardLooperControl } from '@troupe/dashboard';
+import { DASHBOARD_OPTIONS, helpText } from '../args/cli-commands';
+import { parseCliArgs } from '../args/parse-cli-args';
+import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
+import { catalogueOf, type CliIo } from '../cli-io';
+import type { ControlClient } from '../control/control-client';
+import { reachRunner } from '../control/reach-runner';
+import { LOOPER_ID } from '../looper/looper-checkpoint-commands';
+import { openWorkspace } from '../workspace/troupe-workspace';
+
+/** How often a detached dashboard looks for a runner. */
+const ATTACH_RETRY_MS = 1000;
+
+/**
+ * `troupe dashboard`: serves the live dashboard of a workspace on
+ * 127.0.0.1 (a random port unless `--port`, a random token in the printed
+ * URL). It reads the session's saved state (Looper checkpoint and history,
+ * usage ledger) from the workspace database, and attaches to the `troupe`
+ * process running the workspace through its control socket: that process's
+ * bus events arrive live, and the page's `add_pending` and `stop` go to its
+ * Looper. With no runner it shows the saved session and attaches as soon as
+ * one starts. Runs until Ctrl-C (exit 0).
+ */
+export async function runDashboardCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const m = catalogueOf(io).cli;
+  const { options, positionals } = parseCliArgs(argv, DASHBOARD_OPTIONS, 'dashboard', m);
+  if (options.help) {
+    io.stdout.write(`${helpText('dashboard')}\n`);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'dashboard' });
+  const port = typeof options.port === 'string' ? parsePort(options.port) : 0;
+  const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', { cwd: io.cwd, env: io.env, ...(io.locale ? { locale: io.locale } : {}) });
+  const bus = new EventBus({ source: 'dashboard' });
+  const controller = new AbortController();
+  let client: ControlClient | undefined;
+  const looper: DashboardLooperControl = {
+    command: async (input) => {
+      if (!client) throw new CliError(m.dashboard.noRunner(workspace.root));
+      return client.request({ op: 'looper', input });
+    },
+  };
+  const dashboard = await serveDashboard({
+    bus,
+    store: workspace.store,
+    looper,
+    looperId: LOOPER_ID,
+    looperNamespace: workspace.looperNamespace(),
+    usageNamespace: ['sessions', workspace.session.id, 'usage'],
+    source: { label: m.dashboard.source(workspace.root), attached: false, detail: m.dashboard.detached },
+    port,
+    signal: controller.signal,
+  });
+  const setSource = (attached: boolean, detail: string) =>
+    dashboard.handler.push({ type: 'dashboard:source', timestamp: Date.now(), source: 'dashboard', payload: { label: m.dashboard.source(workspace.root), attached, controls: true, detail } });
+
+  // Attach to the runner, and again whenever it goes away and another starts.
+  const attach = async () => {
+    while (!controller.signal.aborted && !client) {
+      const reached = await reachRunner(workspace.store, { patienceMs: 0, messages: m }).catch(() => undefined);
+      if (reached) {
+        const connected = reached.client;
+        const seen = new Set<string>();
+        connected.onEvent(({ message }) => {
+          if (seen.has(message.id)) return;
+          seen.add(message.id);
+          bus.emit('message:added', { channelId: message.channelId, tabId: message.channelId, message: message as Message, timestamp: message.timestamp });
+        });
+        connected.onBusEvent(({ envelope }) => {
+          if (envelope.type === 'message:added') return;
+          bus.publish(envelope);
+        });
+        connected.onClose(() => {
+          if (client !== connected) return;
+          client = undefined;
+          setSource(false, m.dashboard.detached);
+          if (!controller.signal.aborted) void attach();
+        });
+        try {
+          await connected.request({ op: 'subscribe', events: true });
+          client = connected;
+          setSource(true, m.dashboard.attached(reached.holder.pid));
+          return;
+        } catch {
+          connected.close();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, ATTACH_RETRY_MS).unref());
+    }
+  };
+  void attach();
+
+  io.stdout.write(`${m.dashboard.serving(dashboard.url)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    controller.signal.addEventListener('abort', stop, { once: true });
+    if (io.handleSignals) {
+      process.once('SIGINT', () => controller.abort());
+      process.once('SIGTERM', () => controller.abort());
+    }
+  });
+  client?.close();
+  await dashboard.close();
+  await workspace.close();
+  io.stdout.write(`${m.dashboard.stopped}\n`);
+  return EXIT_CODES.ok;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new CliUsageError(`--port expects a port number (0-65535), got "${value}"`, { command: 'dashboard' });
+  return port;
+}

@@ -1,0 +1,301 @@
+// The dashboard's view model: plain JSON, built by folding bus events (see dashboard-reducer.ts). The same code
+// runs in the server (which sends a snapshot to each page) and in the page (which applies the events after it).
+// Nothing here imports Node or Troupe at runtime: it is bundled into the browser page.
+
+/**
+ * One thing the dashboard folds into its state: a Troupe event envelope
+ * (`looper:iteration-started`, `orchestrator:agent-status-changed`…), or one
+ * of the dashboard's own inputs (`dashboard:looper-status`,
+ * `dashboard:looper-history`, `dashboard:messages`, `dashboard:source`,
+ * `dashboard:usage-records`).
+ */
+export interface DashboardInput {
+  type: string;
+  /** Milliseconds since the epoch; every time shown is derived from these, never from the reader's clock. */
+  timestamp: number;
+  source?: string;
+  payload: unknown;
+}
+
+/** How much of each list the dashboard keeps (oldest dropped first). */
+export interface DashboardLimits {
+  /** Messages of the Looper's `[AUTO]` stream. Default 300. */
+  autoMessages: number;
+  /** Looper iterations on the timeline. Default 200. */
+  iterations: number;
+  /** Looper runs. Default 50. */
+  runs: number;
+  /** Orchestrator agents. Default 500. */
+  agents: number;
+  /** Team conversations. Default 20. */
+  conversations: number;
+  /** Messages per team conversation. Default 300. */
+  teamMessages: number;
+  /** Pipeline threads. Default 20. */
+  pipelines: number;
+  /** Batches per pipeline thread. Default 500. */
+  batches: number;
+  /** Characters of a message or task kept for display. Default 4000. */
+  textChars: number;
+}
+
+/** The default {@link DashboardLimits}. */
+export const DEFAULT_DASHBOARD_LIMITS: Readonly<DashboardLimits> = Object.freeze({
+  autoMessages: 300,
+  iterations: 200,
+  runs: 50,
+  agents: 500,
+  conversations: 20,
+  teamMessages: 300,
+  pipelines: 20,
+  batches: 500,
+  textChars: 4000,
+});
+
+/** Where the dashboard gets its data from, as the header shows it. */
+export interface DashboardSourceView {
+  /** e.g. `workspace /repo` or `in process`. */
+  label: string;
+  /** True while live events arrive (in process: always; a workspace: while its runner answers). */
+  attached: boolean;
+  /** Whether the page may send `add_pending` and `stop`. */
+  controls: boolean;
+  /** One line about the connection (`runner pid 4242`, `no troupe process runs this workspace`). */
+  detail?: string;
+}
+
+/** A step of a Looper iteration on the timeline. */
+export interface StepView {
+  status: 'running' | 'success' | 'failed' | 'timed-out' | 'canceled';
+  /** When it began, if known. */
+  startedAt?: number;
+  /** When it ended. */
+  endedAt?: number;
+  durationMs?: number;
+  /** One line: the review's health, JUDGE's decision, an error. */
+  detail?: string;
+}
+
+/** One Looper iteration: Coder → Review → JUDGE. */
+export interface IterationView {
+  /** `<runId>#<iteration>`. */
+  key: string;
+  runId: string;
+  iteration: number;
+  task: string;
+  startedAt: number;
+  endedAt?: number;
+  steps: { coder?: StepView; review?: StepView; judge?: StepView };
+  /** JUDGE's decision, once made. */
+  decision?: { type: 'continue' | 'terminate'; reason: string; source?: string; nextTask?: string };
+}
+
+/** One Looper run. */
+export interface RunView {
+  runId: string;
+  task: string;
+  startedAt: number;
+  endedAt?: number;
+  outcome?: string;
+  reason?: string;
+  iterations?: number;
+}
+
+/** A task queued with `add_pending`. */
+export interface PendingView {
+  id?: string;
+  task: string;
+  addedAt: number;
+}
+
+/** A message of the Looper's channel (the `[AUTO]` progress stream, commands and replies). */
+export interface ChannelMessageView {
+  id: string;
+  role: string;
+  speaker?: string;
+  content: string;
+  timestamp: number;
+  /** True for the Looper's `[AUTO]` messages. */
+  auto: boolean;
+  /** The `[AUTO]` message's kind (`iteration-started`, `coder`, `decision`…). */
+  kind?: string;
+}
+
+/** The Looper as the dashboard shows it. */
+export interface LooperView {
+  /** Set by the first Looper event (or status) seen. */
+  looperId: string | null;
+  channelId: string;
+  state: 'IDLE' | 'RUNNING' | 'UNKNOWN';
+  runId: string | null;
+  /** The task the run started with. */
+  task: string | null;
+  /** The task of the iteration in progress. */
+  currentTask: string | null;
+  iteration: number;
+  maxIterations: number | null;
+  step: 'coder' | 'review' | 'judge' | null;
+  stopRequested: boolean;
+  pending: PendingView[];
+  runs: RunView[];
+  iterations: IterationView[];
+  messages: ChannelMessageView[];
+  lastRun: { runId: string; outcome: string; reason: string; iterations: number; endedAt: number } | null;
+  /** The Looper's answer to the last command. */
+  lastReply: { command: string; accepted: boolean; text: string; at: number } | null;
+  /** Checkpoint write failures (the loop goes on in memory). */
+  warnings: string[];
+}
+
+/** An orchestrator agent in the tree. */
+export interface AgentView {
+  agentId: string;
+  parentId?: string;
+  rootId: string;
+  kind: string;
+  strategyType: string;
+  status: string;
+  task?: string;
+  attempt: number;
+  reason?: string;
+  error?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Tool calls it ran. */
+  tools: number;
+  /** Forks it started. */
+  forks: number;
+}
+
+/** A message of a team conversation. */
+export interface TeamMessageView {
+  id: string;
+  turn: number;
+  kind: string;
+  speakerName: string;
+  speakerType?: string;
+  content: string;
+  isDone: boolean;
+  next: string[];
+  timestamp: number;
+}
+
+/** A team conversation. */
+export interface ConversationView {
+  conversationId: string;
+  teamName: string;
+  channelId: string;
+  startedAt: number;
+  messages: TeamMessageView[];
+  /** The member whose turn it is (until the conversation completes). */
+  turn: { turn: number; memberName: string; memberType: string; cause: string } | null;
+  failures: number;
+  completed: { reason: string; detail: string; turns: number; usage?: { inputTokens: number; outputTokens: number; totalTokens: number; costUsd: number } } | null;
+}
+
+/** A batch of a pipeline thread: its planning and its execution, for the Gantt chart. */
+export interface BatchView {
+  batchIndex: number;
+  status: string;
+  taskCount?: number;
+  executedTasks?: number;
+  failedTasks?: number;
+  planningStartedAt?: number;
+  plannedAt?: number;
+  executionStartedAt?: number;
+  executedAt?: number;
+  skipped?: boolean;
+}
+
+/** A pipeline thread (its runs and batches). */
+export interface PipelineView {
+  channelId: string;
+  threadId: string;
+  mode?: string;
+  startedAt: number;
+  runs: { runId: string; role: string; mode?: string; startedAt: number; finishedAt?: number; status?: string }[];
+  batches: BatchView[];
+  totalBatches: number | null;
+  planningCompleted: boolean;
+  executionCompleted: boolean;
+}
+
+/** Tokens and cost charged to one agent. */
+export interface AgentUsageView {
+  agentId: string;
+  /** Turns or model calls counted. */
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+  /** Calls whose cost is unknown (no reported cost, no price for the model). */
+  unpriced: number;
+  models: string[];
+}
+
+/** Tokens and cost per agent. */
+export interface UsageView {
+  /**
+   * Where the figures come from: `ledger` (`usage:recorded` events and the
+   * stored usage ledger), `turns` (usage parts of agent CLI turns, while no
+   * ledger reports), or `none` yet.
+   */
+  source: 'none' | 'turns' | 'ledger';
+  agents: AgentUsageView[];
+  /** Usage of each agent's turn in progress (the last usage part; counted when the turn completes). */
+  openTurns: Record<string, { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; costUsd?: number }>;
+  /** Ids of ledger records counted (so a record read from the store and seen live counts once). */
+  recordIds: string[];
+}
+
+/** Everything the dashboard shows. Plain JSON. */
+export interface DashboardState {
+  version: 1;
+  /** Timestamp of the last input applied. */
+  updatedAt: number;
+  /** Inputs applied so far. */
+  seq: number;
+  source: DashboardSourceView;
+  looper: LooperView;
+  /** Orchestrator agents, in creation order. */
+  agents: AgentView[];
+  conversations: ConversationView[];
+  pipelines: PipelineView[];
+  usage: UsageView;
+  limits: DashboardLimits;
+}
+
+/** A dashboard state with nothing in it yet. */
+export function createDashboardState(options: { limits?: Partial<DashboardLimits>; source?: DashboardSourceView; looperChannelId?: string } = {}): DashboardState {
+  return {
+    version: 1,
+    updatedAt: 0,
+    seq: 0,
+    source: options.source ?? { label: 'in process', attached: true, controls: false },
+    looper: {
+      looperId: null,
+      channelId: options.looperChannelId ?? 'looper',
+      state: 'UNKNOWN',
+      runId: null,
+      task: null,
+      currentTask: null,
+      iteration: 0,
+      maxIterations: null,
+      step: null,
+      stopRequested: false,
+      pending: [],
+      runs: [],
+      iterations: [],
+      messages: [],
+      lastRun: null,
+      lastReply: null,
+      warnings: [],
+    },
+    agents: [],
+    conversations: [],
+    pipelines: [],
+    usage: { source: 'none', agents: [], openTurns: {}, recordIds: [] },
+    limits: { ...DEFAULT_DASHBOARD_LIMITS, ...options.limits },
+  };
+}
