@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
@@ -24,6 +24,20 @@ export default defineConfig(() => {
         options.sourcesContent = false;
         options.chunkNames = 'bin-chunks/[name]-[hash]';
       },
+      onSuccess: async () => dropEmptySourceMaps(join(import.meta.dirname, 'dist', 'bin-chunks')),
     }),
   ];
 });
+
+/**
+ * A command whose code all sits in a shared chunk gets a chunk that only re-exports it, and a source map
+ * mapping nothing: drop those maps, so every map shipped maps a source (a `sourceMappingURL` to a missing
+ * map is ignored, even with `--enable-source-maps`).
+ */
+function dropEmptySourceMaps(dir: string): void {
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.js.map'))) {
+    const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[] };
+    if (map.sources.length > 0) continue;
+    rmSync(join(dir, file));
+  }
+}
