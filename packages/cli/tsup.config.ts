@@ -1,8 +1,43 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
 // The library entry (ESM + CJS with types) and the `troupe` executable (ESM only, keeps its shebang).
-export default defineConfig([
-  troupeTsup(import.meta.dirname),
-  troupeTsup(import.meta.dirname, { entry: ['src/bin.ts'], format: ['esm'], dts: false, clean: false }),
-]);
+// The executable is split: each command (loaded by `import()` when it runs) and what only it needs
+// sit in their own chunk under dist/bin-chunks/, so `troupe --version` or a `status` query loads
+// none of the adapters, model SDKs or team runtime. The two builds run at the same time in one
+// dist/, so dist/ is emptied once here, before either starts, rather than by tsup's `clean`.
+export default defineConfig(() => {
+  rmSync(join(import.meta.dirname, 'dist'), { recursive: true, force: true });
+  return [
+    troupeTsup(import.meta.dirname, { clean: false }),
+    troupeTsup(import.meta.dirname, {
+      entry: ['src/bin.ts'],
+      format: ['esm'],
+      dts: false,
+      clean: false,
+      splitting: true,
+      noExternal: [/^@troupe\//, 'zod', 'smol-toml'],
+      external: ['better-sqlite3', 'esbuild'],
+      esbuildOptions(options) {
+        options.sourcesContent = false;
+        options.chunkNames = 'bin-chunks/[name]-[hash]';
+      },
+      onSuccess: async () => dropEmptySourceMaps(join(import.meta.dirname, 'dist', 'bin-chunks')),
+    }),
+  ];
+});
+
+/**
+ * A command whose code all sits in a shared chunk gets a chunk that only re-exports it, and a source map
+ * mapping nothing: drop those maps, so every map shipped maps a source (a `sourceMappingURL` to a missing
+ * map is ignored, even with `--enable-source-maps`).
+ */
+function dropEmptySourceMaps(dir: string): void {
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.js.map'))) {
+    const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[] };
+    if (map.sources.length > 0) continue;
+    rmSync(join(dir, file));
+  }
+}

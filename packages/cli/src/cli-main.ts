@@ -5,31 +5,30 @@ import { CliUsageError, EXIT_CODES } from './cli-errors';
 import { catalogueOf, processIo, redactingIo, type CliIo } from './cli-io';
 import { parseLocale } from './i18n/cli-catalogue';
 import type { CliMessages } from './i18n/cli-messages';
-import { runDashboardCommand } from './commands/dashboard-command';
-import { runDevHubCommand } from './commands/devhub-command';
-import { runDoctorCommand } from './commands/doctor-command';
-import { runInteractiveCommand } from './commands/interactive-command';
-import { runLooperCommand } from './commands/looper-command';
-import { runMigrateRegistryCommand } from './commands/migrate-registry-command';
-import { runTeamCommand } from './commands/team-command';
-import { runSubmitCommand } from './commands/submit-command';
-import { runWorkerCommand } from './commands/worker-command';
-import { runUsageCommand } from './commands/usage-command';
 import { VERSION } from './version';
 
 type CommandRunner = (argv: readonly string[], io: CliIo) => Promise<number>;
 
-const RUNNERS: Record<string, CommandRunner> = {
-  looper: runLooperCommand,
-  devhub: runDevHubCommand,
-  team: runTeamCommand,
-  dashboard: runDashboardCommand,
-  doctor: runDoctorCommand,
-  'migrate-registry': runMigrateRegistryCommand,
-  worker: runWorkerCommand,
-  submit: runSubmitCommand,
-  usage: runUsageCommand,
-};
+/**
+ * Each command, loaded when it runs: one `import()` per command, so a command
+ * pays only for its own modules and dependencies (`troupe --version` and
+ * `troupe looper -p '{"type":"status"}'` load no adapter, no model SDK and no
+ * team runtime). The built bin keeps each in its own chunk.
+ */
+const RUNNERS = {
+  looper: async () => (await import('./commands/looper-command')).runLooperCommand,
+  devhub: async () => (await import('./commands/devhub-command')).runDevHubCommand,
+  team: async () => (await import('./commands/team-command')).runTeamCommand,
+  dashboard: async () => (await import('./commands/dashboard-command')).runDashboardCommand,
+  doctor: async () => (await import('./commands/doctor-command')).runDoctorCommand,
+  'migrate-registry': async () => (await import('./commands/migrate-registry-command')).runMigrateRegistryCommand,
+  worker: async () => (await import('./commands/worker-command')).runWorkerCommand,
+  submit: async () => (await import('./commands/submit-command')).runSubmitCommand,
+  usage: async () => (await import('./commands/usage-command')).runUsageCommand,
+} satisfies Record<string, () => Promise<CommandRunner>>;
+
+/** `troupe` without a command: the interactive session on the workspace. */
+const runInteractive = async (): Promise<CommandRunner> => (await import('./commands/interactive-command')).runInteractiveCommand;
 
 /** One line, whatever the error: no stack, no multi-line dumps. */
 function oneLine(text: string): string {
@@ -108,8 +107,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const first = argv[0];
   // Seed 000 spelling: `troupe --workspace DIR --looper -p …` / `--devhub` select the command.
   if (first === undefined || first.startsWith('-')) {
-    if (argv.includes('--looper')) return runLooperCommand(argv, io);
-    if (argv.includes('--devhub')) return runDevHubCommand(argv, io);
+    if (argv.includes('--looper')) return (await RUNNERS.looper())(argv, io);
+    if (argv.includes('--devhub')) return (await RUNNERS.devhub())(argv, io);
     const { options, positionals } = parseCliArgs(argv, ROOT_OPTIONS, 'troupe', catalogueOf(io).cli);
     if (options.help) {
       io.stdout.write(`${helpText('troupe')}\n`);
@@ -120,7 +119,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
       return EXIT_CODES.ok;
     }
     if (positionals.length > 0) return unknownCommand(positionals[0] as string, io);
-    return runInteractiveCommand(argv, io);
+    return (await runInteractive())(argv, io);
   }
   if (first === 'help') {
     // `troupe help [COMMAND] [--help]`: `--help` (anywhere) is the help of `help` itself.
@@ -132,9 +131,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     io.stdout.write(`${helpText(options.help ? 'help' : (topic ?? 'troupe'))}\n`);
     return EXIT_CODES.ok;
   }
-  const runner = Object.hasOwn(RUNNERS, first) ? RUNNERS[first] : undefined;
-  if (!runner) return unknownCommand(first, io);
-  return runner(argv.slice(1), io);
+  const load = Object.hasOwn(RUNNERS, first) ? RUNNERS[first as keyof typeof RUNNERS] : undefined;
+  if (!load) return unknownCommand(first, io);
+  return (await load())(argv.slice(1), io);
 }
 
 function unknownCommand(name: string, io: CliIo): never {

@@ -18,9 +18,8 @@ import {
 import { buildAgentMessage, selectAgentContext } from './build-agent-message';
 import { resolveTeamMembers, parseTeamConfig } from './load-team-config';
 import { ensureMemberAgent, sendAgentTurn } from './team-agent-turn';
-import type { TeamConfig, TeamConfigInput, TeamMember } from './team-config-schema';
+import type { TeamConfig, TeamMember } from './team-config-schema';
 import type {
-  HumanTurnHandler,
   TeamCompletionReason,
   TeamConversationState,
   TeamMemberFailure,
@@ -32,63 +31,10 @@ import type {
 } from './team-conversation-types';
 import { registerTeamEvents } from './team-events';
 import { MessageRouter, type ParsedTeamMessage } from './team-message-router';
+import type { ConversationCoordinatorOptions, StartConversationOptions } from './conversation-coordinator-options';
+import { Completion, describeFailure, unknownTargets, type NextSpeaker, type PendingHuman, type StopRequest } from './conversation-flow';
 
-/** Options for {@link ConversationCoordinator}. */
-export interface ConversationCoordinatorOptions {
-  /** The team: a validated config (`loadTeamConfig`) or a plain object (validated here). */
-  config: TeamConfig | TeamConfigInput;
-  /** Runs the AI members (its adapter registry must know each member's `agentConfigId`). Member ids are its role ids. */
-  agentManager: AgentManager;
-  /** Receives `team:*` events. Default: a private bus (see `coordinator.eventBus`). Give the store the same bus. */
-  eventBus?: EventBus;
-  /** Every message is appended to its `settings.channelId` channel. Default: a private store on the bus. */
-  messageStore?: MessageStore;
-  /**
-   * Called when a human member is to speak; its answer is that member's
-   * message. Without it, the coordinator waits for `injectMessage()` (a UI
-   * listens for `team:turn-started` with `memberType: 'human'`).
-   */
-  onHumanTurn?: HumanTurnHandler;
-  /** Ends the conversation (reason `aborted`) and cancels the running turn. */
-  signal?: AbortSignal;
-  /** Stop the members' agents (`agentManager.stopAgent`) when the conversation ends. Default true. */
-  stopAgentsOnEnd?: boolean;
-  /** Clock, for tests. Default `Date.now`. */
-  now?: () => number;
-}
-
-/** Options for {@link ConversationCoordinator.start}. */
-export interface StartConversationOptions {
-  /** Member id (or name) of who says the opening message. Default: an outside speaker named `user`. */
-  from?: string;
-  /** Member id (or name) who speaks first. Default: the opening message's `[NEXT]`, else the next member in order. */
-  to?: string;
-  /** Ends the conversation (reason `aborted`). */
-  signal?: AbortSignal;
-}
-
-interface StopRequest {
-  reason: Extract<TeamCompletionReason, 'stopped' | 'human-end'>;
-  detail: string;
-}
-
-interface PendingHuman {
-  member: TeamMember;
-  settle: (text: string) => void;
-}
-
-interface NextSpeaker {
-  member: TeamMember;
-  cause: TeamTurnCause;
-}
-
-/** Thrown inside the run loop to end the conversation. */
-class Completion {
-  constructor(
-    readonly reason: TeamCompletionReason,
-    readonly detail: string,
-  ) {}
-}
+export type { ConversationCoordinatorOptions, StartConversationOptions } from './conversation-coordinator-options';
 
 /**
  * Runs a team conversation (seed 001, agent-chatter): starts from an opening
@@ -542,21 +488,4 @@ export class ConversationCoordinator {
     }
     await Promise.allSettled([...this.processExits]);
   }
-}
-
-function describeFailure(kind: TeamMemberFailureKind): string {
-  switch (kind) {
-    case 'timed-out':
-      return 'did not answer in time';
-    case 'agent-error':
-      return 'reported an error';
-    case 'empty-reply':
-      return 'gave an empty reply';
-    case 'failed':
-      return 'failed';
-  }
-}
-
-function unknownTargets(names: readonly string[]): string {
-  return `No member named ${names.map((name) => JSON.stringify(name)).join(', ')} in [NEXT]`;
 }

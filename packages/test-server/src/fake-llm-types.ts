@@ -170,3 +170,27 @@ export interface FakeLlmServer {
   /** Stops listening, ends open streams and closes every socket. */
   close(): Promise<void>;
 }
+
+/** A tool the request offered, as the protocol handler read it. */
+export interface OfferedTool {
+  name: string;
+  /** `custom` only for Responses-API freeform tools (Codex `apply_patch`); `tool_search` for the Responses tool-search tool. */
+  kind: 'function' | 'custom' | 'tool_search';
+  /** Responses protocol: the namespace tool it was offered in (Codex: `mcp__<server>`). */
+  namespace?: string;
+}
+
+/** What a protocol handler extracted from a request to decide the scenario reply. */
+export interface ConversationView {
+  offeredTools: OfferedTool[];
+  /** The latest non-system turn carries a tool result: answer the final text. */
+  lastTurnIsToolResult: boolean;
+  /** The agent's working directory, when the request mentions it (for absolute file paths). */
+  workspaceDir: string | undefined;
+  /** The text of the latest tool result, when the latest turn carries one. */
+  lastToolResultText?: string | undefined;
+  /** `mcp__server__tool` names the request mentions without offering them (deferred tools). */
+  deferredMcpToolNames?: string[];
+  /** The request says MCP tools sit in deferred namespaces, behind `tool_search`. */
+  deferredMcpNamespace?: boolean;
+}

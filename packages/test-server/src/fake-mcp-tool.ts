@@ -1,5 +1,4 @@
-import type { ConversationView, OfferedTool } from './fake-reply-plan';
-import type { FakeMcpTool, FakeToolCall } from './fake-llm-types';
+import type { ConversationView, FakeMcpTool, FakeToolCall, OfferedTool } from './fake-llm-types';
 
 /**
  * Names the CLIs give an MCP server's tool, for a server `S` and a tool `T`:

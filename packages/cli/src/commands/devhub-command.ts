@@ -4,7 +4,8 @@ import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
 import { reachRunner } from '../control/reach-runner';
 import { createChatModel, describeModel } from '../looper/cli-model';
-import { checkAgentClis, readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
+import { readLooperOptions } from '../looper/read-looper-setup';
+import { checkAgentClis, resolveLooperSetup } from '../looper/resolve-looper-setup';
 import { openWorkspace, resolveWorkspacePath } from '../workspace/troupe-workspace';
 import { runInteractiveCommand } from './interactive-command';
 import { holdWorkspace } from './hold-workspace';
@@ -47,7 +48,7 @@ export async function runDevHubCommand(argv: readonly string[], io: CliIo): Prom
     return await holdWorkspace(workspace, {
       io,
       setup,
-      devhubModel: createChatModel(model),
+      devhubModel: await createChatModel(model),
       mode: 'looper',
       newSession: options.newsession === true,
       banner: m.devhub.banner(workspace.root, describeModel(model, m), summary),

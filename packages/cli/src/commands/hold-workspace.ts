@@ -1,14 +1,14 @@
 import type { ChatModel } from '@troupe/core';
 import { CliError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
-import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
+import type { CliMessages } from '../i18n/cli-messages';
 import { controlSocketPath, removeStaleSocket } from '../control/control-server';
 import type { CliLooperSetup } from '../looper/create-cli-looper';
 import { describeRunError, WorkspaceRunner } from '../looper/workspace-runner';
 import { LooperProgress } from '../output/looper-progress';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
-import { stopLeftoverAgentProcesses } from '../workspace/workspace-agent-processes';
-import { acquireRunner, newRunnerToken, releaseRunner, type RunnerRecord } from '../workspace/workspace-runner-lock';
+import { noteLeftovers, WorkspaceTakenError } from '../workspace/workspace-claim';
+import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
 
 /** What the holder does once it runs the workspace. */
 export interface HoldWorkspaceOptions {
@@ -32,17 +32,6 @@ export interface HoldWorkspaceOptions {
    * and exit with the code of how its last run ended (see `exitCodeOfRun`).
    */
   work(runner: WorkspaceRunner, context: { resumed: boolean; progress: LooperProgress }): Promise<number | undefined>;
-}
-
-/** Thrown when another process holds the workspace after all; callers forward the request to it. */
-export class WorkspaceTakenError extends CliError {
-  constructor(
-    readonly holder: RunnerRecord,
-    messages: CliMessages = englishCliMessages,
-  ) {
-    super(messages.workspace.taken(holder.pid));
-    this.name = 'WorkspaceTakenError';
-  }
 }
 
 /**
@@ -153,12 +142,4 @@ function handleSignals(runner: WorkspaceRunner, progress: LooperProgress, m: Cli
   return () => {
     for (const signal of signals) process.off(signal, interrupt);
   };
-}
-
-/** Stops what a dead runner left running, and says so on stderr. */
-export async function noteLeftovers(workspace: TroupeWorkspace, token: string, io: CliIo): Promise<void> {
-  const leftover = await stopLeftoverAgentProcesses(workspace.store, token);
-  if (leftover && leftover.stopped > 0) {
-    io.stderr.write(`troupe: note: stopped ${leftover.stopped} agent process(es) left running by a troupe process that died (pid ${leftover.pid})\n`);
-  }
 }

@@ -7,11 +7,13 @@ import type { ControlClient } from '../control/control-client';
 import type { PingResult } from '../control/control-protocol';
 import { reachRunner } from '../control/reach-runner';
 import { createChatModel, describeModel } from '../looper/cli-model';
-import { readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
+import { readLooperOptions } from '../looper/read-looper-setup';
+import { resolveLooperSetup } from '../looper/resolve-looper-setup';
 import type { WorkspaceRunner } from '../looper/workspace-runner';
 import { runInteractiveSession, type InteractiveChannel, type InteractiveTarget } from '../interactive/interactive-session';
 import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
-import { holdWorkspace, WorkspaceTakenError } from './hold-workspace';
+import { WorkspaceTakenError } from '../workspace/workspace-claim';
+import { holdWorkspace } from './hold-workspace';
 
 /**
  * `troupe` without a command (or `troupe devhub` without `-p`): the
@@ -48,7 +50,7 @@ export async function runInteractiveCommand(argv: readonly string[], io: CliIo, 
         return await holdWorkspace(workspace, {
           io,
           setup,
-          devhubModel: model ? createChatModel(model) : undefined,
+          devhubModel: model ? await createChatModel(model) : undefined,
           mode: 'interactive',
           newSession: options.newsession === true,
           banner: m.interactive.banner(workspace.root, workspace.session.id, model ? m.interactive.devhubModel(describeModel(model, m)) : m.interactive.devhubNoModel, summary),

@@ -6,19 +6,20 @@ import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
 import { removeStaleSocket } from '../control/control-server';
 import { reachRunner } from '../control/reach-runner';
-import { createSessionLooperStateStore } from '../looper/create-cli-looper';
+import { createSessionLooperStateStore } from '../looper/session-looper-state-store';
 import { answerFromCheckpoint, LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import type { LooperReplySummary } from '../looper/looper-reply';
-import { checkAgentClis, readLooperOptions, resolveLooperSetup } from '../looper/read-looper-setup';
+import { readLooperOptions } from '../looper/read-looper-setup';
 import { SessionMessageLog } from '../workspace/session-message-log';
 import { openWorkspace, resolveWorkspacePath, type TroupeWorkspace } from '../workspace/troupe-workspace';
 import { acquireRunner, newRunnerToken, releaseRunner } from '../workspace/workspace-runner-lock';
-import { holdWorkspace, noteLeftovers, WorkspaceTakenError } from './hold-workspace';
-import { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } from './submit-command';
-import { redisOption } from './worker-command';
+import { noteLeftovers, WorkspaceTakenError } from '../workspace/workspace-claim';
 
 /** `troupe looper --queue URL …`: the run goes to the queue's workers (a start), or a command to a queued job (`--job ID`). */
 async function runQueuedLooper(options: Record<string, string | boolean | undefined>, command: LooperCommand | undefined, io: CliIo): Promise<number> {
+  // Loaded only with --queue: the queue client (BullMQ, ioredis) stays out of every other looper command.
+  const { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } = await import('./submit-command');
+  const { redisOption } = await import('./worker-command');
   const url = redisOption(options.queue, 'queue', 'looper');
   if (command === undefined) throw new CliUsageError('with --queue, give a command with -p (a start, or status/stop/add_pending with --job ID)', { command: 'looper' });
   if (command.type === 'start') return submitLooperRun({ url, spec: looperJobSpecFromOptions(options, command.task, io, 'looper'), follow: true, io });
@@ -54,7 +55,10 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
   const read = readLooperOptions(options, io, 'looper');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.
-  const resolved = command === undefined || command.type === 'start' ? await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
+  // The adapters, model SDKs and the runner load only then: `status`, `add_pending` and `stop` start fast.
+  const runs = command === undefined || command.type === 'start';
+  const setupModule = runs ? await import('../looper/resolve-looper-setup') : undefined;
+  const resolved = setupModule ? await setupModule.resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
   const workspace = await openWorkspace(workspacePath, io);
   const newSession = options.newsession === true;
   try {
@@ -64,6 +68,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
       try {
         if (command && command.type !== 'start') return await answerWithoutRunner(workspace, command, input as string, newSession, read.base.maxIterations ?? 5, io);
         const { setup, summary } = resolved as NonNullable<typeof resolved>;
+        const { holdWorkspace } = await import('./hold-workspace');
         return await holdWorkspace(workspace, {
           io,
           setup,
@@ -72,7 +77,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
           banner: m.looper.banner(workspace.root, summary),
           channels: [LOOPER_ID],
           live: isLiveTerminal(io),
-          preflight: () => checkAgentClis(setup, io),
+          preflight: () => setupModule?.checkAgentClis(setup, io),
           async work(runner, { resumed, progress }) {
             if (input === undefined && !resumed) {
               progress.line(m.looper.nothingToResume(workspace.root, runner.looper.formatStatus()));

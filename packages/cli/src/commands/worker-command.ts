@@ -31,7 +31,7 @@ export function redisOption(value: unknown, name: string, command: string): stri
  * and env (the job names them; keys never travel), JUDGE on a model only when
  * the job asks for one and this worker has its key.
  */
-function workerLooper(environment: LooperJobEnvironment, setup: { registry: CliRegistry | undefined; autoAllow: boolean; testCommand: readonly string[]; io: CliIo }): Looper {
+async function workerLooper(environment: LooperJobEnvironment, setup: { registry: CliRegistry | undefined; autoAllow: boolean; testCommand: readonly string[]; io: CliIo }): Promise<Looper> {
   const { spec } = environment;
   const m = catalogueOf(setup.io).cli;
   const coder = resolveAgentChoice(spec.coder ?? 'claude', 'coder', setup.registry, m, 'worker');
@@ -41,10 +41,11 @@ function workerLooper(environment: LooperJobEnvironment, setup: { registry: CliR
       ? createTestRunReview({ command: setup.testCommand })
       : { configId: resolveAgentChoice(reviewerName, 'reviewer', setup.registry, m, 'worker', ['tests']).name, roleId: 'looper-review' };
   const judgeChoice = spec.judge !== undefined && spec.judge !== 'rules' ? chooseModel(spec.judge === 'model' ? undefined : spec.judge, setup.io.env, 'worker', m) : undefined;
+  const judgeModel = judgeChoice ? await createChatModel(judgeChoice) : undefined;
   return new Looper({
     coder: { configId: coder.name, roleId: 'looper-coder' },
     review,
-    ...(judgeChoice ? { model: createChatModel(judgeChoice) } : {}),
+    ...(judgeModel ? { model: judgeModel } : {}),
     eventBus: environment.eventBus,
     messages: environment.messages,
     stateStore: environment.stateStore,
@@ -78,11 +79,11 @@ function pipelineHandler(options: Record<string, string | boolean | undefined>, 
 }
 
 /** Orchestrator sub-agents (queues named `…-agents`): each runs on this worker's model (`--model`, or the first API key set). */
-function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): QueueJobHandler<any, any> {
+async function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): Promise<QueueJobHandler<any, any>> {
   const m = catalogueOf(io).cli;
   const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
   if (!choice) throw new CliUsageError('a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model', { command: 'worker' });
-  const model = createChatModel(choice);
+  const model = await createChatModel(choice);
   return createSubAgentJobHandler({
     createOrchestrator: ({ eventBus, job }) => new AgentOrchestrator({ model, bus: eventBus, ...(job.workspaceRoot !== undefined ? { workspaceRoot: job.workspaceRoot } : {}) }),
   });
@@ -120,7 +121,7 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   const handlers: Record<string, QueueJobHandler<any, any>> = {};
   for (const queue of queues) {
     if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
-    else if (queue.endsWith('-agents')) handlers[queue] = subAgentHandler(options, io);
+    else if (queue.endsWith('-agents')) handlers[queue] = await subAgentHandler(options, io);
     else handlers[queue] = looperHandler;
   }
   const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });

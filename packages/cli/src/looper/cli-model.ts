@@ -1,6 +1,3 @@
-import { createAnthropicModel } from '@troupe/adapter-claude/model';
-import { createOpenAIModel } from '@troupe/adapter-codex/model';
-import { createGeminiModel } from '@troupe/adapter-gemini/model';
 import type { ChatModel } from '@troupe/core';
 import { CliUsageError } from '../cli-errors';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
@@ -38,16 +35,20 @@ export function chooseModel(
   return withKey ? { provider: withKey.id, model: undefined } : undefined;
 }
 
-/** Builds the chat model for a choice, through the provider's official SDK. */
-export function createChatModel(choice: ModelChoice): ChatModel {
+/**
+ * Builds the chat model for a choice, through the provider's official SDK.
+ * Only the chosen provider's SDK is loaded, and only now: a command that
+ * needs no model never pays for one.
+ */
+export async function createChatModel(choice: ModelChoice): Promise<ChatModel> {
   const settings = choice.model !== undefined ? { model: choice.model } : {};
   switch (choice.provider) {
     case 'anthropic':
-      return createAnthropicModel(settings);
+      return (await import('@troupe/adapter-claude/model')).createAnthropicModel(settings);
     case 'openai':
-      return createOpenAIModel(settings);
+      return (await import('@troupe/adapter-codex/model')).createOpenAIModel(settings);
     case 'gemini':
-      return createGeminiModel(settings);
+      return (await import('@troupe/adapter-gemini/model')).createGeminiModel(settings);
   }
 }
 

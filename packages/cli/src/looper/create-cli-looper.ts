@@ -13,10 +13,11 @@ import {
   type McpServers,
   type RunnableAgent,
 } from '@troupe/core';
-import { createLooperStateStore, englishLooperTexts, Looper, type LooperMember, type LooperStateStore, type LooperTexts } from '@troupe/looper';
+import { englishLooperTexts, Looper, type LooperMember, type LooperTexts } from '@troupe/looper';
 import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
+import { createSessionLooperStateStore } from './session-looper-state-store';
 import { createTestRunReview, type TestRunReviewTexts } from './test-run-review';
 
 /** Which agent does a Looper step: an agent (a registry entry or a built-in adapter), or (Review only) the workspace's tests. */
@@ -86,33 +87,6 @@ export function createCliAgentManager(options: { autoAllow: boolean; registry: C
     definitions: registryDefinitions(options.registry),
     ...(options.bus ? { eventBus: options.bus } : {}),
   });
-}
-
-/**
- * A {@link LooperStateStore} on the workspace session whose checkpoints also
- * write the channel messages posted since the previous one, in the same
- * transaction (see {@link SessionMessageLog}).
- */
-export function createSessionLooperStateStore(workspace: TroupeWorkspace, log: SessionMessageLog): LooperStateStore {
-  const inner = createLooperStateStore(workspace.store, { namespace: workspace.looperNamespace() });
-  return {
-    async load(looperId, options) {
-      const saved = await inner.load(looperId, options);
-      if (saved) log.markCommitted(saved);
-      return saved;
-    },
-    history: (looperId, options) => inner.history(looperId, options),
-    async save(snapshot, entries, options) {
-      // The messages posted up to now belong with this snapshot (the Looper posts right after each change).
-      const batch = log.takeBatch(snapshot);
-      await workspace.store.transaction(async (tx) => {
-        await inner.save(snapshot, entries, options);
-        await log.writeBatch(batch, tx);
-      }, options);
-      log.commitBatch(batch);
-      log.markCommitted(snapshot);
-    },
-  };
 }
 
 function member(choice: CliMemberChoice, step: 'coder' | 'review', setup: CliLooperSetup): LooperMember | RunnableAgent {

@@ -88,7 +88,9 @@ export function ensurePackagesBuilt(names: readonly string[]): string[] {
   const order = [...new Map(names.flatMap((name) => buildOrder(name, packages)).map((pkg) => [pkg.name, pkg])).values()];
   for (const pkg of order) {
     const entries = pkg.name === 'troupe' ? ['index.js', 'bin.js'] : ['index.js'];
-    if (oldestBuilt(pkg.dir, entries) > newestSource(pkg.dir)) continue;
+    // The `troupe` executable bundles the workspace packages it uses: a change in any of them makes it stale too.
+    const sources = pkg.name === 'troupe' ? buildOrder(pkg.name, packages) : [pkg];
+    if (oldestBuilt(pkg.dir, entries) > Math.max(...sources.map((source) => newestSource(source.dir)))) continue;
     const result = spawnSync(process.execPath, [tsupCli], { cwd: pkg.dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
     if (result.status !== 0) {
       throw new Error(`building ${pkg.name} for the troupe integration tests failed (tsup exit ${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);

@@ -39,24 +39,16 @@ import {
   type LooperRunOutcome,
   type LooperSnapshot,
 } from './looper-state';
+import { LooperCheckpointWriter } from './looper-checkpoint-writer';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
+import { resolveLooperLimits } from './looper-limits';
 import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
 import { raceAbort, timeoutMessage } from './looper-abort';
 import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 import { checkLooperBudget, looperUsageRun, startLooperBudget } from './looper-run-scope';
 
-const DEFAULT_TIMEOUTS: Required<LooperStepTimeouts> = { coder: 15 * 60_000, review: 10 * 60_000, judge: 2 * 60_000 };
-
 function isRunnableAgent(member: unknown): member is RunnableAgent {
   return typeof member === 'object' && member !== null && typeof (member as RunnableAgent).start === 'function';
-}
-
-function positiveInteger(value: unknown, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!(typeof value === 'number' && Number.isInteger(value) && value > 0)) {
-    throw new InvalidArgumentError(what, `expected a positive integer, got ${String(value)}`);
-  }
-  return value;
 }
 
 /**
@@ -124,8 +116,7 @@ export class Looper implements RunnableAgent {
   private loop: Promise<void> | undefined;
   private controller: AbortController | undefined;
   private currentTaskId: string | undefined;
-  private writes: Promise<void> = Promise.resolve();
-  private queuedWrite: { snapshot: LooperSnapshot; entries: LooperHistoryEntry[] } | undefined;
+  private readonly checkpoints: LooperCheckpointWriter;
   private disposed = false;
   private workspacePath: string | undefined;
   private readonly budgetLimits: ReturnType<typeof checkLooperBudget>;
@@ -147,14 +138,10 @@ export class Looper implements RunnableAgent {
     if (typeof this.judge?.decide !== 'function') throw new InvalidArgumentError('judge', 'expected a Judge { kind, decide(input) }');
     this.tasks = options.taskManager ?? new TaskManager({ ...(options.eventBus ? { eventBus: options.eventBus } : {}), now: this.now });
     this.stateStore = options.stateStore ?? createLooperStateStore(options.store);
-    const timeouts = typeof options.stepTimeoutMs === 'number' ? { coder: options.stepTimeoutMs, review: options.stepTimeoutMs, judge: options.stepTimeoutMs } : (options.stepTimeoutMs ?? {});
-    this.timeouts = {
-      coder: positiveInteger(timeouts.coder, 'stepTimeoutMs.coder') ?? DEFAULT_TIMEOUTS.coder,
-      review: positiveInteger(timeouts.review, 'stepTimeoutMs.review') ?? DEFAULT_TIMEOUTS.review,
-      judge: positiveInteger(timeouts.judge, 'stepTimeoutMs.judge') ?? DEFAULT_TIMEOUTS.judge,
-    };
-    const maxIterations = positiveInteger(options.maxIterations, 'maxIterations') ?? 5;
-    this.maxOutputChars = positiveInteger(options.maxOutputChars, 'maxOutputChars') ?? 4000;
+    this.checkpoints = new LooperCheckpointWriter(this.stateStore, (error) => this.emit('looper:checkpoint-failed', { error: serializeError(error) }));
+    const { timeouts, maxIterations, maxOutputChars } = resolveLooperLimits(options);
+    this.timeouts = timeouts;
+    this.maxOutputChars = maxOutputChars;
     this.workspacePath = options.workspacePath;
     this.budgetLimits = checkLooperBudget(options.budget, this.bus);
     this.snapshot = createLooperSnapshot({ looperId: this.id, maxIterations, now: this.now() });
@@ -217,7 +204,7 @@ export class Looper implements RunnableAgent {
 
   /** Resolves once every checkpoint written so far is saved. */
   flush(): Promise<void> {
-    return this.writes;
+    return this.checkpoints.flush();
   }
 
   /** History entries of this Looper (runs, steps, decisions), oldest first. */
@@ -255,7 +242,7 @@ export class Looper implements RunnableAgent {
     this.controller?.abort();
     if (this.currentTaskId) this.tasks.cancel(this.currentTaskId, 'Looper disposed');
     await this.whenIdle();
-    await this.writes;
+    await this.checkpoints.flush();
     await this.ownManager?.cleanup();
   }
 
@@ -489,7 +476,7 @@ export class Looper implements RunnableAgent {
     this.emit('looper:run-finished', { runId, outcome, reason, iterations: s.iteration });
   }
 
-  /** Replaces the state, emits `looper:state-changed` when it changed, and queues a checkpoint. */
+  /** Replaces the state, emits `looper:state-changed` when it changed, and queues a checkpoint (see {@link LooperCheckpointWriter}). */
   private update(next: LooperSnapshot, entry: Pick<LooperHistoryEntry, 'kind' | 'data'>, reason?: string): void {
     const previous = this.snapshot;
     this.snapshot = next;
@@ -502,23 +489,7 @@ export class Looper implements RunnableAgent {
         ...(reason !== undefined ? { reason } : {}),
       });
     }
-    const record: LooperHistoryEntry = { ...entry, revision: next.revision, runId: next.runId ?? previous.runId, iteration: next.iteration, at: next.updatedAt };
-    // Changes that arrive before the queued write starts join it: one transaction, the latest snapshot, every entry.
-    if (this.queuedWrite) {
-      this.queuedWrite.snapshot = next;
-      this.queuedWrite.entries.push(record);
-      return;
-    }
-    const job = { snapshot: next, entries: [record] };
-    this.queuedWrite = job;
-    this.writes = this.writes
-      .then(() => {
-        if (this.queuedWrite === job) this.queuedWrite = undefined;
-        return this.stateStore.save(job.snapshot, job.entries);
-      })
-      .catch((error: unknown) => {
-        this.emit('looper:checkpoint-failed', { error: serializeError(error) });
-      });
+    this.checkpoints.write(next, { ...entry, revision: next.revision, runId: next.runId ?? previous.runId, iteration: next.iteration, at: next.updatedAt });
   }
 
   private postAuto(kind: string, content: string): void {
