@@ -18,7 +18,8 @@ export default defineConfig(() => {
       dts: false,
       clean: false,
       splitting: true,
-      noExternal: [/^@troupe\//, 'zod', 'smol-toml'],
+      // @troupe/* packages stay external: several load files of their own next to their modules
+      // (adapter-acp's ACP driver, the dashboard's page), which a bundle would not carry along.
       external: ['better-sqlite3', 'esbuild'],
       esbuildOptions(options) {
         options.sourcesContent = false;
