@@ -6,7 +6,8 @@ import { formatForkResult } from './agent-fork-format';
 /** Name of the main-agent tool that forks sub-agents. */
 export const FORK_AGENTS_TOOL_NAME = 'fork_agents';
 
-const parameters = z.object({
+/** Arguments schema of `fork_agents`, for tools that stand in for it (e.g. one that runs the sub-agents on other machines). */
+export const forkAgentsParameters = z.object({
   tasks: z
     .array(
       z.object({
@@ -19,7 +20,7 @@ const parameters = z.object({
 });
 
 /** Arguments of `fork_agents`. */
-export type ForkAgentsArgs = z.output<typeof parameters>;
+export type ForkAgentsArgs = z.output<typeof forkAgentsParameters>;
 
 /**
  * `fork_agents` (scope `main`): the main agent hands independent tasks to
@@ -32,7 +33,7 @@ export function createForkAgentsTool(): Tool<ForkAgentsArgs> {
     name: FORK_AGENTS_TOOL_NAME,
     description:
       'Split work into independent tasks run by sub-agents in parallel. You wait until all of them finish, then get each result (or failure).',
-    parameters,
+    parameters: forkAgentsParameters,
     scope: 'main',
     async execute({ tasks }, context) {
       const agent = getAgentToolContext(context);

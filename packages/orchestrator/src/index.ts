@@ -56,7 +56,7 @@ export {
 } from './agent-markup-parser';
 export { ToolManager, type AgentToolContext, type ToolManagerOptions } from './tool-manager';
 export { createTaskFinishTool, TASK_FINISH_TOOL_NAME, type TaskFinishArgs } from './task-finish-tool';
-export { createForkAgentsTool, FORK_AGENTS_TOOL_NAME, type ForkAgentsArgs } from './fork-agents-tool';
+export { createForkAgentsTool, FORK_AGENTS_TOOL_NAME, forkAgentsParameters, type ForkAgentsArgs } from './fork-agents-tool';
 export {
   AGENT_TOOL_CONTEXT_KEY,
   getAgentToolContext,

@@ -43,7 +43,7 @@ export type AgentToolContext = ToolContext & { agentKind: ToolAgentKind };
  *
  * @example
  * ```ts
- * const tools = new ToolManager({ workspaceTools: { root: '/work/repo', shellExec: { allowedCommands: ['git', 'ls'] } } });
+ * const tools = new ToolManager({ workspaceTools: { root: '/path/to/repo', shellExec: { allowedCommands: ['git', 'ls'] } } });
  * tools.registerTool(searchDocsTool);                  // scope from the tool (default common)
  * tools.getToolsForAgent('sub').map((t) => t.name);     // read_file, write_file, list_files, shell_exec, search_docs, task_finish
  * tools.getToolSchema('task_finish');                   // { name, description, inputSchema }

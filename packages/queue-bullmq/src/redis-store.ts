@@ -99,11 +99,7 @@ export class RedisStore implements Store {
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const nsKey = checkStoreNamespace(namespace, key);
-    const json = storeValueToJson(value);
-    const previous = await this.reader.read(nsKey, key);
-    const now = this.now();
-    const record: StoredRecord = { value: JSON.parse(json), createdAt: previous?.createdAt ?? now, updatedAt: now };
+    const { nsKey, record } = await recordToPut(this.reader, namespace, key, value, this.now);
     await this.redis.multi().hset(this.hashKey(nsKey), key, JSON.stringify(record)).sadd(this.namespacesKey(), nsKey).exec();
   }
 
@@ -133,6 +129,15 @@ export class RedisStore implements Store {
     await multi.exec();
     return result;
   }
+}
+
+/** The record `put` writes: the value checked and copied as JSON, the first write's `createdAt` kept. */
+async function recordToPut(reader: StoreReader, namespace: Namespace, key: string, value: unknown, now: () => number): Promise<{ nsKey: string; record: StoredRecord }> {
+  const nsKey = checkStoreNamespace(namespace, key);
+  const json = storeValueToJson(value);
+  const previous = await reader.read(nsKey, key);
+  const at = now();
+  return { nsKey, record: { value: JSON.parse(json), createdAt: previous?.createdAt ?? at, updatedAt: at } };
 }
 
 function overlayReader(parent: StoreReader, overlay: Overlay): StoreReader {
@@ -171,11 +176,8 @@ class RedisTransaction implements Store {
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const nsKey = checkStoreNamespace(namespace, key);
-    const json = storeValueToJson(value);
-    const previous = await this.reader.read(nsKey, key);
-    const now = this.now();
-    this.items(nsKey).set(key, { value: JSON.parse(json), createdAt: previous?.createdAt ?? now, updatedAt: now });
+    const { nsKey, record } = await recordToPut(this.reader, namespace, key, value, this.now);
+    this.items(nsKey).set(key, record);
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {

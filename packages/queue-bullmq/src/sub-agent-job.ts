@@ -3,6 +3,7 @@ import {
   DEFAULT_SUB_AGENT_STRATEGY,
   defineAgentStrategy,
   FORK_AGENTS_TOOL_NAME,
+  forkAgentsParameters,
   formatForkResult,
   getAgentToolContext,
   type AgentOrchestrator,
@@ -40,18 +41,6 @@ export interface SubAgentJobResult {
   iterations: number;
 }
 
-const forkParameters = z.object({
-  tasks: z
-    .array(
-      z.object({
-        task: z.string().min(1).describe('What the sub-agent must do: a complete, self-contained instruction'),
-        strategy: z.string().optional().describe('Type of a registered sub-agent strategy; default: the general sub-agent'),
-      }),
-    )
-    .min(1)
-    .describe('One entry per sub-agent; they run in parallel on the cluster'),
-});
-
 /**
  * `fork_agents` whose children run on workers: register it in place of the
  * orchestrator's own (`tools.registerTool(createQueuedForkAgentsTool(…),
@@ -87,7 +76,7 @@ export function createQueuedForkAgentsTool(options: {
     name: FORK_AGENTS_TOOL_NAME,
     description:
       'Split work into independent tasks run by sub-agents in parallel (on worker machines). You wait until all of them finish, then get each result (or failure).',
-    parameters: forkParameters,
+    parameters: forkAgentsParameters,
     scope: 'main',
     async execute({ tasks }, context) {
       if (maxConcurrency !== undefined) limited ??= options.client.setGlobalConcurrency(queue, maxConcurrency);

@@ -98,7 +98,7 @@ function cap(text: string, max: number): string {
  *
  * @example
  * ```ts
- * const shell = createShellExecTool({ root: '/work/repo', allowedCommands: ['git', 'ls', 'npm'], timeoutMs: 120_000 });
+ * const shell = createShellExecTool({ root: '/path/to/repo', allowedCommands: ['git', 'ls', 'npm'], timeoutMs: 120_000 });
  * ```
  */
 export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<ShellExecArgs> {
