@@ -147,7 +147,7 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   const originId = options.originId ?? randomUUID();
   const env = options.env ?? process.env;
   const redis = openRedis(options.connection, `troupe-origin:${originId}`);
-  const reader = new EventStreamReader(openRedis(options.connection, `troupe-origin-events:${originId}`), keys.events(originId), options.eventBus);
+  const reader = new EventStreamReader(openRedis(options.connection, `troupe-origin-events:${originId}`), redis, keys.events(originId), options.eventBus);
   const store = new RedisStore(redis, { prefix });
   const queues = new Map<string, { queue: Queue; events: QueueEvents; connections: Redis[] }>();
   let closed = false;

@@ -54,7 +54,10 @@ export function compareStreamIds(a: string, b: string): number {
 /**
  * Origin side: reads its event stream on a dedicated connection (blocking
  * `XREAD`) and publishes each event on the origin's bus, in stream order, so
- * `[AUTO]` messages, traces and usage look the same as in-process.
+ * `[AUTO]` messages, traces and usage look the same as in-process. `drain`
+ * asks for the stream's end on `commands`, a connection that never blocks:
+ * on the reading one it would queue behind the pending `XREAD` and wait out
+ * its timeout whenever no new event came.
  */
 export class EventStreamReader {
   private lastId = '0-0';
@@ -67,6 +70,7 @@ export class EventStreamReader {
 
   constructor(
     private readonly redis: Redis,
+    private readonly commands: Redis,
     private readonly streamKey: string,
     private readonly bus: EventBus | undefined,
   ) {
@@ -89,7 +93,7 @@ export class EventStreamReader {
 
   /** Resolves once every event in the stream right now has been published. */
   async drain(): Promise<void> {
-    const [last] = (await this.redis.xrevrange(this.streamKey, '+', '-', 'COUNT', '1')) as [string, string[]][];
+    const [last] = (await this.commands.xrevrange(this.streamKey, '+', '-', 'COUNT', '1')) as [string, string[]][];
     if (!last || compareStreamIds(last[0], this.lastId) <= 0 || this.stopped) return;
     await new Promise<void>((resolve) => this.waiters.push({ id: last[0], resolve }));
   }
