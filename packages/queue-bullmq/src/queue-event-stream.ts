@@ -1,4 +1,4 @@
-import { parseEvent, redactSecrets, type AnyTroupeEvent, type EventBus } from '@troupe/core';
+import { parseEvent, type AnyTroupeEvent, type EventBus, type SecretRedactor } from '@troupe/core';
 import type { Redis } from 'ioredis';
 
 /** Stream entries kept per origin (approximate trim). */
@@ -11,36 +11,55 @@ const STREAM_MAX_LEN = 200_000;
  */
 export class JobEventWriter {
   private readonly pending = new Set<Promise<unknown>>();
+  private batch: string[] = [];
+  private scheduled: ReturnType<typeof setImmediate> | undefined;
   private failed: unknown;
 
   constructor(
     private readonly redis: Redis,
     private readonly streamKey: string,
     private readonly jobId: string,
-    private readonly secrets: readonly string[],
+    private readonly redactor: SecretRedactor,
   ) {}
 
   /**
-   * Queues one event. Commands on one ioredis connection reach Redis in the
-   * order they were issued (also when replayed after a reconnect), so events
-   * are pipelined rather than sent one round trip at a time.
+   * Queues one event. The events of one turn of the event loop (an agent's
+   * output chunk yields several) go to Redis together, one pipeline of
+   * `XADD`s in one socket write; commands on one ioredis connection reach
+   * Redis in the order they were issued (also when replayed after a
+   * reconnect), so the stream keeps the order of emission.
    */
   write(event: AnyTroupeEvent): void {
-    const json = redactSecrets(JSON.stringify(event), this.secrets);
-    const sent: Promise<unknown> = this.redis.xadd(this.streamKey, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', this.jobId, 'event', json).then(
-      () => this.pending.delete(sent),
+    this.batch.push(this.redactor.redact(JSON.stringify(event)));
+    this.scheduled ??= setImmediate(() => this.send());
+  }
+
+  /** Resolves once every queued event is in Redis; rejects with the first write error. */
+  async flush(): Promise<void> {
+    this.send();
+    await Promise.all(this.pending);
+    if (this.failed !== undefined) throw this.failed;
+  }
+
+  private send(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    const events = this.batch;
+    if (events.length === 0) return;
+    this.batch = [];
+    const pipeline = this.redis.pipeline();
+    for (const json of events) pipeline.xadd(this.streamKey, 'MAXLEN', '~', String(STREAM_MAX_LEN), '*', 'job', this.jobId, 'event', json);
+    const sent: Promise<unknown> = pipeline.exec().then(
+      (replies) => {
+        this.failed ??= replies?.find(([error]) => error)?.[0] ?? undefined;
+        this.pending.delete(sent);
+      },
       (error: unknown) => {
         this.failed ??= error;
         this.pending.delete(sent);
       },
     );
     this.pending.add(sent);
-  }
-
-  /** Resolves once every queued event is in Redis; rejects with the first write error. */
-  async flush(): Promise<void> {
-    await Promise.all(this.pending);
-    if (this.failed !== undefined) throw this.failed;
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { AbortError, EventBus, InvalidArgumentError, secretValuesFromEnv, serializeError } from '@troupe/core';
+import { AbortError, createSecretRedactor, EventBus, InvalidArgumentError, secretValuesFromEnv, serializeError } from '@troupe/core';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, DEFAULT_QUEUE_PREFIX, openRedis, type QueueConnection } from './queue-connection';
@@ -98,6 +98,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const workerId = options.workerId ?? `${hostname()}-${process.pid}`;
   const keys = queueKeys(options.prefix ?? DEFAULT_QUEUE_PREFIX);
   const secrets = secretValuesFromEnv(options.env ?? process.env);
+  const redactor = createSecretRedactor({ secrets });
   const redis = openRedis(options.connection, `troupe-worker:${workerId}`);
   const subscriber = openRedis(options.connection, `troupe-worker-control:${workerId}`);
   const store = new RedisStore(redis, { prefix: options.prefix ?? DEFAULT_QUEUE_PREFIX });
@@ -165,7 +166,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
     const onBullAbort = () => controller.abort(bullSignal?.reason ?? new AbortError('worker shutting down'));
     bullSignal?.addEventListener('abort', onBullAbort, { once: true });
     const bus = new EventBus({ source: workerId });
-    const writer = new JobEventWriter(redis, data.eventStream, jobId, secrets);
+    const writer = new JobEventWriter(redis, data.eventStream, jobId, redactor);
     const unsubscribe = bus.on('*', (event) => writer.write(event));
     const attempt = Math.max(1, job.attemptsStarted ?? job.attemptsMade + 1);
     const resumed = attempt > 1 || (job.stalledCounter ?? 0) > 0;
