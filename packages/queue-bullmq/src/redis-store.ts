@@ -27,8 +27,45 @@ interface StoredRecord {
   updatedAt: number;
 }
 
+/**
+ * A transaction's write of a key it has not read: the value as JSON, and the
+ * `createdAt` to use when Redis has no record yet (else Redis' own is kept,
+ * by {@link PUT_SCRIPT} at commit, without a read before).
+ */
+interface BlindPut {
+  blind: true;
+  json: string;
+  createdAtIfNew: number;
+  updatedAt: number;
+}
+
 /** Pending writes of a transaction: nsKey → key → record (`null` = deleted). */
-type Overlay = Map<string, Map<string, StoredRecord | null>>;
+type Overlay = Map<string, Map<string, StoredRecord | BlindPut | null>>;
+
+/**
+ * Writes one record and keeps the `createdAt` of the one it replaces, in one
+ * round trip: KEYS = hash, namespace set; ARGV = field, value JSON,
+ * createdAt if new, updatedAt, namespace key. Records are written
+ * `createdAt` first so it is read without decoding the value.
+ */
+const PUT_SCRIPT = `local previous = redis.call('hget', KEYS[1], ARGV[1])
+local createdAt = ARGV[3]
+if previous then
+  local kept = string.match(previous, '^{"createdAt":([^,]+),')
+  if not kept then
+    local ok, decoded = pcall(cjson.decode, previous)
+    if ok and type(decoded) == 'table' and type(decoded.createdAt) == 'number' then kept = cjson.encode(decoded.createdAt) end
+  end
+  if kept then createdAt = kept end
+end
+redis.call('hset', KEYS[1], ARGV[1], '{"createdAt":' .. createdAt .. ',"updatedAt":' .. ARGV[4] .. ',"value":' .. ARGV[2] .. '}')
+redis.call('sadd', KEYS[2], ARGV[5])
+return 1`;
+
+/** A record as stored (see {@link PUT_SCRIPT}): `createdAt` first. */
+function recordJson(createdAt: number, updatedAt: number, valueJson: string): string {
+  return `{"createdAt":${JSON.stringify(createdAt)},"updatedAt":${JSON.stringify(updatedAt)},"value":${valueJson}}`;
+}
 
 function splitNamespace(nsKey: string): string[] {
   return nsKey.split(NAMESPACE_SEPARATOR);
@@ -43,6 +80,8 @@ interface StoreReader {
   read(nsKey: string, key: string): Promise<StoredRecord | undefined>;
   readAll(nsKey: string): Promise<Map<string, StoredRecord>>;
   namespaces(): Promise<string[]>;
+  /** A transaction's own knowledge of a key (its pending write or delete); Redis has none. */
+  known?(nsKey: string, key: string): StoredRecord | BlindPut | null | undefined;
 }
 
 /**
@@ -99,8 +138,10 @@ export class RedisStore implements Store {
 
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const { nsKey, record } = await recordToPut(this.reader, namespace, key, value, this.now);
-    await this.redis.multi().hset(this.hashKey(nsKey), key, JSON.stringify(record)).sadd(this.namespacesKey(), nsKey).exec();
+    const nsKey = checkStoreNamespace(namespace, key);
+    const json = storeValueToJson(value);
+    const at = this.now();
+    await this.redis.eval(PUT_SCRIPT, 2, this.hashKey(nsKey), this.namespacesKey(), key, json, JSON.stringify(at), JSON.stringify(at), nsKey);
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
@@ -123,42 +164,53 @@ export class RedisStore implements Store {
     for (const [nsKey, items] of overlay) {
       for (const [key, record] of items) {
         if (record === null) multi.hdel(this.hashKey(nsKey), key);
-        else multi.hset(this.hashKey(nsKey), key, JSON.stringify(record)).sadd(this.namespacesKey(), nsKey);
+        else if ('blind' in record) {
+          const { json, createdAtIfNew, updatedAt } = record;
+          multi.eval(PUT_SCRIPT, 2, this.hashKey(nsKey), this.namespacesKey(), key, json, JSON.stringify(createdAtIfNew), JSON.stringify(updatedAt), nsKey);
+        } else multi.hset(this.hashKey(nsKey), key, recordJson(record.createdAt, record.updatedAt, JSON.stringify(record.value))).sadd(this.namespacesKey(), nsKey);
       }
     }
-    await multi.exec();
+    const replies = await multi.exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
     return result;
   }
 }
 
-/** The record `put` writes: the value checked and copied as JSON, the first write's `createdAt` kept. */
-async function recordToPut(reader: StoreReader, namespace: Namespace, key: string, value: unknown, now: () => number): Promise<{ nsKey: string; record: StoredRecord }> {
-  const nsKey = checkStoreNamespace(namespace, key);
-  const json = storeValueToJson(value);
-  const previous = await reader.read(nsKey, key);
-  const at = now();
-  return { nsKey, record: { value: JSON.parse(json), createdAt: previous?.createdAt ?? at, updatedAt: at } };
-}
+/** What a transaction knows of a key without asking Redis: `undefined` when only Redis knows. */
+type Known = StoredRecord | BlindPut | null | undefined;
 
 function overlayReader(parent: StoreReader, overlay: Overlay): StoreReader {
-  return {
+  const reader: StoreReader = {
     async read(nsKey, key) {
       const pending = overlay.get(nsKey)?.get(key);
       if (pending === null) return undefined;
-      return pending ?? parent.read(nsKey, key);
+      if (pending === undefined) return parent.read(nsKey, key);
+      if (!('blind' in pending)) return pending;
+      return settle(pending, await parent.read(nsKey, key));
     },
     async readAll(nsKey) {
       const all = await parent.readAll(nsKey);
       for (const [key, record] of overlay.get(nsKey) ?? []) {
         if (record === null) all.delete(key);
-        else all.set(key, record);
+        else all.set(key, 'blind' in record ? settle(record, all.get(key)) : record);
       }
       return all;
     },
     async namespaces() {
       return [...new Set([...(await parent.namespaces()), ...overlay.keys()])];
     },
+    known(nsKey, key) {
+      const pending = overlay.get(nsKey)?.get(key);
+      return pending !== undefined ? pending : parent.known?.(nsKey, key);
+    },
   };
+  return reader;
+}
+
+/** A blind write as a record, given the record it replaces. */
+function settle(put: BlindPut, previous: StoredRecord | undefined): StoredRecord {
+  return { value: JSON.parse(put.json) as unknown, createdAt: previous?.createdAt ?? put.createdAtIfNew, updatedAt: put.updatedAt };
 }
 
 /** A transaction's view: reads through its overlay, writes into it. Nested transactions merge on success. */
@@ -174,10 +226,16 @@ class RedisTransaction implements Store {
     return viewGet<V>(this.reader, namespace, key);
   }
 
+  /** Buffers the write; the record it replaces is read only if this transaction already knows it (no round trip). */
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
-    const { nsKey, record } = await recordToPut(this.reader, namespace, key, value, this.now);
-    this.items(nsKey).set(key, record);
+    const nsKey = checkStoreNamespace(namespace, key);
+    const json = storeValueToJson(value);
+    const at = this.now();
+    const known: Known = this.reader.known?.(nsKey, key);
+    if (known === undefined) this.items(nsKey).set(key, { blind: true, json, createdAtIfNew: at, updatedAt: at });
+    else if (known !== null && 'blind' in known) this.items(nsKey).set(key, { ...known, json, updatedAt: at });
+    else this.items(nsKey).set(key, { value: JSON.parse(json) as unknown, createdAt: known?.createdAt ?? at, updatedAt: at });
   }
 
   async delete(namespace: Namespace, key: string, options?: StoreCallOptions): Promise<boolean> {
@@ -201,7 +259,7 @@ class RedisTransaction implements Store {
     return result;
   }
 
-  private items(nsKey: string): Map<string, StoredRecord | null> {
+  private items(nsKey: string): Map<string, StoredRecord | BlindPut | null> {
     let items = this.overlay.get(nsKey);
     if (!items) {
       items = new Map();
