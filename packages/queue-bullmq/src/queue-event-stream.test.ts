@@ -1,4 +1,4 @@
-// The worker → origin event stream against a real redis-server: events written in bursts (one event-loop turn)
+// The worker → origin event stream against a real redis-server: events written in bursts (sent as one pipeline)
 // and one by one reach the origin's bus complete and in order; a failed write surfaces in flush().
 import { createSecretRedactor, EventBus, type TroupeEvent } from '@troupe/core';
 import { Redis } from 'ioredis';

@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 
 /** Stream entries kept per origin (approximate trim). */
 const STREAM_MAX_LEN = 200_000;
+/** How long a worker gathers events before sending them (they reach the origin at most this much later). */
+const EVENT_BATCH_MS = 5;
 
 /**
  * Worker side: appends a job's bus events to its origin's Redis stream, in
@@ -12,7 +14,7 @@ const STREAM_MAX_LEN = 200_000;
 export class JobEventWriter {
   private readonly pending = new Set<Promise<unknown>>();
   private batch: string[] = [];
-  private scheduled: ReturnType<typeof setImmediate> | undefined;
+  private scheduled: ReturnType<typeof setTimeout> | undefined;
   private failed: unknown;
 
   constructor(
@@ -23,15 +25,17 @@ export class JobEventWriter {
   ) {}
 
   /**
-   * Queues one event. The events of one turn of the event loop (an agent's
-   * output chunk yields several) go to Redis together, one pipeline of
-   * `XADD`s in one socket write; commands on one ioredis connection reach
-   * Redis in the order they were issued (also when replayed after a
-   * reconnect), so the stream keeps the order of emission.
+   * Queues one event. Events emitted within {@link EVENT_BATCH_MS} of each
+   * other (a step's start, an agent's output chunk, a run's end each yield
+   * several) go to Redis together, one pipeline of `XADD`s in one socket
+   * write, instead of one write (and one wake-up of Redis and the origin)
+   * per event. Commands on one ioredis connection reach Redis in the order
+   * they were issued (also when replayed after a reconnect), so the stream
+   * keeps the order of emission.
    */
   write(event: AnyTroupeEvent): void {
     this.batch.push(this.redactor.redact(JSON.stringify(event)));
-    this.scheduled ??= setImmediate(() => this.send());
+    this.scheduled ??= setTimeout(() => this.send(), EVENT_BATCH_MS);
   }
 
   /** Resolves once every queued event is in Redis; rejects with the first write error. */
@@ -42,7 +46,7 @@ export class JobEventWriter {
   }
 
   private send(): void {
-    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    if (this.scheduled !== undefined) clearTimeout(this.scheduled);
     this.scheduled = undefined;
     const events = this.batch;
     if (events.length === 0) return;

@@ -55,6 +55,12 @@ interface ActiveJob {
   buffered: string[];
 }
 
+/**
+ * Takes a job's run lease unless the job was canceled, in one round trip:
+ * KEYS = canceled flag, lease; ARGV = token, ms. 0 = canceled, 1 = another
+ * worker holds the lease, 2 = taken.
+ */
+const TAKE_LEASE = "if redis.call('exists', KEYS[1]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 2 end return 1";
 /** Compare-and-renew / compare-and-delete of a run lease. */
 const RENEW_LEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const RELEASE_LEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -144,14 +150,16 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
     } catch (error) {
       throw new UnrecoverableError(`job ${jobId}: invalid ${handler.kind} payload: ${serializeError(error).message}`);
     }
-    if (await redis.exists(keys.canceled(queue, jobId))) throw new UnrecoverableError('canceled at the origin before it started');
     // The lease: a second worker that got this job while the first still runs it (a false stall) waits instead.
     const leaseKey = keys.lease(queue, jobId);
     const leaseToken = randomUUID();
-    if ((await redis.set(leaseKey, leaseToken, 'PX', lockDuration, 'NX')) !== 'OK') {
+    const taken = await redis.eval(TAKE_LEASE, 2, keys.canceled(queue, jobId), leaseKey, leaseToken, String(lockDuration));
+    if (taken === 0) throw new UnrecoverableError('canceled at the origin before it started');
+    if (taken !== 2) {
       await job.moveToDelayed(Date.now() + Math.ceil(lockDuration / 2), token);
       throw new DelayedError();
     }
+    let leaseHeld = true;
     const controller = new AbortController();
     const entry: ActiveJob = { controller, listeners: new Set(), buffered: [] };
     active.set(activeKey(queue, jobId), entry);
@@ -189,8 +197,11 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
         },
       });
       if (controller.signal.aborted) throw controller.signal.reason;
-      // Another worker took the job over (this one stalled past its lock): its run is the one that counts.
-      if ((await redis.get(leaseKey)) !== leaseToken) throw new Error(`job ${jobId}: run lease lost (another worker took the job over)`);
+      // The run is over: give the lease up, checking it was still ours. Another worker took the job over (this
+      // one stalled past its lock): its run is the one that counts.
+      clearInterval(renew);
+      leaseHeld = false;
+      if ((await redis.eval(RELEASE_LEASE, 1, leaseKey, leaseToken)) !== 1) throw new Error(`job ${jobId}: run lease lost (another worker took the job over)`);
       bus.emit('queue:job-completed', { queue, jobId, attempt, workerId }, { source: workerId });
       await writer.flush();
       return result ?? null;
@@ -207,7 +218,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       bullSignal?.removeEventListener('abort', onBullAbort);
       unsubscribe();
       active.delete(activeKey(queue, jobId));
-      await redis.eval(RELEASE_LEASE, 1, leaseKey, leaseToken).catch(() => {});
+      if (leaseHeld) await redis.eval(RELEASE_LEASE, 1, leaseKey, leaseToken).catch(() => {});
     }
   }
 
