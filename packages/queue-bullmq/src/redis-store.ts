@@ -181,7 +181,7 @@ export class RedisStore implements Store {
 type Known = StoredRecord | BlindPut | null | undefined;
 
 function overlayReader(parent: StoreReader, overlay: Overlay): StoreReader {
-  const reader: StoreReader = {
+  return {
     async read(nsKey, key) {
       const pending = overlay.get(nsKey)?.get(key);
       if (pending === null) return undefined;
@@ -205,7 +205,6 @@ function overlayReader(parent: StoreReader, overlay: Overlay): StoreReader {
       return pending !== undefined ? pending : parent.known?.(nsKey, key);
     },
   };
-  return reader;
 }
 
 /** A blind write as a record, given the record it replaces. */
@@ -226,7 +225,10 @@ class RedisTransaction implements Store {
     return viewGet<V>(this.reader, namespace, key);
   }
 
-  /** Buffers the write; the record it replaces is read only if this transaction already knows it (no round trip). */
+  /**
+   * Buffers the write without a round trip: for a key this transaction has
+   * not touched, the commit keeps Redis' `createdAt` (see {@link PUT_SCRIPT}).
+   */
   async put(namespace: Namespace, key: string, value: unknown, options?: StoreCallOptions): Promise<void> {
     AbortError.throwIfAborted(options?.signal, 'Store.put');
     const nsKey = checkStoreNamespace(namespace, key);
