@@ -5,7 +5,7 @@ import type { Experience } from './loop-experience';
 import type { Perception, PerceptionInput } from './loop-perception';
 import type { LoopContext, LoopReflector, PerceptionProcessor } from './loop-stage';
 import type { LoopStageRegistry } from './loop-stage-registry';
-import { completeExperiences, defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
+import { completeExperiences, defaultLoopReflector, hasOutput, type ReflectResult } from './reflect-loop-result';
 import { normalizeAction } from './run-loop-action';
 
 // The phase bodies. They return plain values while every stage answers
@@ -159,7 +159,7 @@ export function reflectPhase(result: ActResult, context: LoopContext, dependenci
   const capabilities = dependencies.capabilities.update(result);
   const registered = dependencies.registry.reflectors;
   const reflectors = registered.length > 0 ? registered : DEFAULT_REFLECTORS;
-  const outputs: unknown[] = [];
+  const outputs: unknown[] = new Array(reflectors.length); // sized once: no growth on every iteration
   for (let i = 0; i < reflectors.length; i++) {
     const reflector = reflectors[i] as LoopReflector;
     let output: unknown;
@@ -171,7 +171,7 @@ export function reflectPhase(result: ActResult, context: LoopContext, dependenci
     if (typeof (output as { then?: unknown } | null | undefined)?.then === 'function') {
       return reflectAsync(output as PromiseLike<unknown>, i, reflectors, outputs, result, context, dependencies, capabilities);
     }
-    outputs.push(output);
+    outputs[i] = output;
   }
   return storeReflection(outputs, reflectors, result, context, dependencies, capabilities);
 }
@@ -189,7 +189,7 @@ async function reflectAsync(
   for (let i = index; i < reflectors.length; i++) {
     const reflector = reflectors[i] as LoopReflector;
     try {
-      outputs.push(await (i === index ? pending : reflector.reflect(result, context)));
+      outputs[i] = await (i === index ? pending : reflector.reflect(result, context));
     } catch (error) {
       throw tagStage(error, reflector.name);
     }
@@ -205,7 +205,7 @@ function storeReflection(
   dependencies: ReflectDependencies,
   capabilities: ReflectResult['capabilities'],
 ): ReflectResult | Promise<ReflectResult> {
-  const experiences = completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors });
+  const experiences = hasOutput(outputs) ? completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors }) : [];
   const stored = experiences.length > 0 ? dependencies.store(experiences, context) : undefined;
   return stored === undefined ? { experiences, capabilities } : stored.then(() => ({ experiences, capabilities }));
 }
