@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looperCommandSchema, parseLooperCommand } from './index';
+import { looperCommandSchema, parseLooperCommand } from '../index';
 
 describe('parseLooperCommand', () => {
   it('parses the four JSON commands', () => {

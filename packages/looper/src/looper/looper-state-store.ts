@@ -1,6 +1,7 @@
-import { ConfigError, InvalidArgumentError, MemoryStore, type Namespace, type Store, type StoreCallOptions } from '@troupe/core';
+import { ConfigError, InvalidArgumentError } from '@troupe/core/errors';
+import { MemoryStore, type Namespace, type Store, type StoreCallOptions } from '@troupe/core/store';
 import type { PendingTask } from '../judge/judge-input';
-import { looperSnapshotSchema, type LooperSnapshot } from './looper-state';
+import type { LooperSnapshot } from './looper-state';
 
 /** One entry of a Looper's history, written with the checkpoint it belongs to. */
 export interface LooperHistoryEntry {
@@ -181,6 +182,8 @@ export function createLooperStateStore(store: Store = new MemoryStore(), options
         keys = pending.map((entry) => entry.key);
         value = { ...item.value, current: current?.value ?? {}, last: last?.value ?? null, pending: pending.map((entry) => entry.value) };
       }
+      // The schema (and zod) load with the first checkpoint read, not with the store: a command that finds none starts fast.
+      const { looperSnapshotSchema } = await import('./looper-state-schema');
       const parsed = looperSnapshotSchema.safeParse(value);
       if (!parsed.success) throw ConfigError.fromZod(`Looper checkpoint [${namespace.join(', ')}] state`, parsed.error);
       const snapshot = parsed.data;
