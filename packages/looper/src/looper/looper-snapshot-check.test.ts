@@ -31,7 +31,7 @@ function snapshots(): LooperSnapshot[] {
   const running = startRun(idle, { task: 'T', runId: 'run-1', now: 2 });
   const reviewing = recordCoderResult(running, failed, 3);
   const judging = recordReviewResult(reviewing, review, 4);
-  const next = continueRun(judging, { decision: { type: 'continue', nextTask: 'T2', reason: 'r', consumedPending: [1] }, source: 'model', consumed: [0], now: 5 });
+  const next = continueRun(judging, { decision: { type: 'continue', nextTask: 'T2', reason: 'r', consumedPending: [1] }, source: 'model', consumed: ['p1'], now: 5 });
   const stopping = requestStop(next, 6, { immediate: true });
   const done = finishRun(recordReviewResult(recordCoderResult(stopping, ok, 7), { ...ok, reportSource: 'fallback' }, 8), { outcome: 'stopped', reason: 'asked', now: 9 });
   return [idle, running, reviewing, judging, next, stopping, done];
