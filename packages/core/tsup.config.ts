@@ -1,6 +1,6 @@
 import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
-import { troupeTsup } from '../../tsup.base';
+import { dropEmptySourceMaps, troupeTsup } from '../../tsup.base';
 
 export default defineConfig(
   troupeTsup(import.meta.dirname, {
@@ -24,6 +24,8 @@ export default defineConfig(
     async onSuccess() {
       // Plain-JS scripts the testing kit spawns as child processes.
       cpSync('src/testing/bin', 'dist/testing/bin', { recursive: true });
+      // The subpath entries only re-export shared chunks: their maps would map nothing.
+      dropEmptySourceMaps('dist');
     },
   }),
 );
