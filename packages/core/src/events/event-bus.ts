@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { serializeError } from '../util/serialize-error';
 import { eventTimestamp } from './event-clock';
 import type { AnyTroupeEvent, TroupeEvent, TroupeEventPayloads, TroupeEventType } from './event-map';
-import { eventSchemaGeneration, eventVersion } from './event-schema-registry';
+import { eventSchemaGeneration, eventVersion } from './event-versions';
 import { TypeSubscriptions, type Subscription } from './event-subscriptions';
 
 /** Listener signature per event type (typed-emitter's event map), plus `'*'` for every event. */

@@ -1,6 +1,6 @@
 import type { EventBus } from '../events/event-bus';
 import type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads, TroupeEventType } from '../events/event-map';
-import { eventVersion } from '../events/event-schema-registry';
+import { eventVersion } from '../events/event-versions';
 import { serializeError } from '../util/serialize-error';
 import type { LoopLogger } from './loop-logger';
 import { PhasePayloads } from './loop-phase-payload';
