@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Options } from 'tsup';
 
@@ -27,4 +27,17 @@ export function troupeTsup(packageDir: string, overrides: Options = {}): Options
     },
     ...overrides,
   };
+}
+
+/**
+ * An entry or chunk that only re-exports code from other chunks (a split build) gets a source map mapping
+ * nothing: drop those maps, so every map shipped maps a source (a `sourceMappingURL` to a missing map is
+ * ignored, even with `--enable-source-maps`). Call it from `onSuccess` with the folder the build wrote.
+ */
+export function dropEmptySourceMaps(dir: string): void {
+  for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js.map') || name.endsWith('.cjs.map'))) {
+    const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[] };
+    if (map.sources.length > 0) continue;
+    rmSync(join(dir, file));
+  }
 }

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'tsup';
-import { troupeTsup } from '../../tsup.base';
+import { dropEmptySourceMaps, troupeTsup } from '../../tsup.base';
 
 // The library entry (ESM + CJS with types) and the `troupe` executable (ESM only, keeps its shebang).
 // The executable is split: each command (loaded by `import()` when it runs) and what only it needs
@@ -29,16 +29,3 @@ export default defineConfig(() => {
     }),
   ];
 });
-
-/**
- * A command whose code all sits in a shared chunk gets a chunk that only re-exports it, and a source map
- * mapping nothing: drop those maps, so every map shipped maps a source (a `sourceMappingURL` to a missing
- * map is ignored, even with `--enable-source-maps`).
- */
-function dropEmptySourceMaps(dir: string): void {
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.js.map'))) {
-    const map = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { sources: string[] };
-    if (map.sources.length > 0) continue;
-    rmSync(join(dir, file));
-  }
-}

@@ -1,4 +1,4 @@
-import { TroupeError, type TroupeErrorOptions } from '@troupe/core';
+import { TroupeError, type TroupeErrorOptions } from '@troupe/core/errors';
 
 /**
  * Bad command-line input: unknown command or option, a missing or malformed

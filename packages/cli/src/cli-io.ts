@@ -1,4 +1,4 @@
-import { hostSecretRedactor, secretValuesFromEnv } from '@troupe/core';
+import { hostSecretRedactor, secretValuesFromEnv } from '@troupe/core/util';
 import { CLI_CATALOGUES, localeFromEnv, type CliCatalogue, type CliLocale } from './i18n/cli-catalogue';
 
 /** What a `troupe` command reads and writes; `process` by default, swapped in tests and embedders. */

@@ -1,4 +1,5 @@
-import { ConfigError, formatIssuePath, serializeError, TroupeError } from '@troupe/core';
+import { ConfigError, formatIssuePath, TroupeError } from '@troupe/core/errors';
+import { serializeError } from '@troupe/core/util';
 import { COMMANDS, HELP_OPTIONS, helpText, ROOT_OPTIONS } from './args/cli-commands';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';

@@ -4,7 +4,6 @@ export { type CliIo } from './cli-io';
 export { CliError, CliUsageError, EXIT_CODES, exitCodeOfRun, type RunEnding } from './cli-errors';
 export {
   AGENT_CLIS,
-  MODEL_PROVIDERS,
   compareVersions,
   detectEnvironment,
   findExecutable,
@@ -15,8 +14,8 @@ export {
   type DetectEnvironmentOptions,
   type EnvironmentReport,
   type ModelKeyReport,
-  type ModelProviderId,
 } from './doctor/detect-environment';
+export { MODEL_PROVIDERS, type ModelProviderId } from './doctor/model-providers';
 export { formatRegistryReport, inspectRegistry, type RegistryEntryReport, type RegistryReport } from './doctor/registry-report';
 export { registryCandidates, type RegistryLookup } from './registry/cli-registry';
 export {

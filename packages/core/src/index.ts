@@ -4,55 +4,16 @@ export { VERSION } from './version';
 export * from './errors/index';
 
 // Events
-export {
-  EventBus,
-  type EventBusListeners,
-  type EventBusOptions,
-  type EventFor,
-  type EventListener,
-  type EventSelector,
-  type EmitOptions,
-  type SubscribeOptions,
-  type Unsubscribe,
-} from './events/event-bus';
-export {
-  coreEventSchemas,
-  serializedErrorSchema,
-  type AnyTroupeEvent,
-  type SerializedError,
-  type TroupeEvent,
-  type TroupeEventPayloads,
-  type TroupeEventType,
-} from './events/event-map';
-export { eventVersion, parseEvent, registerEventSchema, serializeEvent } from './events/event-schema-registry';
-export {
-  currentEventScope,
-  enableEventScopes,
-  eventScopeChain,
-  eventScopesEnabled,
-  registerEventScopeWrapper,
-  withEventScope,
-  type EventScope,
-  type EventScopeInit,
-  type EventScopeRun,
-  type EventScopeWrapper,
-  type TraceCarrier,
-} from './events/event-scope';
-export { checkTraceCarrier, currentTraceCarrier, parseTraceparent, registerTraceCarrierProvider, type TraceParent } from './events/trace-carrier';
+export * from './events/index';
+export { coreEventSchemas, serializedErrorSchema } from './events/event-map';
+export { parseEvent, registerEventSchema, serializeEvent } from './events/event-schema-registry';
 
 // Usage and cost ledger, budgets
 export * from './usage/index';
 
 // Messages
-export { MessageStore, type ListMessagesOptions, type MessageStoreOptions } from './messages/message-store';
-export {
-  messageInputSchema,
-  messageRoleSchema,
-  messageSchema,
-  type Message,
-  type MessageInput,
-  type MessageRole,
-} from './messages/message-schema';
+export * from './messages/index';
+export { messageInputSchema, messageRoleSchema, messageSchema } from './messages/message-schema';
 
 // Processes
 export { AgentProcess, runProcess, type ProcessRun, type RunOptions } from './process/agent-process';
@@ -65,16 +26,7 @@ export { LineSplitter, parseJsonLine } from './process/line-splitter';
 export type { ProcessConfig } from './process/process-config';
 export { outputOrThrow, ProcessManager, type ProcessManagerOptions, type SendOptions } from './process/process-manager';
 export type { ExitInfo, OutputLine, ProcessOutcome, ProcessOutcomeBase } from './process/process-outcome';
-export {
-  isGroupAlive,
-  terminateProcessGroup,
-  trackedProcessGroupCount,
-  trackedProcessGroups,
-  trackProcessGroup,
-  untrackProcessGroup,
-} from './process/kill-process-group';
-export { liveProcesses, stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from './process/live-processes';
-export { RUN_TOKEN_ENV, sweepRunTokens } from './process/process-sweep';
+export * from './process/process-groups';
 
 // Adapters
 export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineContext, AgentTurnStart } from './adapter/v1/agent-adapter-v1';
@@ -154,23 +106,10 @@ export {
 } from './registry/registry-agent-settings';
 
 // Utilities
-export {
-  createSecretRedactor,
-  hostSecretRedactor,
-  isSecretEnvName,
-  REDACTED,
-  redactSecrets,
-  secretValuesFromEnv,
-  type SecretRedactor,
-  type SecretRedactorOptions,
-} from './util/redact-secrets';
-export { serializeError } from './util/serialize-error';
-export { nextProcessCount, processSingleton } from './util/process-singleton';
+export * from './util/index';
 
 // Store
-export type { Namespace, Store, StoreCallOptions, StoreItem, StoreListOptions } from './store/store';
-export { MemoryStore } from './store/memory-store';
-export { checkStoreLimit, checkStoreListOptions, checkStoreNamespace, NAMESPACE_SEPARATOR, storeValueToJson } from './store/store-input';
+export * from './store/index';
 
 // Agent loop (Sense-Plan-Act-Reflect)
 export * from './loop/index';

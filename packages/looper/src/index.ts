@@ -5,5 +5,7 @@ export * from './reflection/index';
 export * from './loop-config/index';
 // The Looper graph (Coder → Review → JUDGE), the JUDGE agent and DevHub (seed 000).
 export * from './looper/index';
+// Its commands, snapshot, checkpoint store and texts: also the `@troupe/looper/commands` entry, which loads no zod.
+export * from './commands/index';
 export * from './judge/index';
 export * from './devhub/index';

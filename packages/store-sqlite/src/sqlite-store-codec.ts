@@ -1,4 +1,4 @@
-import { checkStoreNamespace, NAMESPACE_SEPARATOR, type Namespace } from '@troupe/core';
+import { checkStoreNamespace, NAMESPACE_SEPARATOR, type Namespace } from '@troupe/core/store';
 
 /**
  * Checks a namespace (and key) as every core `Store` does and encodes the

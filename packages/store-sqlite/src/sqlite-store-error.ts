@@ -1,4 +1,4 @@
-import { TroupeError, type TroupeErrorOptions } from '@troupe/core';
+import { TroupeError, type TroupeErrorOptions } from '@troupe/core/errors';
 
 /**
  * Why a {@link SqliteStoreError} was thrown:

@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
-import { InvalidArgumentError } from '@troupe/core';
+import { InvalidArgumentError } from '@troupe/core/errors';
 
 /** Permissions of the database files by default: the owner only (the store may hold task texts and state). */
 export const DEFAULT_SQLITE_FILE_MODE = 0o600;

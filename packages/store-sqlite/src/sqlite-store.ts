@@ -2,18 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  AbortError,
-  checkStoreListOptions,
-  InvalidArgumentError,
-  storeValueToJson,
-  type Namespace,
-  type SecretRedactor,
-  type Store,
-  type StoreCallOptions,
-  type StoreItem,
-  type StoreListOptions,
-} from '@troupe/core';
+import { AbortError, InvalidArgumentError } from '@troupe/core/errors';
+import { checkStoreListOptions, storeValueToJson, type Namespace, type Store, type StoreCallOptions, type StoreItem, type StoreListOptions } from '@troupe/core/store';
+import type { SecretRedactor } from '@troupe/core/util';
 import { decodeNamespace, encodeNamespace, namespaceUpperBound } from './sqlite-store-codec';
 import { prepareStatements, type Row, type Statements } from './sqlite-store-statements';
 import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';

@@ -26,7 +26,7 @@ export async function runDevHubCommand(argv: readonly string[], io: CliIo): Prom
   const input = typeof options.prompt === 'string' ? options.prompt.trim() : undefined;
   if (input === undefined) return runInteractiveCommand(argv.filter((arg) => arg !== '--devhub'), io, { channel: 'devhub' });
   if (input === '') throw new CliUsageError(m.usage.emptyMessage, { command: 'devhub' });
-  const read = readLooperOptions(options, io, 'devhub');
+  const read = await readLooperOptions(options, io, 'devhub');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   const { setup, summary } = await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'devhub');
   const model = read.model;

@@ -2,7 +2,7 @@ import type { ChatModel } from '@troupe/core';
 import { CliError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import type { CliMessages } from '../i18n/cli-messages';
-import { controlSocketPath, removeStaleSocket } from '../control/control-server';
+import { controlSocketPath, removeStaleSocket } from '../control/control-socket-path';
 import type { CliLooperSetup } from '../looper/create-cli-looper';
 import { describeRunError, WorkspaceRunner } from '../looper/workspace-runner';
 import { LooperProgress } from '../output/looper-progress';

@@ -29,7 +29,7 @@ export async function runInteractiveCommand(argv: readonly string[], io: CliIo, 
     m,
   );
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string));
-  const read = readLooperOptions(options, io, 'troupe');
+  const read = await readLooperOptions(options, io, 'troupe');
   const model = read.model;
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   const { setup, summary } = await resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'troupe');

@@ -1,10 +1,10 @@
-import { EventBus } from '@troupe/core';
-import { parseLooperCommand, type LooperCommand } from '@troupe/looper';
+import { EventBus } from '@troupe/core/events';
+import { parseLooperCommand, type LooperCommand } from '@troupe/looper/commands';
 import { LOOPER_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
-import { removeStaleSocket } from '../control/control-server';
+import { removeStaleSocket } from '../control/control-socket-path';
 import { reachRunner } from '../control/reach-runner';
 import { createSessionLooperStateStore } from '../looper/session-looper-state-store';
 import { answerFromCheckpoint, LOOPER_ID } from '../looper/looper-checkpoint-commands';
@@ -52,7 +52,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
     command = parsed.command;
   }
   if (typeof options.queue === 'string') return runQueuedLooper(options, command, io);
-  const read = readLooperOptions(options, io, 'looper');
+  const read = await readLooperOptions(options, io, 'looper');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.
   // The adapters, model SDKs and the runner load only then: `status`, `add_pending` and `stop` start fast.

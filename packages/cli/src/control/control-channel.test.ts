@@ -6,7 +6,8 @@ import { MemoryStore } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireRunner } from '../workspace/workspace-runner-lock';
 import { connectControl } from './control-client';
-import { controlSocketPath, startControlServer, type ControlServer } from './control-server';
+import { startControlServer, type ControlServer } from './control-server';
+import { controlSocketPath } from './control-socket-path';
 import { reachRunner } from './reach-runner';
 
 const message: Message = { id: 'looper#1', channelId: 'looper', seq: 1, role: 'system', content: '[AUTO] Loop started', timestamp: 1 };

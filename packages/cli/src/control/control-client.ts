@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { currentTraceCarrier } from '@troupe/core';
+import { currentTraceCarrier } from '@troupe/core/events';
 import { CliError } from '../cli-errors';
 import type { ControlBusEvent, ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
 

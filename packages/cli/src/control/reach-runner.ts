@@ -1,4 +1,4 @@
-import type { Store } from '@troupe/core';
+import type { Store } from '@troupe/core/store';
 import { CliError } from '../cli-errors';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { isRunnerAlive, readRunner, type RunnerRecord } from '../workspace/workspace-runner-lock';

@@ -2,6 +2,7 @@ import { runProcess } from '@troupe/core';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { MODEL_PROVIDERS, type ModelProviderId } from './model-providers';
 
 /** The agent CLIs Troupe drives, with the versions its adapters were recorded against. */
 export const AGENT_CLIS = Object.freeze([
@@ -36,16 +37,6 @@ export const AGENT_CLIS = Object.freeze([
 
 /** Id of an agent CLI: `claude`, `codex` or `gemini`. */
 export type AgentCliId = (typeof AGENT_CLIS)[number]['id'];
-
-/** The model providers the CLI can use for DevHub and JUDGE, and the env variables holding their keys. */
-export const MODEL_PROVIDERS = Object.freeze([
-  { id: 'anthropic', displayName: 'Anthropic', env: ['ANTHROPIC_API_KEY'] },
-  { id: 'openai', displayName: 'OpenAI', env: ['OPENAI_API_KEY'] },
-  { id: 'gemini', displayName: 'Gemini', env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] },
-] as const);
-
-/** Id of a model provider: `anthropic`, `openai` or `gemini`. */
-export type ModelProviderId = (typeof MODEL_PROVIDERS)[number]['id'];
 
 type Env = Readonly<Record<string, string | undefined>>;
 

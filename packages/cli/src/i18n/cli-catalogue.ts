@@ -5,7 +5,7 @@ import {
   simplifiedChineseLooperTexts,
   type DevHubTexts,
   type LooperTexts,
-} from '@troupe/looper';
+} from '@troupe/looper/commands';
 import { englishCliMessages, type CliMessages } from './cli-messages';
 import { simplifiedChineseCliMessages } from './cli-messages-zh-cn';
 

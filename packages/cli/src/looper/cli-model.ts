@@ -1,7 +1,7 @@
 import type { ChatModel } from '@troupe/core';
 import { CliUsageError } from '../cli-errors';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
-import { MODEL_PROVIDERS, type ModelProviderId } from '../doctor/detect-environment';
+import { MODEL_PROVIDERS, type ModelProviderId } from '../doctor/model-providers';
 
 /** A model choice: provider and optional model id (`anthropic`, `openai:gpt-5.5`). */
 export interface ModelChoice {

@@ -1,4 +1,4 @@
-import { addPending, createLooperSnapshot, finishRun, type LooperCommand, type LooperSnapshot, type LooperStateStore } from '@troupe/looper';
+import { addPending, createLooperSnapshot, finishRun, type LooperCommand, type LooperSnapshot, type LooperStateStore } from '@troupe/looper/commands';
 import { CLI_CATALOGUES, type CliCatalogue } from '../i18n/cli-catalogue';
 import type { LooperReplySummary } from './looper-reply';
 

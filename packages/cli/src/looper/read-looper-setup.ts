@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, parseMcpConfig, TroupeError, type McpServers } from '@troupe/core';
+import type { McpServers } from '@troupe/core';
+import { ConfigError, TroupeError } from '@troupe/core/errors';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -29,7 +30,7 @@ export interface ReadLooperOptionsResult {
  *
  * @throws CliUsageError naming the bad option.
  */
-export function readLooperOptions(options: CliOptions, io: CliIo, command: string): ReadLooperOptionsResult {
+export async function readLooperOptions(options: CliOptions, io: CliIo, command: string): Promise<ReadLooperOptionsResult> {
   const catalogue = catalogueOf(io);
   const m = catalogue.cli;
   const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command, m);
@@ -48,7 +49,7 @@ export function readLooperOptions(options: CliOptions, io: CliIo, command: strin
       stepTimeoutMs: stepTimeoutSeconds !== undefined ? stepTimeoutSeconds * 1000 : undefined,
       texts: catalogue.looper,
       testsReviewTexts: m.testsReview,
-      ...(typeof options.mcp === 'string' ? { mcpServers: readMcpOption(options.mcp, io, command) } : {}),
+      ...(typeof options.mcp === 'string' ? { mcpServers: await readMcpOption(options.mcp, io, command) } : {}),
     },
     model,
     judgeModel: judge !== 'rules' ? model : undefined,
@@ -61,7 +62,7 @@ export function readLooperOptions(options: CliOptions, io: CliIo, command: strin
  *
  * @throws CliUsageError naming the file and each bad field (exit 2, like other bad input).
  */
-function readMcpOption(file: string, io: CliIo, command: string): McpServers {
+async function readMcpOption(file: string, io: CliIo, command: string): Promise<McpServers> {
   const path = resolve(io.cwd, file);
   let text: string;
   try {
@@ -77,6 +78,8 @@ function readMcpOption(file: string, io: CliIo, command: string): McpServers {
     } catch (error) {
       throw new ConfigError(path, [{ path: [], message: `not valid JSON (${(error as Error).message})` }]);
     }
+    // core's main entry (with zod) loads only with --mcp: the commands that take none start without it.
+    const { parseMcpConfig } = await import('@troupe/core');
     return parseMcpConfig(json, { source: path, env: io.env });
   } catch (error) {
     if (TroupeError.hasCode(error, 'CONFIG_INVALID')) throw new CliUsageError(`--mcp: ${(error as Error).message}`, { command });

@@ -1,4 +1,4 @@
-import { createLooperStateStore, type LooperStateStore } from '@troupe/looper';
+import { createLooperStateStore, type LooperStateStore } from '@troupe/looper/commands';
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
 

@@ -1,4 +1,6 @@
-import { MessageStore, type EventBus, type Message, type Store, type Unsubscribe } from '@troupe/core';
+import type { EventBus, Unsubscribe } from '@troupe/core/events';
+import { MessageStore, type Message } from '@troupe/core/messages';
+import type { Store } from '@troupe/core/store';
 
 /** The part of a Looper snapshot the log needs: its revision, and whether a step is finished. */
 export interface LooperPosition {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { hostSecretRedactor, secretValuesFromEnv, TroupeError } from '@troupe/core';
+import { TroupeError } from '@troupe/core/errors';
+import { hostSecretRedactor, secretValuesFromEnv } from '@troupe/core/util';
 import { openSqliteStore, SqliteStoreError, type SqliteStore } from '@troupe/store-sqlite';
 import { CliError, CliUsageError } from '../cli-errors';
 import { CLI_CATALOGUES, localeFromEnv, type CliLocale } from '../i18n/cli-catalogue';

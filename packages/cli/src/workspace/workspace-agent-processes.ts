@@ -1,4 +1,5 @@
-import { stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord, type Store } from '@troupe/core';
+import { stopLeftoverProcesses, watchLiveProcesses, type LiveProcessRecord } from '@troupe/core/process-groups';
+import type { Store } from '@troupe/core/store';
 import { workspaceNamespace } from './troupe-workspace';
 
 /** The agent processes a runner has running, stored beside its lock. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Store } from '@troupe/core';
+import type { Store } from '@troupe/core/store';
 import { workspaceNamespace } from './troupe-workspace';
 
 /** Who runs the workspace's Looper right now; stored in the workspace database. */

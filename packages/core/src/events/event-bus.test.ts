@@ -185,3 +185,72 @@ describe('event serialization', () => {
     expect(() => parseEvent(event)).toThrow(/unknown event type/);
   });
 });
+
+describe('EventBus.listenerGeneration', () => {
+  it('moves when a listener is added or removed by any route, and only then', () => {
+    const bus = new EventBus();
+    const seen: number[] = [bus.listenerGeneration];
+    const moved = () => {
+      const now = bus.listenerGeneration;
+      const changed = now !== seen[seen.length - 1];
+      seen.push(now);
+      return changed;
+    };
+    bus.emit('bus:listener-error', { eventType: 'x', error: { name: 'E', message: 'm' } });
+    expect(moved()).toBe(false); // emitting is not a change
+    const off = bus.on('loop:started', () => {});
+    expect(moved()).toBe(true);
+    off();
+    expect(moved()).toBe(true);
+    off(); // already removed
+    expect(moved()).toBe(false);
+    bus.once('*', () => {});
+    expect(moved()).toBe(true);
+    bus.emit('bus:listener-error', { eventType: 'x', error: { name: 'E', message: 'm' } }); // the once listener leaves
+    expect(moved()).toBe(true);
+    const raw = () => {};
+    bus.emitter.on('loop:completed', raw);
+    expect(moved()).toBe(true);
+    bus.emitter.off('loop:completed', raw);
+    expect(moved()).toBe(true);
+    const controller = new AbortController();
+    bus.on('loop:completed', () => {}, { signal: controller.signal });
+    expect(moved()).toBe(true);
+    controller.abort();
+    expect(moved()).toBe(true);
+    bus.on('loop:completed', () => {});
+    expect(moved()).toBe(true);
+    bus.clear();
+    expect(moved()).toBe(true);
+    expect(bus.listenerCount('loop:completed')).toBe(0);
+  });
+});
+
+describe('EventBus.publish with listeners that come and go', () => {
+  const envelope = (type: string, n: number): AnyTroupeEvent => ({ type, version: 1, timestamp: n, source: 'test', payload: { n } }) as unknown as AnyTroupeEvent;
+
+  it('delivers to exactly the listeners present at each publish, across more types than it remembers', () => {
+    const bus = new EventBus();
+    const types = ['loop:started', 'loop:phase-started', 'loop:phase-completed', 'loop:completed', 'loop:error', 'loop:stuck'];
+    const got: string[] = [];
+    const all: string[] = [];
+    bus.on('*', (event) => void all.push(event.type));
+    // Publish every type once with no typed listener (each remembered as having none).
+    types.forEach((type, i) => bus.publish(envelope(type, i)));
+    const offs = types.map((type) => bus.on(type as 'loop:started', (event) => void got.push(`${event.type}#${event.timestamp}`)));
+    types.forEach((type, i) => bus.publish(envelope(type, 10 + i)));
+    offs[1]?.();
+    offs[4]?.();
+    types.forEach((type, i) => bus.publish(envelope(type, 20 + i)));
+    for (let round = 0; round < 3; round++) types.forEach((type, i) => bus.publish(envelope(type, 30 + 10 * round + i)));
+    expect(got.filter((entry) => entry.startsWith('loop:phase-started'))).toEqual(['loop:phase-started#11']);
+    expect(got.filter((entry) => entry.startsWith('loop:error'))).toEqual(['loop:error#14']);
+    expect(got.filter((entry) => entry.startsWith('loop:completed'))).toEqual(['loop:completed#13', 'loop:completed#23', 'loop:completed#33', 'loop:completed#43', 'loop:completed#53']);
+    expect(all).toHaveLength(6 * 6);
+    bus.clear();
+    bus.on('loop:stuck', (event) => void got.push(`after-clear#${event.timestamp}`));
+    bus.publish(envelope('loop:stuck', 99));
+    bus.publish(envelope('loop:completed', 98));
+    expect(got.slice(-1)).toEqual(['after-clear#99']);
+  });
+});

@@ -5,7 +5,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { serializeError } from '../util/serialize-error';
 import { eventTimestamp } from './event-clock';
 import type { AnyTroupeEvent, TroupeEvent, TroupeEventPayloads, TroupeEventType } from './event-map';
-import { eventSchemaGeneration, eventVersion } from './event-schema-registry';
+import { eventSchemaGeneration, eventVersion } from './event-versions';
 import { TypeSubscriptions, type Subscription } from './event-subscriptions';
 
 /** Listener signature per event type (typed-emitter's event map), plus `'*'` for every event. */
@@ -72,6 +72,23 @@ interface BusSubscription extends Subscription {
   readonly off: Unsubscribe;
 }
 
+/** Four (type, dispatcher) pairs in fixed fields: a fixed shape the emit path reads without a keyed lookup. */
+interface RecentTypes {
+  t0: string | undefined;
+  d0: TypeDispatcher | undefined;
+  t1: string | undefined;
+  d1: TypeDispatcher | undefined;
+  t2: string | undefined;
+  d2: TypeDispatcher | undefined;
+  t3: string | undefined;
+  d3: TypeDispatcher | undefined;
+  next: number;
+}
+
+function emptyRecentTypes(): RecentTypes {
+  return { t0: undefined, d0: undefined, t1: undefined, d1: undefined, t2: undefined, d2: undefined, t3: undefined, d3: undefined, next: 0 };
+}
+
 /**
  * The SDK's typed event bus: one event map, versioned envelopes
  * (`{ type, version, timestamp, source, payload }`), wildcard subscriptions,
@@ -115,6 +132,9 @@ export class EventBus {
   private reportingError = false;
   /** Listeners added straight to `emitter` (not through `on`); while 0, emit dispatches directly. */
   private directListeners = 0;
+  private listenerChanges = 0;
+  /** The last types published and their dispatchers (see `typeDispatcher`). */
+  private recent: RecentTypes = emptyRecentTypes();
   private readonly deliver = (subscription: Subscription, event: AnyTroupeEvent): void => {
     try {
       if (subscription.filter !== undefined && !subscription.filter(event)) return;
@@ -134,9 +154,11 @@ export class EventBus {
     const direct = (type: string | symbol, listener: unknown) =>
       type !== 'newListener' && type !== 'removeListener' && !this.ownDispatches.has(listener as object);
     emitter.on('newListener', (type: string | symbol, listener: unknown) => {
+      this.listenerChanges++;
       if (direct(type, listener)) this.directListeners++;
     });
     emitter.on('removeListener', (type: string | symbol, listener: unknown) => {
+      this.listenerChanges++;
       if (direct(type, listener)) this.directListeners--;
     });
     this.emitter = emitter as unknown as TypedEmitter<EventBusListeners>;
@@ -181,7 +203,7 @@ export class EventBus {
   private dispatch(event: AnyTroupeEvent): void {
     if (this.directListeners === 0) {
       // Fast path: only our own subscriptions exist, so call their dispatchers directly.
-      this.dispatchers[event.type]?.dispatch(event);
+      this.typeDispatcher(event.type)?.dispatch(event);
       this.wildcard?.dispatch(event);
       return;
     }
@@ -201,6 +223,15 @@ export class EventBus {
   /** Like `on`, but the listener runs at most once. */
   once<S extends EventSelector>(type: S, listener: EventListener<S>, options: SubscribeOptions<S> = {}): Unsubscribe {
     return this.subscribe(type, listener, options, true);
+  }
+
+  /**
+   * A number that changes whenever a listener is added or removed (through
+   * `on`/`once`/`off`, `clear`, or on `emitter` directly): a publisher that
+   * caches which event types have listeners re-checks only when it moved.
+   */
+  get listenerGeneration(): number {
+    return this.listenerChanges;
   }
 
   /** Number of listeners for a type (or `'*'`), including ones added to `emitter` directly. */
@@ -301,7 +332,9 @@ export class EventBus {
     for (const dispatcher of Object.values(this.dispatchers)) dispatcher?.subscriptions.clear();
     this.dispatchers = Object.create(null) as Record<string, TypeDispatcher | undefined>;
     this.wildcard = undefined;
+    this.recent = emptyRecentTypes();
     this.directListeners = 0;
+    this.listenerChanges++;
   }
 
   private subscribe<S extends EventSelector>(
@@ -329,6 +362,7 @@ export class EventBus {
       off: () => this.unsubscribe(subscription),
     };
     dispatcher.subscriptions.add(subscription);
+    this.listenerChanges++;
     signal?.addEventListener('abort', subscription.off, { once: true });
     return subscription.off;
   }
@@ -336,8 +370,44 @@ export class EventBus {
   private unsubscribe(subscription: BusSubscription): void {
     const { dispatcher } = subscription;
     if (!dispatcher.subscriptions.remove(subscription)) return;
+    this.listenerChanges++;
     if (dispatcher.subscriptions.size === 0) this.dropDispatcher(dispatcher);
     subscription.signal?.removeEventListener('abort', subscription.off);
+  }
+
+  /**
+   * The dispatcher of a type, through a small cache of the last four types
+   * published: a publisher usually cycles through a few types (a loop's
+   * iteration events), and comparing interned names is cheaper than the
+   * keyed lookup, which goes megamorphic when the type varies. Emptied
+   * whenever a dispatcher comes or goes.
+   */
+  private typeDispatcher(type: string): TypeDispatcher | undefined {
+    const cache = this.recent;
+    if (type === cache.t0) return cache.d0;
+    if (type === cache.t1) return cache.d1;
+    if (type === cache.t2) return cache.d2;
+    if (type === cache.t3) return cache.d3;
+    const dispatcher = this.dispatchers[type];
+    switch (cache.next) {
+      case 0:
+        cache.t0 = type;
+        cache.d0 = dispatcher;
+        break;
+      case 1:
+        cache.t1 = type;
+        cache.d1 = dispatcher;
+        break;
+      case 2:
+        cache.t2 = type;
+        cache.d2 = dispatcher;
+        break;
+      default:
+        cache.t3 = type;
+        cache.d3 = dispatcher;
+    }
+    cache.next = (cache.next + 1) & 3;
+    return dispatcher;
   }
 
   private dispatcherFor(type: string): TypeDispatcher {
@@ -352,6 +422,7 @@ export class EventBus {
       generation: eventSchemaGeneration(),
     };
     this.dispatchers[type] = dispatcher;
+    this.recent = emptyRecentTypes();
     this.ownDispatches.add(dispatcher.dispatch);
     (this.emitter as unknown as EventEmitter).on(type, dispatcher.dispatch);
     if (type === '*') this.wildcard = dispatcher;
@@ -363,6 +434,7 @@ export class EventBus {
     if (this.dispatchers[type] !== dispatcher) return;
     (this.emitter as unknown as EventEmitter).removeListener(type, dispatcher.dispatch);
     this.dispatchers[type] = undefined;
+    this.recent = emptyRecentTypes();
     if (type === '*') this.wildcard = undefined;
   }
 

@@ -79,12 +79,6 @@ export const coreEventSchemas = {
   ...usageEventSchemas,
 } as const;
 
-/** Payload schema versions of core events that changed since version 1 (the rest are 1). */
-export const coreEventVersions: Readonly<Partial<Record<keyof typeof coreEventSchemas, number>>> = {
-  'agent:part': 2,
-  'agent:turn-completed': 2,
-};
-
 type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };
 
 /**

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import { processSingleton } from '../util/process-singleton';
-import { coreEventSchemas, coreEventVersions, type AnyTroupeEvent } from './event-map';
+import { coreEventSchemas, type AnyTroupeEvent } from './event-map';
+import { eventVersion, setEventVersion } from './event-versions';
 
 interface EventSchemaEntry {
   schema: z.ZodType;
@@ -10,32 +11,14 @@ interface EventSchemaEntry {
 }
 
 const EVENT_TYPE = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)+$/;
-/** Payload schemas by event type: one map per process, shared by every copy of core (ESM and CJS builds). */
-const registry = processSingleton(
-  'core.event-schemas.v1',
-  () =>
-    new Map<string, EventSchemaEntry>(
-      Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: (coreEventVersions as Record<string, number>)[type] ?? 1 }]),
-    ),
-);
-
-/** Bumped on every registration change, so a cached {@link eventVersion} knows it is stale. */
-let generation = 0;
-
-/** Version of an event type's payload schema (1 for unknown types). */
-export function eventVersion(type: string): number {
-  return registry.get(type)?.version ?? 1;
-}
-
 /**
- * Changes each time a schema is registered or unregistered: a cache of
- * {@link eventVersion} stays valid while this returns the same number.
- *
- * @internal
+ * Payload schemas by event type: one map per process, shared by every copy of core (ESM and CJS builds).
+ * Their versions sit apart, in event-versions.ts, so an EventBus stamps versions without loading any schema.
  */
-export function eventSchemaGeneration(): number {
-  return generation;
-}
+const registry = processSingleton(
+  'core.event-schemas.v2',
+  () => new Map<string, EventSchemaEntry>(Object.entries(coreEventSchemas).map(([type, schema]) => [type, { schema, version: eventVersion(type) }])),
+);
 
 /**
  * Registers the payload schema of a plugin's event type so it can be parsed
@@ -53,11 +36,11 @@ export function registerEventSchema(type: string, schema: z.ZodType, version = 1
   }
   const entry = { schema, version };
   registry.set(type, entry);
-  generation++;
+  setEventVersion(type, version);
   return () => {
     if (registry.get(type) !== entry) return;
     registry.delete(type);
-    generation++;
+    setEventVersion(type, undefined);
   };
 }
 

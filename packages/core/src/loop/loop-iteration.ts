@@ -141,8 +141,13 @@ export class LoopIterationRunner {
   private readonly recorder: LoopStatsRecorder;
   private readonly watchdog: LoopWatchdog;
   private readonly now: () => number;
+  /** `<loopId>#` and `<loopId>:p`, made once: ids are these plus a number. */
+  private readonly iterationIdPrefix: string;
+  private readonly perceptionIdPrefix: string;
 
   constructor(private readonly deps: LoopIterationDependencies) {
+    this.iterationIdPrefix = `${deps.loopId}#`;
+    this.perceptionIdPrefix = `${deps.loopId}:p`;
     this.listCapabilities = () => deps.capabilities.list();
     this.loopId = deps.loopId;
     this.reporter = deps.reporter;
@@ -156,7 +161,7 @@ export class LoopIterationRunner {
     const iteration = ++this.iterationCount;
     const { reporter, loopId } = this;
     const now = this.now();
-    const info = newIteration(`${loopId}#${iteration}`, iteration, session, session.signal, undefined, now);
+    const info = newIteration(this.iterationIdPrefix + iteration, iteration, session, session.signal, undefined, now);
     session.iteration = info;
     reporter.anchorWallClock(now);
     if (reporter.refreshListening().started) {
@@ -249,7 +254,7 @@ export class LoopIterationRunner {
   /** Gives perceptions without `id`/`timestamp` their own (the timestamp: now, outside an iteration). */
   normalizeStepPerceptions(inputs: readonly (Perception | PerceptionInput)[], from: string): Perception[] {
     this.perceptionTime = Date.now();
-    return this.normalizePerceptions(inputs, from);
+    return this.normalizePerceptions(inputs, from, false);
   }
 
   // ---------------------------------------------------------------- the phases of an iteration
@@ -455,12 +460,12 @@ export class LoopIterationRunner {
     }
   }
 
-  private readonly normalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string): Perception[] => {
+  private readonly normalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string, sensor: boolean): Perception[] => {
     const out: Perception[] = new Array(inputs.length);
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i] as PerceptionInput;
       if (typeof input !== 'object' || input === null || typeof input.source !== 'string' || typeof input.content !== 'string') {
-        throw new InvalidArgumentError(`${from} perception [${i}]`, 'expected { source: string, content: string, … }');
+        throw new InvalidArgumentError(`${sensor ? `sensor "${from}"` : from} perception [${i}]`, 'expected { source: string, content: string, … }');
       }
       if (input.id !== undefined && input.timestamp !== undefined) {
         out[i] = input as Perception;
@@ -468,7 +473,7 @@ export class LoopIterationRunner {
       }
       // Object.assign, then set: V8 is much slower at `{ ...input, id }` (spread followed by properties).
       const perception = Object.assign({}, input) as Perception;
-      perception.id = input.id ?? `${this.loopId}:p${++this.perceptionSeq}`;
+      perception.id = input.id ?? this.perceptionIdPrefix + ++this.perceptionSeq;
       perception.timestamp = input.timestamp ?? this.perceptionTime;
       out[i] = perception;
     }

@@ -154,6 +154,8 @@ export class PhasePayloads {
   }
 
   started(loopId: string, iterationId: string, phase: LoopPhase, input: unknown, step: boolean, timestamp: number): TroupeEventPayloads['loop:phase-started'] {
+    // Sense starts from nothing: a null input is its own summary, so the payload is a plain object.
+    if (input === null) return { loopId, iterationId, phase, input: null, step, timestamp };
     const fields = new PhaseStartedFields(loopId, iterationId, phase, step, timestamp, input);
     return new Proxy(fields as unknown as Fields, this.handler) as unknown as TroupeEventPayloads['loop:phase-started'];
   }

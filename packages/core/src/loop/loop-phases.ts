@@ -5,7 +5,7 @@ import type { Experience } from './loop-experience';
 import type { Perception, PerceptionInput } from './loop-perception';
 import type { LoopContext, LoopReflector, PerceptionProcessor } from './loop-stage';
 import type { LoopStageRegistry } from './loop-stage-registry';
-import { completeExperiences, defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
+import { completeExperiences, defaultLoopReflector, hasOutput, type ReflectResult } from './reflect-loop-result';
 import { normalizeAction } from './run-loop-action';
 
 // The phase bodies. They return plain values while every stage answers
@@ -27,8 +27,11 @@ export function stageOfError(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? STAGE_OF_ERROR.get(error) : undefined;
 }
 
-/** Turns sensor output into perceptions with ids and timestamps. */
-export type NormalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string) => Perception[];
+/**
+ * Turns sensor output into perceptions with ids and timestamps. `from` names
+ * where they came from in errors: a sensor's name (`sensor` true) or a step.
+ */
+export type NormalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string, sensor: boolean) => Perception[];
 
 /** Sense: every sensor (concurrently), then every perception processor in order. */
 export function sensePhase(registry: LoopStageRegistry, context: LoopContext, normalize: NormalizePerceptions): Perception[] | Promise<Perception[]> {
@@ -45,13 +48,13 @@ export function sensePhase(registry: LoopStageRegistry, context: LoopContext, no
     }
     if (typeof (batch as { then?: unknown } | null)?.then === 'function') {
       return Promise.resolve(batch).then(
-        (resolved) => runProcessors(processors, 0, collect([resolved], sensors, normalize), context),
+        (resolved) => runProcessors(processors, 0, collectOne(resolved, sensor.name, normalize), context),
         (error: unknown) => {
           throw tagStage(error, sensor.name);
         },
       );
     }
-    return runProcessors(processors, 0, collect([batch as readonly PerceptionInput[]], sensors, normalize), context);
+    return runProcessors(processors, 0, collectOne(batch as readonly PerceptionInput[], sensor.name, normalize), context);
   }
   return Promise.all(
     sensors.map(async (sensor) => {
@@ -64,13 +67,19 @@ export function sensePhase(registry: LoopStageRegistry, context: LoopContext, no
   ).then((batches) => runProcessors(processors, 0, collect(batches, sensors, normalize), context));
 }
 
+/** One sensor's batch, checked and normalized (no array of batches to build). */
+function collectOne(batch: readonly PerceptionInput[], name: string, normalize: NormalizePerceptions): Perception[] {
+  if (!Array.isArray(batch)) throw tagStage(new InvalidArgumentError(`sensor "${name}"`, 'sense() must return an array of perceptions'), name);
+  return batch.length === 0 ? [] : normalize(batch, name, true);
+}
+
 function collect(batches: readonly (readonly PerceptionInput[])[], sensors: readonly { name: string }[], normalize: NormalizePerceptions): Perception[] {
   let perceptions: Perception[] = [];
   for (let i = 0; i < batches.length; i++) {
     const batch = batches[i];
     const name = (sensors[i] as { name: string }).name;
     if (!Array.isArray(batch)) throw tagStage(new InvalidArgumentError(`sensor "${name}"`, 'sense() must return an array of perceptions'), name);
-    if (batch.length > 0) perceptions = perceptions.length === 0 ? normalize(batch, `sensor "${name}"`) : perceptions.concat(normalize(batch, `sensor "${name}"`));
+    if (batch.length > 0) perceptions = perceptions.length === 0 ? normalize(batch, name, true) : perceptions.concat(normalize(batch, name, true));
   }
   return perceptions;
 }
@@ -150,7 +159,7 @@ export function reflectPhase(result: ActResult, context: LoopContext, dependenci
   const capabilities = dependencies.capabilities.update(result);
   const registered = dependencies.registry.reflectors;
   const reflectors = registered.length > 0 ? registered : DEFAULT_REFLECTORS;
-  const outputs: unknown[] = [];
+  const outputs: unknown[] = new Array(reflectors.length); // sized once: no growth on every iteration
   for (let i = 0; i < reflectors.length; i++) {
     const reflector = reflectors[i] as LoopReflector;
     let output: unknown;
@@ -162,7 +171,7 @@ export function reflectPhase(result: ActResult, context: LoopContext, dependenci
     if (typeof (output as { then?: unknown } | null | undefined)?.then === 'function') {
       return reflectAsync(output as PromiseLike<unknown>, i, reflectors, outputs, result, context, dependencies, capabilities);
     }
-    outputs.push(output);
+    outputs[i] = output;
   }
   return storeReflection(outputs, reflectors, result, context, dependencies, capabilities);
 }
@@ -180,7 +189,7 @@ async function reflectAsync(
   for (let i = index; i < reflectors.length; i++) {
     const reflector = reflectors[i] as LoopReflector;
     try {
-      outputs.push(await (i === index ? pending : reflector.reflect(result, context)));
+      outputs[i] = await (i === index ? pending : reflector.reflect(result, context));
     } catch (error) {
       throw tagStage(error, reflector.name);
     }
@@ -196,7 +205,7 @@ function storeReflection(
   dependencies: ReflectDependencies,
   capabilities: ReflectResult['capabilities'],
 ): ReflectResult | Promise<ReflectResult> {
-  const experiences = completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors });
+  const experiences = hasOutput(outputs) ? completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors }) : [];
   const stored = experiences.length > 0 ? dependencies.store(experiences, context) : undefined;
   return stored === undefined ? { experiences, capabilities } : stored.then(() => ({ experiences, capabilities }));
 }

@@ -1,6 +1,6 @@
 import type { EventBus } from '../events/event-bus';
 import type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads, TroupeEventType } from '../events/event-map';
-import { eventVersion } from '../events/event-schema-registry';
+import { eventVersion } from '../events/event-versions';
 import { serializeError } from '../util/serialize-error';
 import type { LoopLogger } from './loop-logger';
 import { PhasePayloads } from './loop-phase-payload';
@@ -52,10 +52,16 @@ export class LoopReporter {
   private readonly emitOptions: { source: string };
   private lastSummary: ReusableSummary | undefined;
   /** Versions of the iteration events, looked up once (a registry lookup per event adds up). */
-  private readonly versions: Record<IterationEventType, number>;
+  private readonly startedVersion: number;
+  private readonly phaseStartedVersion: number;
+  private readonly phaseCompletedVersion: number;
+  private readonly completedVersion: number;
   private wallOffset = 0;
   /** Loop-clock reading of the last wall-clock anchor. */
   private anchoredAt = Number.NEGATIVE_INFINITY;
+
+  /** The bus's listener generation when {@link listening} was last computed. */
+  private listenerGeneration = -1;
 
   /** `options.derivedWallClock`, as an own field (read on every event). */
   private readonly derived: boolean;
@@ -63,12 +69,10 @@ export class LoopReporter {
   constructor(private readonly options: LoopReporterOptions) {
     this.derived = options.derivedWallClock;
     this.emitOptions = { source: `loop:${options.loopId}` };
-    this.versions = {
-      'loop:started': eventVersion('loop:started'),
-      'loop:phase-started': eventVersion('loop:phase-started'),
-      'loop:phase-completed': eventVersion('loop:phase-completed'),
-      'loop:completed': eventVersion('loop:completed'),
-    };
+    this.startedVersion = eventVersion('loop:started');
+    this.phaseStartedVersion = eventVersion('loop:phase-started');
+    this.phaseCompletedVersion = eventVersion('loop:phase-completed');
+    this.completedVersion = eventVersion('loop:completed');
   }
 
   /** Phase event payloads whose summaries are built on first read (made on first use: an idle loop never needs them). */
@@ -84,6 +88,9 @@ export class LoopReporter {
   refreshListening(): LoopReporter['listening'] {
     const listening = this.listening;
     const bus = this.options.bus;
+    const generation = bus.listenerGeneration;
+    if (generation === this.listenerGeneration && generation !== undefined) return listening; // no listener came or went since the last check
+    this.listenerGeneration = generation;
     const all = bus.listenerCount('*') > 0;
     listening.started = all || bus.listenerCount('loop:started') > 0;
     listening.phaseStarted = all || bus.listenerCount('loop:phase-started') > 0;
@@ -138,9 +145,23 @@ export class LoopReporter {
    * costs as much as the rest of the envelope.
    */
   emitAt<T extends IterationEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): AnyTroupeEvent {
-    const event = { type, version: this.versions[type], timestamp, source: this.emitOptions.source, payload } as TroupeEvent<T> as AnyTroupeEvent;
+    const event = { type, version: this.versionOf(type), timestamp, source: this.emitOptions.source, payload } as TroupeEvent<T> as AnyTroupeEvent;
     this.options.bus.publish(event);
     return event;
+  }
+
+  /** The version of an iteration event: a switch over constant fields (a keyed load by type name goes megamorphic on this path). */
+  private versionOf(type: IterationEventType): number {
+    switch (type) {
+      case 'loop:phase-started':
+        return this.phaseStartedVersion;
+      case 'loop:phase-completed':
+        return this.phaseCompletedVersion;
+      case 'loop:started':
+        return this.startedVersion;
+      case 'loop:completed':
+        return this.completedVersion;
+    }
   }
 
   /** Logs an error and publishes `loop:error`; returns it as plain data (secrets redacted). */

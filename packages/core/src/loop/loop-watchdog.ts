@@ -42,7 +42,7 @@ export class LoopWatchdog {
   /** A phase began at `startedAt` (on the loop's clock). */
   phaseStarted(phase: LoopPhase, iterationId: string, startedAt: number): void {
     this.phase = phase;
-    this.iterationId = iterationId;
+    if (iterationId !== this.iterationId) this.iterationId = iterationId; // the same for four phases: one write, not four
     this.startedAt = startedAt;
     this.reported = false;
     if (this.idle && this.timer !== undefined) {

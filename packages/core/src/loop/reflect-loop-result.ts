@@ -41,6 +41,15 @@ export const defaultLoopReflector: LoopReflector = Object.freeze({
   },
 });
 
+/** True when some reflector returned something (a plain loop: this runs on every iteration). */
+export function hasOutput(outputs: readonly unknown[]): boolean {
+  for (let i = 0; i < outputs.length; i++) {
+    const output = outputs[i];
+    if (output !== undefined && output !== null) return true;
+  }
+  return false;
+}
+
 /** Turns reflector outputs into complete experiences, checking each one. */
 export function completeExperiences(
   outputs: readonly unknown[],
@@ -48,7 +57,7 @@ export function completeExperiences(
   ids: { loopId: string; iterationId: string; reflectors: readonly { name: string }[] },
 ): Experience[] {
   const experiences: Experience[] = [];
-  if (outputs.every((output) => output === undefined || output === null)) return experiences;
+  if (!hasOutput(outputs)) return experiences;
   const tools = [...new Set(result.results.map((call) => call.tool))];
   for (const output of outputs) {
     if (output === undefined || output === null) continue;

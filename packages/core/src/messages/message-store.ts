@@ -1,7 +1,7 @@
-import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
-import { messageInputSchema, type Message, type MessageInput } from './message-schema';
+import { checkMessageInput } from './message-input';
+import type { Message, MessageInput } from './message-schema';
 
 /** Options for {@link MessageStore}. */
 export interface MessageStoreOptions {
@@ -71,8 +71,7 @@ export class MessageStore {
     if (typeof channelId !== 'string' || channelId.length === 0) {
       throw new InvalidArgumentError('channelId', 'expected a non-empty string');
     }
-    const parsed = messageInputSchema.safeParse(input);
-    if (!parsed.success) throw ConfigError.fromZod(`message for channel "${channelId}"`, parsed.error);
+    const data = checkMessageInput(channelId, input);
     const channel = this.channel(channelId);
     const seq = channel.nextSeq++;
     const timestamp = this.now();
@@ -80,11 +79,11 @@ export class MessageStore {
       id: `${channelId}#${seq}`,
       channelId,
       seq,
-      role: parsed.data.role ?? 'assistant',
-      content: parsed.data.content,
+      role: data.role ?? 'assistant',
+      content: data.content,
       timestamp,
-      ...(parsed.data.speaker !== undefined ? { speaker: parsed.data.speaker } : {}),
-      ...(parsed.data.metadata !== undefined ? { metadata: parsed.data.metadata } : {}),
+      ...(data.speaker !== undefined ? { speaker: data.speaker } : {}),
+      ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
     };
     channel.items.push(message);
     this.trim(channelId, channel);

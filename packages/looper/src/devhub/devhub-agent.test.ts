@@ -3,7 +3,7 @@ import { defineAgent, type ChatModelV1Request, type Message } from '@troupe/core
 import { createScriptedChatModel, type ScriptedChatModel } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedAgent, normal, scriptedReviewer } from '../looper/looper-test-helpers';
-import { simplifiedChineseLooperTexts } from '../looper/index';
+import { simplifiedChineseLooperTexts } from '../index';
 import { createDevHubAgent, createLooperSystem, MEDIATOR_SYSTEM_PROMPT, simplifiedChineseDevHubTexts, type LooperSystem } from './index';
 
 const systems: LooperSystem[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LooperStepResult, ReviewStepResult } from '../looper/index';
-import { simplifiedChineseLooperTexts } from '../looper/index';
+import type { LooperStepResult, ReviewStepResult } from '../index';
+import { simplifiedChineseLooperTexts } from '../index';
 import { baseTask, createRuleJudge, decideByRules, type JudgeInput } from './index';
 
 const ok: LooperStepResult = { status: 'SUCCESS', output: 'done', durationMs: 1, timedOut: false };

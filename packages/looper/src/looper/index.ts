@@ -1,14 +1,8 @@
-// looper area of @troupe/looper: the Looper graph agent (Coder → Review → JUDGE), its commands, state and events.
+// looper area of @troupe/looper: the Looper graph agent (Coder → Review → JUDGE), its schemas and events; its commands,
+// state, checkpoint store and texts are in ../commands (the zod-free `@troupe/looper/commands` entry).
 export { Looper } from './looper-agent';
 export type { CoderPromptInput, LooperAdapterMember, LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
-export {
-  LOOPER_COMMAND_TYPES,
-  LOOPER_COMMAND_USAGE,
-  looperCommandSchema,
-  parseLooperCommand,
-  type LooperCommand,
-  type ParseLooperCommandResult,
-} from './looper-command';
+export { looperCommandSchema } from './looper-command-schema';
 export {
   looperEventSchemas,
   looperRunOutcomeSchema,
@@ -18,8 +12,6 @@ export {
   type LooperEventPayloads,
 } from './looper-events';
 export { AUTO_PREFIX, formatLooperStatus } from './looper-messages';
-export { englishLooperTexts, STATUS_PENDING_SHOWN, type LooperCommandTexts, type LooperTexts, type RuleJudgeTexts } from './looper-texts';
-export { simplifiedChineseLooperTexts } from './looper-texts-zh-cn';
 export {
   buildReviewPrompt,
   formatReviewReport,
@@ -33,27 +25,7 @@ export {
   type ReviewPromptInput,
   type ReviewReport,
 } from './looper-review-report';
-export {
-  addPending,
-  continueRun,
-  createLooperSnapshot,
-  finishRun,
-  looperSnapshotSchema,
-  recordCoderResult,
-  recordReviewResult,
-  requestStop,
-  startRun,
-  type LooperRunOutcome,
-  type LooperSnapshot,
-  type LooperState,
-  type LooperStep,
-} from './looper-state';
-export {
-  createLooperStateStore,
-  type LooperHistoryEntry,
-  type LooperStateStore,
-  type LooperStateStoreOptions,
-} from './looper-state-store';
+export { looperSnapshotSchema } from './looper-state-schema';
 export {
   classifyStepFailure,
   truncateText,

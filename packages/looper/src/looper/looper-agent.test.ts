@@ -2,7 +2,7 @@ import { defineAgent, MemoryStore, parseEvent, serializeEvent, type AnyTroupeEve
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createRuleJudge, formatJudgeInput, type Judge, type JudgeInput } from '../judge/index';
-import { createLooperStateStore, Looper, simplifiedChineseLooperTexts } from './index';
+import { createLooperStateStore, Looper, simplifiedChineseLooperTexts } from '../index';
 import { critical, gatedAgent, instantCoder, normal, scriptedReviewer, setupLooper } from './looper-test-helpers';
 
 describe('Looper — seed 000 acceptance tests', () => {

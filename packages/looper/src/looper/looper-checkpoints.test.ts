@@ -1,7 +1,7 @@
 import { MemoryStore, type Namespace, type Store, type StoreCallOptions } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import type { Judge, JudgeDecision, JudgeInput } from '../judge/index';
-import { createLooperSnapshot, createLooperStateStore, Looper, STATUS_PENDING_SHOWN, type LooperSnapshot } from './index';
+import { createLooperSnapshot, createLooperStateStore, Looper, STATUS_PENDING_SHOWN, type LooperSnapshot } from '../index';
 import { gatedAgent, instantCoder, normal, scriptedReviewer, setupLooper } from './looper-test-helpers';
 
 /** A MemoryStore that records every write (`put`/`delete` with the namespace's last segment and the bytes written). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looperCommandSchema, parseLooperCommand } from './index';
+import { looperCommandSchema, parseLooperCommand } from '../index';
 
 describe('parseLooperCommand', () => {
   it('parses the four JSON commands', () => {
@@ -28,5 +28,31 @@ describe('parseLooperCommand', () => {
   it('exports the zod schema of the commands', () => {
     expect(looperCommandSchema.safeParse({ type: 'stop' }).success).toBe(true);
     expect(looperCommandSchema.safeParse({ type: 'start' }).success).toBe(false);
+  });
+});
+
+describe('parseLooperCommand without zod (checked by hand, the schema only for a refused command)', () => {
+  const COMMANDS = [
+    { type: 'start', task: ' T ' },
+    { type: 'start', task: '   ' },
+    { type: 'start', task: 3 },
+    { type: 'start' },
+    { type: 'add_pending', task: 'A', extra: 1 },
+    { type: 'add_pending', task: null },
+    { type: 'stop' },
+    { type: 'stop', now: true },
+    { type: 'stop', now: false },
+    { type: 'stop', now: 'yes' },
+    { type: 'stop', now: null },
+    { type: 'status', verbose: true },
+  ];
+
+  it('returns what looperCommandSchema returns, and refuses what it refuses', () => {
+    for (const json of COMMANDS) {
+      const parsed = looperCommandSchema.safeParse(json);
+      const result = parseLooperCommand(JSON.stringify(json));
+      if (parsed.success) expect(result).toStrictEqual({ success: true, command: parsed.data });
+      else expect(result.success, JSON.stringify(json)).toBe(false);
+    }
   });
 });

@@ -1,21 +1,10 @@
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type { z } from 'zod';
+import type { looperCommandSchema } from './looper-command-schema';
+import { looperCommandSchemaOf } from './looper-command-schema-of';
 import { englishLooperTexts, type LooperCommandTexts, type LooperTexts } from './looper-texts';
 
-const taskSchema = z.string().trim().min(1, 'must not be empty');
-
-/**
- * The Looper's commands (seed 000 §2), as JSON. Plain text that is not JSON
- * is a `start` with that text as the task.
- */
-export const looperCommandSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), task: taskSchema }),
-  /** `now: true` cancels the step in progress; by default the current iteration finishes (Review and JUDGE run). */
-  z.object({ type: z.literal('stop'), now: z.boolean().optional() }),
-  z.object({ type: z.literal('status') }),
-  z.object({ type: z.literal('add_pending'), task: taskSchema }),
-]);
-
-/** One Looper command. */
+/** One Looper command (see `looperCommandSchema`). */
 export type LooperCommand = z.infer<typeof looperCommandSchema>;
 
 /** The command types, in the order the seed lists them. */
@@ -29,7 +18,7 @@ export const LOOPER_COMMAND_USAGE = englishLooperTexts.command.usage;
 
 /**
  * Parses a Looper command. Input whose first non-blank character is `{` is
- * JSON and must match {@link looperCommandSchema}; anything else is a
+ * JSON and must match `looperCommandSchema`; anything else is a
  * `start` whose task is the trimmed text. Never throws. Errors are worded by
  * `texts` (English by default; see {@link LooperTexts}).
  *
@@ -54,7 +43,11 @@ export function parseLooperCommand(input: unknown, texts: LooperCommandTexts = e
   const type = (json as { type?: unknown }).type;
   if (typeof type !== 'string') return { success: false, error: texts.noType };
   if (!(LOOPER_COMMAND_TYPES as readonly string[]).includes(type)) return { success: false, error: texts.unknownType(type, LOOPER_COMMAND_TYPES) };
-  const parsed = looperCommandSchema.safeParse(json);
+  const command = plainCommand(type as LooperCommand['type'], json as Record<string, unknown>);
+  if (command) return { success: true, command };
+  // Only a refused command loads zod, to say what is wrong the way the schema words it.
+  const zod = (createRequire(import.meta.url)('zod') as typeof import('zod')).z;
+  const parsed = looperCommandSchemaOf(zod).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.length ? issue.path.join('.') : undefined;
@@ -62,4 +55,26 @@ export function parseLooperCommand(input: unknown, texts: LooperCommandTexts = e
     return { success: false, error: texts.badField(type, field, required ? 'required' : 'invalid', issue?.message ?? 'is invalid') };
   }
   return { success: true, command: parsed.data };
+}
+
+/**
+ * The command `looperCommandSchema` makes of a well-formed one (known fields
+ * only, the task trimmed), checked without zod; undefined when a field is
+ * missing or wrong, for the schema to say which.
+ */
+function plainCommand(type: LooperCommand['type'], json: Record<string, unknown>): LooperCommand | undefined {
+  switch (type) {
+    case 'start':
+    case 'add_pending': {
+      const task = typeof json.task === 'string' ? json.task.trim() : '';
+      return task === '' ? undefined : { type, task };
+    }
+    case 'stop': {
+      const { now } = json;
+      if (now === undefined) return { type };
+      return typeof now === 'boolean' ? { type, now } : undefined;
+    }
+    case 'status':
+      return { type };
+  }
 }

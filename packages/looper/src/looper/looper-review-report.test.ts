@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildReviewPrompt, formatReviewReport, parseReviewReport } from './index';
+import { buildReviewPrompt, formatReviewReport, parseReviewReport } from '../index';
 
 describe('parseReviewReport', () => {
   it('takes the last fenced JSON block that is a report, normalizing case and defaults', () => {

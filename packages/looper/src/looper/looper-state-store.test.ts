@@ -1,6 +1,6 @@
 import { MemoryStore, type Store } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { createLooperSnapshot, createLooperStateStore, type LooperHistoryEntry } from './index';
+import { createLooperSnapshot, createLooperStateStore, type LooperHistoryEntry } from '../index';
 
 const entry = (revision: number): LooperHistoryEntry => ({ kind: 'pending-added', revision, runId: null, iteration: 0, at: revision, data: { task: `t${revision}` } });
 

@@ -1,6 +1,8 @@
-import { ConfigError, InvalidArgumentError, MemoryStore, type Namespace, type Store, type StoreCallOptions } from '@troupe/core';
+import { ConfigError, InvalidArgumentError } from '@troupe/core/errors';
+import { MemoryStore, type Namespace, type Store, type StoreCallOptions } from '@troupe/core/store';
 import type { PendingTask } from '../judge/judge-input';
-import { looperSnapshotSchema, type LooperSnapshot } from './looper-state';
+import type { LooperSnapshot } from './looper-state';
+import { isCanonicalLooperSnapshot } from './looper-snapshot-check';
 
 /** One entry of a Looper's history, written with the checkpoint it belongs to. */
 export interface LooperHistoryEntry {
@@ -84,6 +86,19 @@ function savedAs(snapshot: LooperSnapshot, pendingCount: number, pendingKeys: Sa
     pendingKeys,
     nextOrdinal,
   };
+}
+
+/**
+ * A checkpoint the plain check did not take, through the snapshot schema: loaded only then, with zod, so a
+ * command that reads a well-formed checkpoint (or none) never loads them.
+ *
+ * @throws ConfigError naming each invalid field.
+ */
+async function parseSnapshot(value: unknown, namespace: Namespace): Promise<LooperSnapshot> {
+  const { looperSnapshotSchema } = await import('./looper-state-schema');
+  const parsed = looperSnapshotSchema.safeParse(value);
+  if (!parsed.success) throw ConfigError.fromZod(`Looper checkpoint [${namespace.join(', ')}] state`, parsed.error);
+  return parsed.data;
 }
 
 const pendingKey = (ordinal: number) => String(ordinal).padStart(12, '0');
@@ -181,9 +196,7 @@ export function createLooperStateStore(store: Store = new MemoryStore(), options
         keys = pending.map((entry) => entry.key);
         value = { ...item.value, current: current?.value ?? {}, last: last?.value ?? null, pending: pending.map((entry) => entry.value) };
       }
-      const parsed = looperSnapshotSchema.safeParse(value);
-      if (!parsed.success) throw ConfigError.fromZod(`Looper checkpoint [${namespace.join(', ')}] state`, parsed.error);
-      const snapshot = parsed.data;
+      const snapshot = isCanonicalLooperSnapshot(value) ? structuredClone(value) : await parseSnapshot(value, namespace);
       if (legacy) saved.delete(looperId);
       else {
         const pendingKeys = new Map(snapshot.pending.map((task, index) => [task, keys[index] as string]));

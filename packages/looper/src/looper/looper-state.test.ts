@@ -12,7 +12,7 @@ import {
   startRun,
   type LooperStepResult,
   type ReviewStepResult,
-} from './index';
+} from '../index';
 
 const ok: LooperStepResult = { status: 'SUCCESS', output: 'done', durationMs: 1, timedOut: false };
 const review: ReviewStepResult = { ...ok, report: { health: 'normal', summary: '', findings: [] }, reportSource: 'parsed' };

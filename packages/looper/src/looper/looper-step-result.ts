@@ -1,4 +1,6 @@
-import { serializeError, TroupeError, type SerializedError } from '@troupe/core';
+import { TroupeError } from '@troupe/core/errors';
+import type { SerializedError } from '@troupe/core/events';
+import { serializeError } from '@troupe/core/util';
 import type { ReviewReport } from './looper-review-report';
 
 /**
