@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SqliteStoreError } from './sqlite-store-error';
+import { keepAlive } from './sqlite-native-pin';
 
 /** `PRAGMA application_id` of a Troupe store ("TRUP"), so a foreign database is refused instead of altered. */
 export const SQLITE_STORE_APPLICATION_ID = 0x54525550;
@@ -58,11 +59,11 @@ interface MigrateOptions {
 }
 
 function pragmaNumber(db: Database.Database, name: string): number {
-  return Number(db.pragma(name, { simple: true }));
+  return Number(keepAlive(db.prepare(`PRAGMA ${name}`)).pluck().get());
 }
 
 function tableCount(db: Database.Database): number {
-  return Number((db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n);
+  return Number((keepAlive(db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'")).get() as { n: number }).n);
 }
 
 function checkIdentity(db: Database.Database, path: string): void {
@@ -118,14 +119,14 @@ export function migrateSqliteStore(db: Database.Database, options: MigrateOption
       if (migration.version > version) {
         if (version === 0) checkIdentity(db, options.path);
         migration.up(db);
-        db.prepare('INSERT INTO troupe_migrations (version, name, applied_at, package_version) VALUES (?, ?, ?, ?)').run(
+        keepAlive(db.prepare('INSERT INTO troupe_migrations (version, name, applied_at, package_version) VALUES (?, ?, ?, ?)')).run(
           migration.version,
           migration.name,
           options.now(),
           options.packageVersion,
         );
-        db.pragma(`application_id = ${SQLITE_STORE_APPLICATION_ID}`);
-        db.pragma(`user_version = ${migration.version}`);
+        db.exec(`PRAGMA application_id = ${SQLITE_STORE_APPLICATION_ID}`);
+        db.exec(`PRAGMA user_version = ${migration.version}`);
         version = migration.version;
       }
       db.exec('COMMIT');

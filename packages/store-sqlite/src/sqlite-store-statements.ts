@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { keepAlive } from './sqlite-native-pin';
 
 /** An `items` row as read. */
 export interface Row {
@@ -42,5 +43,5 @@ export const STATEMENT_SQL: { readonly [K in keyof Statements]: string } = {
 
 /** Prepares every statement on `db`. */
 export function prepareStatements(db: Database.Database): Statements {
-  return Object.fromEntries(Object.entries(STATEMENT_SQL).map(([name, sql]) => [name, db.prepare(sql)])) as unknown as Statements;
+  return Object.fromEntries(Object.entries(STATEMENT_SQL).map(([name, sql]) => [name, keepAlive(db.prepare(sql))])) as unknown as Statements;
 }

@@ -11,6 +11,7 @@ import { SqliteStoreError, translateSqliteError } from './sqlite-store-error';
 import { checkFileMode, DEFAULT_SQLITE_FILE_MODE, prepareDatabaseFiles } from './sqlite-store-file-mode';
 import { migrateSqliteStore, sqliteStoreMigrations, type SqliteStoreMigration } from './sqlite-store-migrations';
 import { VERSION } from './version';
+import { keepAlive } from './sqlite-native-pin';
 
 /** Options for {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -123,10 +124,10 @@ export class SqliteStore implements Store {
     if (!readonly) prepareDatabaseFiles(path, fileMode);
     let db: Database.Database | undefined;
     try {
-      db = new Database(path, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs });
-      if (!readonly) db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-      db.pragma('foreign_keys = ON');
+      db = keepAlive(new Database(path, { readonly, fileMustExist: readonly, timeout: busyTimeoutMs }));
+      if (!readonly) db.exec('PRAGMA journal_mode = WAL');
+      db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+      db.exec('PRAGMA foreign_keys = ON');
       this.schemaVersion = migrateSqliteStore(db, {
         path,
         packageVersion: VERSION,
