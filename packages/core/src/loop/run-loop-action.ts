@@ -48,7 +48,9 @@ export function normalizeAction(value: unknown, iterationId: string, from?: stri
     withId.id = `${iterationId}:c${index + 1}`;
     toolCalls[index] = withId;
   }
-  const normalized = Object.assign({}, action);
+  // A spread is the cheapest copy, as long as no property is added after it (V8 then leaves its fast path):
+  // replacing the action's own `toolCalls` is a store, adding a missing one is not.
+  const normalized = action.toolCalls !== undefined ? { ...action } : Object.assign({}, action);
   normalized.toolCalls = toolCalls;
   return normalized;
 }
