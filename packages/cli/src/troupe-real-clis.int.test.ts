@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import { createFakeLlmServer, FAKE_TOOL_FILE_CONTENT, FAKE_TOOL_FILE_NAME, type FakeLlmServer, type FakeProtocol } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runTroupe, tempWorkspace, testEnv } from './testing/cli-test-kit';
-import { findRealCli } from './testing/real-cli-commands';
+import { findRealCli, HELLO_TEST } from './testing/real-cli-commands';
 
-const HELLO_TEST =
-  "const test = require('node:test');\nconst assert = require('node:assert');\nconst { readFileSync } = require('node:fs');\n" +
-  `test('hello.txt holds the greeting', () => assert.strictEqual(readFileSync(__dirname + '/${FAKE_TOOL_FILE_NAME}', 'utf8'), ${JSON.stringify(FAKE_TOOL_FILE_CONTENT)}));\n`;
 
 const ANTHROPIC_KEY = 'sk-ant-fake-registry-000';
 const OPENAI_KEY = 'sk-fake-registry-000';

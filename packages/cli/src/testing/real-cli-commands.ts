@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FAKE_TOOL_FILE_CONTENT, FAKE_TOOL_FILE_NAME } from '@troupe/test-server';
 
 const packagesDir = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -46,3 +47,8 @@ export function findRealCli(name: 'claude' | 'codex' | 'gemini'): RealCli {
   if (run.status !== 0) return { missing: `${command} --version failed (${run.error?.message ?? `exit ${run.status}: ${run.stderr}`})` };
   return { command, version: run.stdout.trim() };
 }
+
+/** A workspace test that passes once the fake API's tool scenario has written its file (the real CLIs' Coder runs write it). */
+export const HELLO_TEST =
+  "const test = require('node:test');\nconst assert = require('node:assert');\nconst { readFileSync } = require('node:fs');\n" +
+  `test('hello.txt holds the greeting', () => assert.strictEqual(readFileSync(__dirname + '/${FAKE_TOOL_FILE_NAME}', 'utf8'), ${JSON.stringify(FAKE_TOOL_FILE_CONTENT)}));\n`;

@@ -5,7 +5,7 @@ import type { Experience } from './loop-experience';
 import type { Perception, PerceptionInput } from './loop-perception';
 import type { LoopContext, LoopReflector, PerceptionProcessor } from './loop-stage';
 import type { LoopStageRegistry } from './loop-stage-registry';
-import { completeExperiences, defaultLoopReflector, hasOutput, type ReflectResult } from './reflect-loop-result';
+import { completeExperiences, defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
 import { normalizeAction } from './run-loop-action';
 
 // The phase bodies. They return plain values while every stage answers
@@ -205,7 +205,7 @@ function storeReflection(
   dependencies: ReflectDependencies,
   capabilities: ReflectResult['capabilities'],
 ): ReflectResult | Promise<ReflectResult> {
-  const experiences = hasOutput(outputs) ? completeExperiences(outputs, result, { loopId: context.loopId, iterationId: context.iterationId, reflectors }) : [];
+  const experiences = completeExperiences(outputs, result, context, reflectors);
   const stored = experiences.length > 0 ? dependencies.store(experiences, context) : undefined;
   return stored === undefined ? { experiences, capabilities } : stored.then(() => ({ experiences, capabilities }));
 }

@@ -42,7 +42,7 @@ export const defaultLoopReflector: LoopReflector = Object.freeze({
 });
 
 /** True when some reflector returned something (a plain loop: this runs on every iteration). */
-export function hasOutput(outputs: readonly unknown[]): boolean {
+function hasOutput(outputs: readonly unknown[]): boolean {
   for (let i = 0; i < outputs.length; i++) {
     const output = outputs[i];
     if (output !== undefined && output !== null) return true;
@@ -54,7 +54,8 @@ export function hasOutput(outputs: readonly unknown[]): boolean {
 export function completeExperiences(
   outputs: readonly unknown[],
   result: ActResult,
-  ids: { loopId: string; iterationId: string; reflectors: readonly { name: string }[] },
+  ids: { readonly loopId: string; readonly iterationId: string },
+  reflectors: readonly { name: string }[],
 ): Experience[] {
   const experiences: Experience[] = [];
   if (!hasOutput(outputs)) return experiences;
@@ -63,7 +64,7 @@ export function completeExperiences(
     if (output === undefined || output === null) continue;
     const items = (Array.isArray(output) ? output : [output]) as ExperienceInput[];
     for (const item of items) {
-      const where = (field = ''): string => `experience from reflector "${ids.reflectors.map((reflector) => reflector.name).join(', ')}"${field}`;
+      const where = (field = ''): string => `experience from reflector "${reflectors.map((reflector) => reflector.name).join(', ')}"${field}`;
       if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(where(), `expected an object, got ${typeof item}`);
       if (item.outcome !== 'success' && item.outcome !== 'failure') {
         throw new InvalidArgumentError(where('.outcome'), `expected "success" or "failure", got ${JSON.stringify(item.outcome)}`);

@@ -33,8 +33,8 @@ export interface ShellExecToolOptions extends WorkspaceToolOptions {
   /**
    * Opt-in: also accept `command` as one string, run as
    * `['/bin/sh', '-c', command]` (pipes, redirections, globbing). Off by
-   * default: a shell string lets the model run anything `sh` can. Never uses
-   * `shell: true`.
+   * default: a shell string lets the model run anything `sh` can. Never spawns
+   * through the spawn shell option.
    */
   allowShellString?: boolean;
   /**
