@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { looperCommandSchema, parseLooperCommand } from '../index';
+import { englishLooperTexts, looperCommandSchema, parseLooperCommand, simplifiedChineseLooperTexts } from '../index';
 
 describe('parseLooperCommand', () => {
   it('parses the four JSON commands', () => {
@@ -23,6 +23,25 @@ describe('parseLooperCommand', () => {
     expect(parseLooperCommand('{"type":"start","task":42}')).toMatchObject({ success: false, error: expect.stringMatching(/^"start" command: "task" /) });
     expect(parseLooperCommand('   ')).toEqual({ success: false, error: 'the command is empty' });
     expect(parseLooperCommand(null)).toEqual({ success: false, error: 'a command must be a string, got null' });
+  });
+
+  it('calls a field of the wrong type wrong, not missing, and names the type it needs and what it got', () => {
+    expect(parseLooperCommand('{"type":"stop","now":"x"}')).toEqual({ success: false, error: '"stop" command: "now" must be a boolean, not the string "x"' });
+    expect(parseLooperCommand('{"type":"start","task":42}')).toEqual({ success: false, error: '"start" command: "task" must be a string, not the number 42' });
+    expect(parseLooperCommand('{"type":"add_pending","task":null}')).toEqual({ success: false, error: '"add_pending" command: "task" must be a string, not null' });
+    expect(parseLooperCommand('{"type":"add_pending","task":["a"]}')).toEqual({ success: false, error: '"add_pending" command: "task" must be a string, not an array' });
+    expect(parseLooperCommand('{"type":"stop","now":null}')).toEqual({ success: false, error: '"stop" command: "now" must be a boolean, not null' });
+  });
+
+  it('words the wrong type in the language of its texts', () => {
+    expect(parseLooperCommand('{"type":"stop","now":"x"}', simplifiedChineseLooperTexts.command)).toEqual({
+      success: false,
+      error: '"stop" 命令: "now" 无效（应为 boolean，实际为 string "x"）',
+    });
+    expect(parseLooperCommand('{"type":"start"}', simplifiedChineseLooperTexts.command)).toEqual({ success: false, error: '"start" 命令: "task" 为必填项' });
+    // A catalogue written before `wrongType` existed still gets a clear (English) detail.
+    const { wrongType: _omitted, ...older } = englishLooperTexts.command;
+    expect(parseLooperCommand('{"type":"start","task":true}', older)).toEqual({ success: false, error: '"start" command: "task" must be a string, not the boolean true' });
   });
 
   it('exports the zod schema of the commands', () => {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { z } from 'zod';
 import type { looperCommandSchema } from './looper-command-schema';
 import { looperCommandSchemaOf } from './looper-command-schema-of';
-import { englishLooperTexts, type LooperCommandTexts, type LooperTexts } from './looper-texts';
+import { englishLooperTexts, englishWrongType, type LooperCommandTexts, type LooperTexts } from './looper-texts';
 
 /** One Looper command (see `looperCommandSchema`). */
 export type LooperCommand = z.infer<typeof looperCommandSchema>;
@@ -50,11 +50,31 @@ export function parseLooperCommand(input: unknown, texts: LooperCommandTexts = e
   const parsed = looperCommandSchemaOf(zod).safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.length ? issue.path.join('.') : undefined;
-    const required = issue?.code === 'invalid_type' && issue.input === undefined;
-    return { success: false, error: texts.badField(type, field, required ? 'required' : 'invalid', issue?.message ?? 'is invalid') };
+    const path = issue?.path ?? [];
+    const field = path.length ? path.join('.') : undefined;
+    // zod 4 does not report the input it refused: look at the command itself, so a field that is there but of
+    // the wrong type is called wrong, not missing.
+    const present = path.length > 0 && hasPath(json, path);
+    if (issue?.code === 'invalid_type' && !present) return { success: false, error: texts.badField(type, field, 'required', issue.message) };
+    const detail = issue?.code === 'invalid_type' ? (texts.wrongType ?? englishWrongType)(issue.expected, valueAt(json, path)) : (issue?.message ?? 'is invalid');
+    return { success: false, error: texts.badField(type, field, 'invalid', detail) };
   }
   return { success: true, command: parsed.data };
+}
+
+/** True when `path` leads to a property `json` has (own, with any value, `undefined` aside). */
+function hasPath(json: unknown, path: readonly PropertyKey[]): boolean {
+  return valueAt(json, path) !== undefined;
+}
+
+/** The value at `path` in parsed JSON (own properties only), undefined when there is none. */
+function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
+  let value = json;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 /**

@@ -117,6 +117,11 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     noType: 'JSON 命令缺少字符串字段 "type"',
     unknownType: (type, known) => `未知的命令类型 ${JSON.stringify(type)}；应为 ${known.join('、')} 之一`,
     badField: (type, field, problem, detail) => `"${type}" 命令: ${field ? `"${field}"` : '命令'}${problem === 'required' ? ' 为必填项' : ` 无效（${detail}）`}`,
+    wrongType: (expected, value) => {
+      const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+      const shown = type === 'object' || type === 'array' ? undefined : JSON.stringify(value);
+      return `应为 ${expected}，实际为 ${type}${shown !== undefined && shown !== 'null' && shown.length <= 40 ? ` ${shown}` : ''}`;
+    },
   },
 };
 

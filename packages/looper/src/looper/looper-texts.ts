@@ -49,6 +49,12 @@ export interface LooperCommandTexts {
   unknownType(type: string, known: readonly string[]): string;
   /** `"start" command: "task" is required`. */
   badField(type: string, field: string | undefined, problem: 'required' | 'invalid', detail: string): string;
+  /**
+   * The `detail` of `badField` when a field is there but of the wrong type:
+   * `expected` is a JSON type name (`string`, `boolean`), `value` what the
+   * command held. Optional: English wording when a custom catalogue has none.
+   */
+  wrongType?(expected: string, value: unknown): string;
 }
 
 /**
@@ -265,5 +271,20 @@ function englishCommandTexts(): LooperCommandTexts {
     noType: 'the JSON command has no "type" string',
     unknownType: (type, known) => `unknown command type ${JSON.stringify(type)}; expected one of ${known.join(', ')}`,
     badField: (type, field, problem, detail) => `"${type}" command: ${field ? `"${field}"` : 'the command'} ${problem === 'required' ? 'is required' : detail}`,
+    wrongType: englishWrongType,
   };
+}
+
+/** `must be a boolean, not the string "x"`: English wording of a field of the wrong type. */
+export function englishWrongType(expected: string, value: unknown): string {
+  const article = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  let got: string;
+  if (value === null) got = 'null';
+  else if (Array.isArray(value)) got = 'an array';
+  else if (typeof value === 'object') got = 'an object';
+  else {
+    const shown = JSON.stringify(value);
+    got = shown.length <= 40 ? `the ${typeof value} ${shown}` : article(typeof value);
+  }
+  return `must be ${article(expected)}, not ${got}`;
 }
