@@ -63,6 +63,28 @@ describe('EventBus subscriptions', () => {
     expect(calls).toEqual(['first hi', 'last', 'added during emit']);
   });
 
+  it('a "*" listener subscribed by a type listener waits for the next event, whether it came through emit or publish', () => {
+    for (const send of ['emit', 'publish'] as const) {
+      const bus = new EventBus();
+      const calls: string[] = [];
+      let subscribed = false;
+      bus.on('agent:stopped', () => {
+        calls.push('type');
+        if (subscribed) return;
+        subscribed = true;
+        bus.on('*', (event) => void calls.push(`star ${event.type}`));
+      });
+      const fire = () => {
+        if (send === 'emit') bus.emit('agent:stopped', { roleId: 'coder' });
+        else bus.publish({ type: 'agent:stopped', version: 1, timestamp: 1, source: 'elsewhere', payload: { roleId: 'coder' } });
+      };
+      fire();
+      expect(calls, send).toEqual(['type']);
+      fire();
+      expect(calls, send).toEqual(['type', 'type', 'star agent:stopped']);
+    }
+  });
+
   it('a listener may unsubscribe itself, and a once listener runs once even when it emits again', () => {
     const bus = new EventBus();
     const calls: string[] = [];

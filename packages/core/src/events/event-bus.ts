@@ -140,13 +140,16 @@ export class EventBus {
       if (subscription.filter !== undefined && !subscription.filter(event)) return;
       if (subscription.once) this.unsubscribe(subscription as BusSubscription);
       const result = subscription.listener(event);
-      if (result !== undefined && result !== null && typeof (result as PromiseLike<void>).then === 'function') {
-        (result as Promise<void>).then(undefined, (error: unknown) => this.reportListenerError(event.type, error));
-      }
+      if (result !== undefined && result !== null && typeof (result as PromiseLike<void>).then === 'function') this.watchRejection(result as Promise<void>, event.type);
     } catch (error) {
       this.reportListenerError(event.type, error);
     }
   };
+
+  /** Reports an async listener's rejection (apart from `deliver`: a closure there would allocate a context per delivery). */
+  private watchRejection(result: Promise<void>, eventType: string): void {
+    result.then(undefined, (error: unknown) => this.reportListenerError(eventType, error));
+  }
 
   constructor(options: EventBusOptions = {}) {
     const emitter = new EventEmitter({ captureRejections: false });
@@ -202,9 +205,12 @@ export class EventBus {
 
   private dispatch(event: AnyTroupeEvent): void {
     if (this.directListeners === 0) {
-      // Fast path: only our own subscriptions exist, so call their dispatchers directly.
-      this.typeDispatcher(event.type)?.dispatch(event);
-      this.wildcard?.dispatch(event);
+      // Fast path: only our own subscriptions exist, so deliver to them directly (as `emit` does).
+      const limit = this.nextOrder;
+      const dispatcher = this.typeDispatcher(event.type);
+      if (dispatcher !== undefined) dispatcher.subscriptions.dispatch(event, limit, this.deliver);
+      const wildcard = this.wildcard;
+      if (wildcard !== undefined) wildcard.subscriptions.dispatch(event, limit, this.deliver);
       return;
     }
     const raw = this.emitter as unknown as EventEmitter;

@@ -23,6 +23,11 @@ export class ToolCapabilityTracker {
       const call = calls[0] as ActResult['results'][number];
       return call.status === 'skipped' ? [] : [this.entry(call.tool, this.count(call))];
     }
+    return this.updateMany(calls);
+  }
+
+  /** `update` for several calls (apart: its closure would make every `update` allocate a context). */
+  private updateMany(calls: ActResult['results']): ToolCapability[] {
     const touched = new Set<string>();
     for (const call of calls) {
       if (call.status === 'skipped') continue;

@@ -18,40 +18,7 @@ import type { LoopStageRegistry } from './loop-stage-registry';
 import type { IterationTiming, LoopStatsRecorder } from './loop-stats';
 import type { LoopWatchdog } from './loop-watchdog';
 import { executeLoopAction } from './run-loop-action';
-
-/** The run session an iteration belongs to, as the runner sees it (see `RunSession`). */
-export interface IterationSession {
-  readonly signal: AbortSignal;
-  /** True once the session was aborted. */
-  readonly isAborted: boolean;
-  /** The iteration in progress. */
-  iteration: LoopIteration | undefined;
-}
-
-/** One iteration (or single step) in progress. */
-export interface LoopIteration {
-  readonly iterationId: string;
-  readonly iteration: number;
-  readonly step: boolean;
-  readonly signal: AbortSignal;
-  /** Single steps only: rejects when the step's signal aborts. */
-  readonly abort: Promise<never> | undefined;
-  readonly startedAt: number;
-  /** Last reading of the loop's clock: a phase starts when the previous one ended. */
-  clock: number;
-  readonly durations: Partial<Record<LoopPhase, number>>;
-  perceptionCount: number;
-  /** Recorded (normally, or by `stop()`/`pause()` abandoning it). */
-  finished: boolean;
-  /** The run session of a loop iteration (undefined for single steps). */
-  readonly session: IterationSession | undefined;
-  outcome: IterationTiming['outcome'];
-  /** The phase that failed, its error, what the loop did about it, and the stage that threw. */
-  failedPhase: LoopPhase | undefined;
-  error: unknown;
-  handling: LoopErrorHandling;
-  stage: string | undefined;
-}
+import { newIteration, recordPhase, type IterationSession, type LoopIteration } from './loop-iteration-record';
 
 /** What {@link LoopIterationRunner} needs from its loop. */
 export interface LoopIterationDependencies {
@@ -71,47 +38,6 @@ export interface LoopIterationDependencies {
   /** Reflect dependencies of loop iterations (experiences stored in the background) and of single steps (awaited). */
   reflectInLoop: ReflectDependencies;
   reflectInStep: ReflectDependencies;
-}
-
-/** Sets a phase's duration with a constant key per phase (a keyed store by phase name is much slower). */
-function recordPhase(info: LoopIteration, phase: LoopPhase, durationMs: number): void {
-  const durations = info.durations;
-  switch (phase) {
-    case 'sense':
-      durations.sense = durationMs;
-      break;
-    case 'plan':
-      durations.plan = durationMs;
-      break;
-    case 'act':
-      durations.act = durationMs;
-      break;
-    case 'reflect':
-      durations.reflect = durationMs;
-      break;
-  }
-}
-
-/** Creates the record of an iteration or step starting at `now`. */
-export function newIteration(iterationId: string, iteration: number, session: IterationSession | undefined, signal: AbortSignal, abort: Promise<never> | undefined, now: number): LoopIteration {
-  return {
-    iterationId,
-    iteration,
-    step: session === undefined,
-    signal,
-    abort,
-    startedAt: now,
-    clock: now,
-    durations: {},
-    perceptionCount: 0,
-    finished: false,
-    session,
-    outcome: 'completed',
-    failedPhase: undefined,
-    error: undefined,
-    handling: 'skip-iteration',
-    stage: undefined,
-  };
 }
 
 /**
@@ -168,13 +94,18 @@ export class LoopIterationRunner {
       const timestamp = reporter.wallClock(now);
       reporter.emitAt('loop:started', { loopId, iterationId: info.iterationId, iteration, timestamp }, timestamp);
     }
-    if (this.deps.lifecycle.hasPending) {
-      return this.deps.lifecycle.setup(false).then(() => {
-        info.clock = this.now();
-        return this.sense(info);
-      });
-    }
+    if (this.deps.lifecycle.hasPending) return this.setupThenSense(info);
     return this.sense(info);
+  }
+
+  // The phases' asynchronous continuations live in methods of their own: a closure in a phase method would
+  // make every call of it allocate a context, even when the stages answer synchronously.
+
+  private setupThenSense(info: LoopIteration): Promise<void> {
+    return this.deps.lifecycle.setup(false).then(() => {
+      info.clock = this.now();
+      return this.sense(info);
+    });
   }
 
   /**
@@ -183,32 +114,15 @@ export class LoopIterationRunner {
    * promise otherwise (so quick stages cost no extra microtask).
    */
   runPhase(phase: LoopPhase, input: unknown, info: LoopIteration): unknown {
-    const { loopId, reporter } = this;
-    const context: LoopContext = {
-      loopId,
-      iterationId: info.iterationId,
-      iteration: info.iteration,
-      phase,
-      signal: info.signal,
-      logger: this.deps.logger,
-      bus: this.deps.bus,
-      memory: this.deps.memory,
-      tools: this.deps.registry.toolList(),
-      capabilities: this.listCapabilities,
-    };
+    // Kept small, with the rarer work (events, event scopes) in methods of its own: V8 then inlines more of
+    // the iteration into one optimized function, and no closure makes this frame allocate a context.
+    const context = this.phaseContext(phase, info);
     const startedAt = info.clock;
-    let phaseEvent: AnyTroupeEvent | undefined;
-    if (reporter.listening.phaseStarted) {
-      const timestamp = reporter.wallClock(startedAt);
-      phaseEvent = reporter.emitAt('loop:phase-started', reporter.phasePayloads.started(loopId, info.iterationId, phase, input, info.step, timestamp), timestamp);
-    }
+    const phaseEvent = this.reporter.listening.phaseStarted ? this.emitPhaseStarted(phase, input, info, startedAt) : undefined;
     if (!info.step) this.watchdog.phaseStarted(phase, info.iterationId, startedAt);
     let pending: unknown;
     try {
-      // With event scopes on (a usage ledger, tracing), the phase's model and tool calls are charged and linked to it.
-      pending = eventScopesEnabled()
-        ? withEventScope({ event: phaseEvent, bus: this.deps.bus, agentId: loopId, run: { kind: 'loop', id: loopId } }, () => this.invoke(phase, input, context, info, startedAt))
-        : this.invoke(phase, input, context, info, startedAt);
+      pending = eventScopesEnabled() ? this.invokeInScope(phaseEvent, phase, input, context, info, startedAt) : this.invoke(phase, input, context, info, startedAt);
     } catch (error) {
       this.phaseFailed(phase, info, startedAt);
       throw error;
@@ -216,6 +130,43 @@ export class LoopIterationRunner {
     // Phase bodies return native promises (never other thenables): `instanceof` spares a megamorphic `then` lookup.
     if (pending instanceof Promise) return this.settlePhase(phase, pending, info, startedAt);
     return this.phaseDone(phase, pending, info, startedAt);
+  }
+
+  /** The context the stages of one phase get. */
+  private phaseContext(phase: LoopPhase, info: LoopIteration): LoopContext {
+    const deps = this.deps;
+    return {
+      loopId: this.loopId,
+      iterationId: info.iterationId,
+      iteration: info.iteration,
+      phase,
+      signal: info.signal,
+      logger: deps.logger,
+      bus: deps.bus,
+      memory: deps.memory,
+      tools: deps.registry.toolList(),
+      capabilities: this.listCapabilities,
+    };
+  }
+
+  private emitPhaseStarted(phase: LoopPhase, input: unknown, info: LoopIteration, startedAt: number): AnyTroupeEvent {
+    const reporter = this.reporter;
+    const timestamp = reporter.wallClock(startedAt);
+    return reporter.emitAt('loop:phase-started', reporter.phasePayloads.started(this.loopId, info.iterationId, phase, input, info.step, timestamp), timestamp);
+  }
+
+  private emitPhaseCompleted(phase: LoopPhase, output: unknown, info: LoopIteration, endedAt: number, durationMs: number): void {
+    const reporter = this.reporter;
+    const timestamp = reporter.wallClock(endedAt);
+    reporter.emitAt('loop:phase-completed', reporter.phasePayloads.completed(this.loopId, info.iterationId, phase, output, durationMs, info.step, timestamp), timestamp);
+  }
+
+  /** With event scopes on (a usage ledger, tracing), the phase's model and tool calls are charged and linked to it. */
+  private invokeInScope(phaseEvent: AnyTroupeEvent | undefined, phase: LoopPhase, input: unknown, context: LoopContext, info: LoopIteration, startedAt: number): unknown {
+    const loopId = this.loopId;
+    return withEventScope({ event: phaseEvent, bus: this.deps.bus, agentId: loopId, run: { kind: 'loop', id: loopId } }, () =>
+      this.invoke(phase, input, context, info, startedAt),
+    );
   }
 
   /** Records an iteration's timing and publishes `loop:completed`. */
@@ -266,13 +217,15 @@ export class LoopIterationRunner {
     } catch (error) {
       return this.skip(info, 'sense', error);
     }
-    if (sensed instanceof Promise) {
-      return sensed.then(
-        (perceptions: Perception[]) => this.plan(info, perceptions),
-        (error: unknown) => this.skip(info, 'sense', error),
-      );
-    }
+    if (sensed instanceof Promise) return this.planLater(info, sensed);
     return this.plan(info, sensed as Perception[]);
+  }
+
+  private planLater(info: LoopIteration, sensed: Promise<unknown>): Promise<void | undefined> {
+    return sensed.then(
+      (perceptions) => this.plan(info, perceptions as Perception[]),
+      (error: unknown) => this.skip(info, 'sense', error),
+    );
   }
 
   private plan(info: LoopIteration, perceptions: Perception[]): Promise<void> | undefined {
@@ -283,13 +236,15 @@ export class LoopIterationRunner {
     } catch (error) {
       return this.skip(info, 'plan', error);
     }
-    if (planned instanceof Promise) {
-      return planned.then(
-        (action: Action | null) => this.act(info, action),
-        (error: unknown) => this.skip(info, 'plan', error),
-      );
-    }
+    if (planned instanceof Promise) return this.actLater(info, planned);
     return this.act(info, planned as Action | null);
+  }
+
+  private actLater(info: LoopIteration, planned: Promise<unknown>): Promise<void | undefined> {
+    return planned.then(
+      (action) => this.act(info, action as Action | null),
+      (error: unknown) => this.skip(info, 'plan', error),
+    );
   }
 
   private act(info: LoopIteration, action: Action | null): Promise<void> | undefined {
@@ -303,40 +258,47 @@ export class LoopIterationRunner {
     } catch (error) {
       return this.reflect(info, this.actFailure(action, error, info));
     }
-    if (acted instanceof Promise) {
-      return acted.then(
-        (result: ActResult) => this.reflect(info, result),
-        (error: unknown) => this.reflect(info, this.actFailure(action, error, info)),
-      );
-    }
+    if (acted instanceof Promise) return this.reflectLater(info, action, acted);
     return this.reflect(info, acted as ActResult);
   }
 
+  private reflectLater(info: LoopIteration, action: Action, acted: Promise<unknown>): Promise<void | undefined> {
+    return acted.then(
+      (result) => this.reflect(info, result as ActResult),
+      (error: unknown) => this.reflect(info, this.actFailure(action, error, info)),
+    );
+  }
+
   private reflect(info: LoopIteration, result: ActResult): Promise<void> | undefined {
-    if (!result.ok) {
-      // Act error: logged and published now, then Reflect analyses the failure.
-      info.failedPhase = 'act';
-      info.error = result.error;
-      info.handling = 'reflect-failure';
-      info.stage = result.results.find((call) => call.status === 'failed')?.tool;
-      if (info.signal.aborted) return this.end(info);
-      const stage = info.stage;
-      this.lastError = this.reporter.reportError('act', info.error, { iterationId: info.iterationId, handling: 'reflect-failure', ...(stage === undefined ? {} : { stage }) });
-      info.clock = this.now();
-    }
+    if (!result.ok && this.actFailed(info, result)) return this.end(info);
     let reflected: unknown;
     try {
       reflected = this.runPhase('reflect', result, info);
     } catch (error) {
       return this.reflectFailed(info, error);
     }
-    if (reflected instanceof Promise) {
-      return reflected.then(
-        () => this.end(info),
-        (error: unknown) => this.reflectFailed(info, error),
-      );
-    }
+    if (reflected instanceof Promise) return this.endLater(info, reflected);
     return this.end(info);
+  }
+
+  /** Act error: logged and published now, then Reflect analyses the failure. True when the iteration was aborted instead. */
+  private actFailed(info: LoopIteration, result: ActResult): boolean {
+    info.failedPhase = 'act';
+    info.error = result.error;
+    info.handling = 'reflect-failure';
+    info.stage = result.results.find((call) => call.status === 'failed')?.tool;
+    if (info.signal.aborted) return true;
+    const stage = info.stage;
+    this.lastError = this.reporter.reportError('act', info.error, { iterationId: info.iterationId, handling: 'reflect-failure', ...(stage === undefined ? {} : { stage }) });
+    info.clock = this.now();
+    return false;
+  }
+
+  private endLater(info: LoopIteration, reflected: Promise<unknown>): Promise<void | undefined> {
+    return reflected.then(
+      () => this.end(info),
+      (error: unknown) => this.reflectFailed(info, error),
+    );
   }
 
   private actFailure(action: Action, error: unknown, info: LoopIteration): ActResult {
@@ -364,27 +326,29 @@ export class LoopIterationRunner {
 
   private end(info: LoopIteration): Promise<void> | undefined {
     if (info.finished) return undefined; // abandoned by stop()/pause() with an aborted signal, and already recorded
-    let failedPhase = info.failedPhase;
-    if (failedPhase !== undefined) {
-      if (info.signal.aborted) {
-        info.outcome = 'aborted';
-        failedPhase = undefined;
-      } else {
-        info.outcome = 'failed';
-        if (!(failedPhase === 'act' && info.handling === 'reflect-failure')) {
-          const stage = info.stage;
-          this.lastError = this.reporter.reportError(failedPhase, info.error, {
-            iterationId: info.iterationId,
-            handling: info.handling,
-            ...(stage === undefined ? {} : { stage }),
-          });
-        }
-      }
-    }
+    const failedPhase = info.failedPhase === undefined ? undefined : this.settleFailure(info, info.failedPhase);
     this.finishIteration(info, info.outcome, failedPhase);
     if (info.outcome === 'failed') return this.deps.health.afterFailure();
     if (info.outcome !== 'aborted') this.deps.health.afterSuccess();
     return undefined;
+  }
+
+  /** A phase failed: the outcome is `aborted` (returns undefined) or `failed`, its error reported unless Act's was already. */
+  private settleFailure(info: LoopIteration, failedPhase: LoopPhase): LoopPhase | undefined {
+    if (info.signal.aborted) {
+      info.outcome = 'aborted';
+      return undefined;
+    }
+    info.outcome = 'failed';
+    if (!(failedPhase === 'act' && info.handling === 'reflect-failure')) {
+      const stage = info.stage;
+      this.lastError = this.reporter.reportError(failedPhase, info.error, {
+        iterationId: info.iterationId,
+        handling: info.handling,
+        ...(stage === undefined ? {} : { stage }),
+      });
+    }
+    return failedPhase;
   }
 
   // ---------------------------------------------------------------- one phase
@@ -425,10 +389,7 @@ export class LoopIterationRunner {
   }
 
   private phaseDone(phase: LoopPhase, output: unknown, info: LoopIteration, startedAt: number): unknown {
-    if (info.session !== undefined && info.session.isAborted) {
-      this.phaseFailed(phase, info, startedAt);
-      throw new AbortError(`Loop "${this.loopId}" iteration was aborted`, { cause: info.signal.reason });
-    }
+    if (info.session !== undefined && info.session.isAborted) this.abortedInPhase(phase, info, startedAt);
     // The Act result was timed from `startedAt` to its last reading: that reading ends the phase (one clock read fewer).
     const endedAt = phase === 'act' ? startedAt + (output as ActResult).durationMs : this.now();
     info.clock = endedAt;
@@ -438,16 +399,14 @@ export class LoopIterationRunner {
       this.watchdog.phaseEnded();
       this.recorder.addPhase(phase, durationMs, phase === 'act' && !(output as ActResult).ok);
     }
-    const reporter = this.reporter;
-    if (reporter.listening.phaseCompleted) {
-      const timestamp = reporter.wallClock(endedAt);
-      reporter.emitAt(
-        'loop:phase-completed',
-        reporter.phasePayloads.completed(this.loopId, info.iterationId, phase, output, durationMs, info.step, timestamp),
-        timestamp,
-      );
-    }
+    if (this.reporter.listening.phaseCompleted) this.emitPhaseCompleted(phase, output, info, endedAt, durationMs);
     return output;
+  }
+
+  /** The session was aborted while the phase ran: the phase ends failed, with an `AbortError`. */
+  private abortedInPhase(phase: LoopPhase, info: LoopIteration, startedAt: number): never {
+    this.phaseFailed(phase, info, startedAt);
+    throw new AbortError(`Loop "${this.loopId}" iteration was aborted`, { cause: info.signal.reason });
   }
 
   private phaseFailed(phase: LoopPhase, info: LoopIteration, startedAt: number): void {

@@ -3,9 +3,9 @@ import type { Action, ActResult } from './loop-action';
 import type { ToolCapabilityTracker } from './loop-capabilities';
 import type { Experience } from './loop-experience';
 import type { Perception, PerceptionInput } from './loop-perception';
-import type { LoopContext, LoopReflector, PerceptionProcessor } from './loop-stage';
+import type { LoopContext, LoopPlanner, LoopReflector, LoopSensor, PerceptionProcessor } from './loop-stage';
 import type { LoopStageRegistry } from './loop-stage-registry';
-import { completeExperiences, defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
+import { completeExperiences, defaultLoopReflector, hasOutput, type ReflectResult } from './reflect-loop-result';
 import { normalizeAction } from './run-loop-action';
 
 // The phase bodies. They return plain values while every stage answers
@@ -38,24 +38,37 @@ export function sensePhase(registry: LoopStageRegistry, context: LoopContext, no
   const sensors = registry.sensors;
   const processors = registry.processors;
   if (sensors.length === 0) return runProcessors(processors, 0, [], context);
-  if (sensors.length === 1) {
-    const sensor = sensors[0] as (typeof sensors)[number];
-    let batch: readonly PerceptionInput[] | Promise<readonly PerceptionInput[]>;
-    try {
-      batch = sensor.sense(context);
-    } catch (error) {
-      throw tagStage(error, sensor.name);
-    }
-    if (typeof (batch as { then?: unknown } | null)?.then === 'function') {
-      return Promise.resolve(batch).then(
-        (resolved) => runProcessors(processors, 0, collectOne(resolved, sensor.name, normalize), context),
-        (error: unknown) => {
-          throw tagStage(error, sensor.name);
-        },
-      );
-    }
-    return runProcessors(processors, 0, collectOne(batch as readonly PerceptionInput[], sensor.name, normalize), context);
+  if (sensors.length !== 1) return senseAll(sensors, processors, context, normalize);
+  const sensor = sensors[0] as LoopSensor;
+  let batch: readonly PerceptionInput[] | Promise<readonly PerceptionInput[]>;
+  try {
+    batch = sensor.sense(context);
+  } catch (error) {
+    throw tagStage(error, sensor.name);
   }
+  if (typeof (batch as { then?: unknown } | null)?.then === 'function') return senseLater(batch as Promise<readonly PerceptionInput[]>, sensor, processors, context, normalize);
+  return runProcessors(processors, 0, collectOne(batch as readonly PerceptionInput[], sensor.name, normalize), context);
+}
+
+// The asynchronous paths of the phases live in functions of their own: a closure in a phase function would
+// make every call of it allocate a context, even when the stages answer synchronously.
+
+function senseLater(
+  batch: Promise<readonly PerceptionInput[]>,
+  sensor: LoopSensor,
+  processors: readonly PerceptionProcessor[],
+  context: LoopContext,
+  normalize: NormalizePerceptions,
+): Promise<Perception[]> {
+  return Promise.resolve(batch).then(
+    (resolved) => runProcessors(processors, 0, collectOne(resolved, sensor.name, normalize), context),
+    (error: unknown) => {
+      throw tagStage(error, sensor.name);
+    },
+  );
+}
+
+function senseAll(sensors: readonly LoopSensor[], processors: readonly PerceptionProcessor[], context: LoopContext, normalize: NormalizePerceptions): Promise<Perception[]> {
   return Promise.all(
     sensors.map(async (sensor) => {
       try {
@@ -99,17 +112,20 @@ function runProcessors(
     } catch (error) {
       throw tagStage(error, processor.name);
     }
-    if (typeof (output as { then?: unknown } | null)?.then === 'function') {
-      return Promise.resolve(output).then(
-        (resolved) => runProcessors(processors, i + 1, checkProcessed(resolved, processor), context),
-        (error: unknown) => {
-          throw tagStage(error, processor.name);
-        },
-      );
-    }
+    if (typeof (output as { then?: unknown } | null)?.then === 'function') return processLater(output as Promise<Perception[]>, processors, i, context);
     current = checkProcessed(output, processor);
   }
   return current;
+}
+
+function processLater(output: Promise<Perception[]>, processors: readonly PerceptionProcessor[], index: number, context: LoopContext): Promise<Perception[]> {
+  const processor = processors[index] as PerceptionProcessor;
+  return Promise.resolve(output).then(
+    (resolved) => runProcessors(processors, index + 1, checkProcessed(resolved, processor), context),
+    (error: unknown) => {
+      throw tagStage(error, processor.name);
+    },
+  );
 }
 
 function checkProcessed(output: unknown, processor: PerceptionProcessor): Perception[] {
@@ -130,6 +146,10 @@ export function planPhase(registry: LoopStageRegistry, perceptions: readonly Per
   } catch (error) {
     throw tagStage(error, planner.name);
   }
+  return planLater(planned as Promise<Action | null>, planner, context);
+}
+
+function planLater(planned: Promise<Action | null>, planner: LoopPlanner, context: LoopContext): Promise<Action | null> {
   return Promise.resolve(planned).then(
     (resolved) => {
       try {
@@ -205,7 +225,12 @@ function storeReflection(
   dependencies: ReflectDependencies,
   capabilities: ReflectResult['capabilities'],
 ): ReflectResult | Promise<ReflectResult> {
-  const experiences = completeExperiences(outputs, result, context, reflectors);
+  // No reflector said anything (the usual case with the default one): no call into the checks.
+  const experiences = hasOutput(outputs) ? completeExperiences(outputs, result, context, reflectors) : [];
   const stored = experiences.length > 0 ? dependencies.store(experiences, context) : undefined;
-  return stored === undefined ? { experiences, capabilities } : stored.then(() => ({ experiences, capabilities }));
+  return stored === undefined ? { experiences, capabilities } : afterStore(stored, { experiences, capabilities });
+}
+
+function afterStore(stored: Promise<void>, reflected: ReflectResult): Promise<ReflectResult> {
+  return stored.then(() => reflected);
 }

@@ -1,4 +1,4 @@
-import type { LoopIteration } from './loop-iteration';
+import type { LoopIteration } from './loop-iteration-record';
 import type { LoopSleeper } from './loop-sleeper';
 
 /** A signal that never aborts (for code that needs one outside a session). */

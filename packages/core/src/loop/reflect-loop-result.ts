@@ -42,7 +42,7 @@ export const defaultLoopReflector: LoopReflector = Object.freeze({
 });
 
 /** True when some reflector returned something (a plain loop: this runs on every iteration). */
-function hasOutput(outputs: readonly unknown[]): boolean {
+export function hasOutput(outputs: readonly unknown[]): boolean {
   for (let i = 0; i < outputs.length; i++) {
     const output = outputs[i];
     if (output !== undefined && output !== null) return true;

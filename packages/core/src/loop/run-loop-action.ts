@@ -16,28 +16,17 @@ import type { LoopTool } from './loop-stage';
  */
 export function normalizeAction(value: unknown, iterationId: string, from?: string): Action | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'object') throw new InvalidArgumentError(describeAction(from), `expected an Action object or null, got ${typeof value}`);
+  if (typeof value !== 'object') return invalidAction(from, '', `expected an Action object or null, got ${typeof value}`);
   const action = value as Action;
-  if (typeof action.task !== 'string' || isBlank(action.task)) {
-    throw new InvalidArgumentError(`${describeAction(from)}.task`, `expected a non-empty string, got ${JSON.stringify(action.task)}`);
-  }
-  if (action.toolCalls !== undefined && !Array.isArray(action.toolCalls)) {
-    throw new InvalidArgumentError(`${describeAction(from)}.toolCalls`, 'expected an array of { tool, input }');
-  }
-  const mode = action.execution?.mode;
-  if (mode !== undefined && mode !== 'parallel' && mode !== 'sequential') {
-    throw new InvalidArgumentError(`${describeAction(from)}.execution.mode`, `expected "parallel" or "sequential", got ${JSON.stringify(mode)}`);
-  }
-  const maxConcurrency = action.execution?.maxConcurrency;
-  if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
-    throw new InvalidArgumentError(`${describeAction(from)}.execution.maxConcurrency`, `expected a whole number >= 1, got ${String(maxConcurrency)}`);
-  }
+  if (typeof action.task !== 'string' || isBlank(action.task)) return invalidAction(from, '.task', `expected a non-empty string, got ${JSON.stringify(action.task)}`);
+  if (action.toolCalls !== undefined && !Array.isArray(action.toolCalls)) return invalidAction(from, '.toolCalls', 'expected an array of { tool, input }');
+  if (action.execution !== undefined) checkExecution(action.execution, from);
   const calls = action.toolCalls ?? [];
   const toolCalls: ToolCall[] = new Array(calls.length);
   for (let index = 0; index < calls.length; index++) {
     const call = calls[index] as ToolCall;
     if (typeof call !== 'object' || call === null || typeof call.tool !== 'string' || call.tool === '') {
-      throw new InvalidArgumentError(`${describeAction(from)}.toolCalls[${index}].tool`, 'expected the name of a registered tool');
+      return invalidAction(from, `.toolCalls[${index}].tool`, 'expected the name of a registered tool');
     }
     if (call.id !== undefined) {
       toolCalls[index] = call;
@@ -53,6 +42,25 @@ export function normalizeAction(value: unknown, iterationId: string, from?: stri
   const normalized = action.toolCalls !== undefined ? { ...action } : Object.assign({}, action);
   normalized.toolCalls = toolCalls;
   return normalized;
+}
+
+// The checks that end in an error live apart from `normalizeAction`, which runs on every iteration: kept
+// small, it is inlined into the loop's optimized code.
+
+function checkExecution(execution: NonNullable<Action['execution']>, from: string | undefined): void {
+  const mode = execution?.mode;
+  if (mode !== undefined && mode !== 'parallel' && mode !== 'sequential') {
+    invalidAction(from, '.execution.mode', `expected "parallel" or "sequential", got ${JSON.stringify(mode)}`);
+  }
+  const maxConcurrency = execution?.maxConcurrency;
+  if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
+    invalidAction(from, '.execution.maxConcurrency', `expected a whole number >= 1, got ${String(maxConcurrency)}`);
+  }
+}
+
+/** @throws InvalidArgumentError naming the field of the action (`field`: `''` for the action itself, `.task`…). */
+function invalidAction(from: string | undefined, field: string, message: string): never {
+  throw new InvalidArgumentError(`${describeAction(from)}${field}`, message);
 }
 
 /** How errors name the action: `action from planner "<name>"` (built only when one is thrown). */
@@ -99,10 +107,17 @@ export function executeLoopAction(action: Action, context: ExecuteActionContext)
     if (calls.length === 0) return actResult(action, [], started, context);
     // One call: it starts with the action, so its duration is the action's.
     const single = runToolCall(calls[0] as ToolCall, context, started);
-    if (isThenable(single)) return single.then((result) => actResult(action, [result], started, context, result.durationMs));
+    if (isThenable(single)) return singleLater(single, action, started, context);
     return actResult(action, [single], started, context, single.durationMs);
   }
   return executeMany(action, calls, started, context);
+}
+
+// Continuations live in functions of their own: a closure in `executeLoopAction` or `runToolCall` would
+// make every call allocate a context, even when the tool answers synchronously.
+
+function singleLater(single: PromiseLike<ToolCallResult>, action: Action, started: number, context: ExecuteActionContext): Promise<ActResult> {
+  return Promise.resolve(single).then((result) => actResult(action, [result], started, context, result.durationMs));
 }
 
 async function executeMany(action: Action, calls: readonly ToolCall[], started: number, context: ExecuteActionContext): Promise<ActResult> {
@@ -157,41 +172,48 @@ function skipped(call: ToolCall, error: SerializedError): ToolCallResult {
 }
 
 function runToolCall(call: ToolCall, context: ExecuteActionContext, startedAt?: number): ToolCallResult | Promise<ToolCallResult> {
-  const callId = call.id as string;
-  if (context.signal.aborted) {
-    return skipped(call, serializeError(new AbortError(`Tool call "${call.tool}" was aborted before it started`), context.secrets));
-  }
+  if (context.signal.aborted) return abortedBeforeStart(call, context);
   const started = startedAt ?? context.now();
   let output: unknown;
   try {
-    const tool = context.tools.get(call.tool);
-    if (!tool) {
-      const known = [...context.tools.keys()];
-      throw new InvalidArgumentError(
-        'tool',
-        `no tool named "${call.tool}" is registered on loop "${context.loopId}"; registered tools: ${known.length > 0 ? known.join(', ') : '(none)'}`,
-      );
-    }
-    let input = call.input;
-    if (tool.parameters) {
-      const parsed = tool.parameters.safeParse(input);
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`).join('; ');
-        throw new InvalidArgumentError('input', `tool "${call.tool}" rejected its input: ${problems}`, { cause: parsed.error });
-      }
-      input = parsed.data;
-    }
-    output = tool.execute(input, { loopId: context.loopId, iterationId: context.iterationId, callId, signal: context.signal, logger: context.logger });
+    const tool = context.tools.get(call.tool) ?? unknownTool(call, context);
+    const input = tool.parameters ? parseToolInput(tool, call) : call.input;
+    output = tool.execute(input, { loopId: context.loopId, iterationId: context.iterationId, callId: call.id as string, signal: context.signal, logger: context.logger });
   } catch (error) {
     return toolFailed(call, error, started, context);
   }
-  if (isThenable(output)) {
-    return Promise.resolve(output).then(
-      (value) => toolSucceeded(call, value, started, context),
-      (error: unknown) => toolFailed(call, error, started, context),
-    );
-  }
+  if (isThenable(output)) return toolLater(output, call, started, context);
   return toolSucceeded(call, output, started, context);
+}
+
+function toolLater(output: PromiseLike<unknown>, call: ToolCall, started: number, context: ExecuteActionContext): Promise<ToolCallResult> {
+  return Promise.resolve(output).then(
+    (value) => toolSucceeded(call, value, started, context),
+    (error: unknown) => toolFailed(call, error, started, context),
+  );
+}
+
+// The rarer paths of `runToolCall` (it runs on every iteration and is kept small enough to inline).
+
+function abortedBeforeStart(call: ToolCall, context: ExecuteActionContext): ToolCallResult {
+  return skipped(call, serializeError(new AbortError(`Tool call "${call.tool}" was aborted before it started`), context.secrets));
+}
+
+/** @throws InvalidArgumentError listing the registered tools. */
+function unknownTool(call: ToolCall, context: ExecuteActionContext): never {
+  const known = [...context.tools.keys()];
+  throw new InvalidArgumentError(
+    'tool',
+    `no tool named "${call.tool}" is registered on loop "${context.loopId}"; registered tools: ${known.length > 0 ? known.join(', ') : '(none)'}`,
+  );
+}
+
+/** The call's input as the tool's `parameters` schema parses it. @throws InvalidArgumentError listing the problems. */
+function parseToolInput(tool: LoopTool, call: ToolCall): unknown {
+  const parsed = (tool.parameters as NonNullable<LoopTool['parameters']>).safeParse(call.input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`).join('; ');
+  throw new InvalidArgumentError('input', `tool "${call.tool}" rejected its input: ${problems}`, { cause: parsed.error });
 }
 
 function toolSucceeded(call: ToolCall, output: unknown, started: number, context: ExecuteActionContext): ToolCallResult {
