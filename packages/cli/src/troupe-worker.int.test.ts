@@ -116,6 +116,16 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(await runCliCaptured(['looper', '--queue', redis.url, '-p', '{"type":"stop"}'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs --job ID/) });
   });
 
+  it('a worker speaks the language of LANG: serving and finishing lines, the Redis password still masked', async () => {
+    const url = redis.url.replace('redis://', 'redis://default:s3cret-pass@');
+    const chinese = startTroupe(['worker', '--redis', url, '--queues', 'troupe-zh-only'], testEnv({ LANG: 'zh_CN.UTF-8' }));
+    await chinese.waitFor(/troupe worker \S+: 正在处理 redis:\/\/default:\*\*\*@127\.0\.0\.1:\d+ 上的队列 troupe-zh-only（并发 1）。按 Ctrl-C 停止。\n/, 120_000);
+    chinese.child.kill('SIGTERM');
+    expect(await chinese.exited()).toBe(0);
+    expect(chinese.stdout()).toMatch(/troupe worker: 正在完成进行中的 0 个作业（再按一次即取消它们；它们会在别处重试）\n/);
+    expect(chinese.stdout() + chinese.stderr()).not.toContain('s3cret');
+  });
+
   it('stops gracefully on SIGTERM', async () => {
     worker.child.kill('SIGTERM');
     expect(await worker.exited()).toBe(0);

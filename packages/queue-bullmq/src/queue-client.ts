@@ -286,7 +286,8 @@ export class QueueJobError extends TroupeError {
   constructor(
     readonly queue: string,
     readonly jobId: string,
-    reason: string,
+    /** The last failure's own message, without the job and queue (for callers that word the message themselves). */
+    readonly reason: string,
     options: { cause?: unknown } = {},
   ) {
     super('AGENT_ERROR', `job ${jobId} on queue "${queue}" failed: ${reason}`, options);

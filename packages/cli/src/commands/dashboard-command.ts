@@ -6,6 +6,7 @@ import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import type { ControlClient } from '../control/control-client';
+import type { CliMessages } from '../i18n/cli-messages';
 import { reachRunner } from '../control/reach-runner';
 import { LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import { openWorkspace } from '../workspace/troupe-workspace';
@@ -34,7 +35,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'dashboard' });
-  const port = typeof options.port === 'string' ? parsePort(options.port) : 0;
+  const port = typeof options.port === 'string' ? parsePort(options.port, m) : 0;
   const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', { cwd: io.cwd, env: io.env, ...(io.locale ? { locale: io.locale } : {}) });
   const bus = new EventBus({ source: 'dashboard' });
   const controller = new AbortController();
@@ -94,7 +95,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     }
   };
   void attach();
-  const stopQueues = typeof options.queue === 'string' ? watchQueues(redisOption(options.queue, 'queue', 'dashboard'), options.queues, dashboard.handler.push, io) : undefined;
+  const stopQueues = typeof options.queue === 'string' ? watchQueues(redisOption(options.queue, 'queue', 'dashboard', m), options.queues, dashboard.handler.push, io) : undefined;
 
   io.stdout.write(`${m.dashboard.serving(dashboard.url)}\n`);
   await new Promise<void>((resolve) => {
@@ -135,8 +136,8 @@ function watchQueues(url: string, names: string | boolean | undefined, push: (in
   };
 }
 
-function parsePort(value: string): number {
+function parsePort(value: string, m: CliMessages): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) throw new CliUsageError(`--port expects a port number (0-65535), got "${value}"`, { command: 'dashboard' });
+  if (!/^\d+$/.test(value) || port > 65_535) throw new CliUsageError(m.dashboard.port(value), { command: 'dashboard' });
   return port;
 }

@@ -20,10 +20,11 @@ async function runQueuedLooper(options: Record<string, string | boolean | undefi
   // Loaded only with --queue: the queue client (BullMQ, ioredis) stays out of every other looper command.
   const { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } = await import('./submit-command');
   const { redisOption } = await import('./worker-command');
-  const url = redisOption(options.queue, 'queue', 'looper');
-  if (command === undefined) throw new CliUsageError('with --queue, give a command with -p (a start, or status/stop/add_pending with --job ID)', { command: 'looper' });
+  const m = catalogueOf(io).cli;
+  const url = redisOption(options.queue, 'queue', 'looper', m);
+  if (command === undefined) throw new CliUsageError(m.queue.commandRequired, { command: 'looper' });
   if (command.type === 'start') return submitLooperRun({ url, spec: looperJobSpecFromOptions(options, command.task, io, 'looper'), follow: true, io });
-  if (typeof options.job !== 'string' || options.job === '') throw new CliUsageError(`with --queue, ${command.type} needs --job ID (the id \`troupe submit\` printed)`, { command: 'looper' });
+  if (typeof options.job !== 'string' || options.job === '') throw new CliUsageError(m.queue.jobRequired(command.type), { command: 'looper' });
   return commandQueuedJob({ url, jobId: options.job, command, io });
 }
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { EventBus } from '@troupe/core';
 import type { LooperCommand } from '@troupe/looper';
-import { createQueueClient, LOOPER_QUEUE, looperJobStateStore, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
+import { createQueueClient, LOOPER_QUEUE, looperJobStateStore, QueueJobError, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
 import { SUBMIT_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
@@ -12,10 +12,11 @@ type Options = Record<string, string | boolean | undefined>;
 
 /** The Looper job `troupe submit` / `troupe looper --queue` sends: names and numbers only, no secret. */
 export function looperJobSpecFromOptions(options: Options, task: string, io: CliIo, command: string): LooperJobSpec {
+  const m = catalogueOf(io).cli;
   const git = typeof options.git === 'string' ? options.git : undefined;
-  if (git !== undefined && typeof options.workspace === 'string') throw new CliUsageError('give either --workspace DIR or --git URL, not both', { command });
-  const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command);
-  const stepTimeout = positiveIntegerOption(options['step-timeout'], 'step-timeout', command);
+  if (git !== undefined && typeof options.workspace === 'string') throw new CliUsageError(m.queue.workspaceOrGit, { command });
+  const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command, m);
+  const stepTimeout = positiveIntegerOption(options['step-timeout'], 'step-timeout', command, m);
   const judge = typeof options.judge === 'string' ? options.judge : typeof options.model === 'string' ? options.model : undefined;
   return {
     task,
@@ -36,22 +37,23 @@ export function looperJobSpecFromOptions(options: Options, task: string, io: Cli
  */
 export async function submitLooperRun(options: { url: string; spec: LooperJobSpec; follow: boolean; attempts?: number | undefined; io: CliIo }): Promise<number> {
   const { io } = options;
+  const m = catalogueOf(io).cli;
   const bus = new EventBus();
   const client = createQueueClient({ connection: options.url, eventBus: bus, env: io.env, ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) });
   try {
     if (options.follow) {
       bus.on('message:added', (event) => void io.stdout.write(`${event.payload.message.content}\n`), { channelId: 'looper' });
-      bus.on('queue:job-started', (event) => void io.stdout.write(`[queue] job ${event.payload.jobId} ${event.payload.resumed ? 'resumed' : 'started'} on ${event.payload.workerId} (attempt ${event.payload.attempt})\n`));
-      bus.on('queue:job-failed', (event) => void io.stdout.write(`[queue] job ${event.payload.jobId} attempt ${event.payload.attempt} failed: ${event.payload.error.message}${event.payload.willRetry ? ' (will retry)' : ''}\n`));
+      bus.on('queue:job-started', ({ payload }) => void io.stdout.write(`${m.queue.jobStarted(payload.jobId, payload.resumed, payload.workerId, payload.attempt)}\n`));
+      bus.on('queue:job-failed', ({ payload }) => void io.stdout.write(`${m.queue.jobAttemptFailed(payload.jobId, payload.attempt, payload.error.message, payload.willRetry)}\n`));
     }
     const job = await submitLooperJob(client, options.spec);
-    io.stdout.write(`Submitted job ${job.id} to ${LOOPER_QUEUE}.\n`);
+    io.stdout.write(`${m.queue.submitted(job.id, LOOPER_QUEUE)}\n`);
     if (!options.follow) return EXIT_CODES.ok;
     let interrupts = 0;
     const onSignal = () => {
       interrupts++;
       if (interrupts === 1) {
-        io.stdout.write('Stopping the run after the current iteration (Ctrl-C again cancels the job)…\n');
+        io.stdout.write(`${m.queue.stopping}\n`);
         void job.command(JSON.stringify({ type: 'stop' })).catch(() => {});
       } else void job.cancel().catch(() => {});
     };
@@ -59,10 +61,11 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
     try {
       const result = await job.result;
       const saved = await looperJobStateStore(client.store, job.queue, job.id).load('looper');
-      io.stdout.write(`Job ${job.id} ended: ${result.outcome} after ${result.iterations} iteration(s) — ${result.reason}\n`);
+      io.stdout.write(`${m.queue.ended(job.id, result.outcome, result.iterations, result.reason)}\n`);
       return saved ? exitCodeOfRun(saved) : EXIT_CODES.ok;
     } catch (error) {
-      io.stderr.write(`troupe: job ${job.id}: ${(error as Error).message}\n`);
+      const text = error instanceof QueueJobError ? m.queue.jobFailed(error.jobId, error.queue, error.reason) : m.queue.jobError(job.id, (error as Error).message);
+      io.stderr.write(`troupe: ${text}\n`);
       return interrupts > 1 ? EXIT_CODES.interrupted : EXIT_CODES.failure;
     } finally {
       if (io.handleSignals) process.off('SIGINT', onSignal);
@@ -74,23 +77,25 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
 
 /** A Looper command other than `start`, sent to a queued job (`troupe looper --queue URL --job ID -p …`). */
 export async function commandQueuedJob(options: { url: string; jobId: string; command: Exclude<LooperCommand, { type: 'start' }>; io: CliIo }): Promise<number> {
-  const client: QueueClient = createQueueClient({ connection: options.url, env: options.io.env });
+  const { io, jobId, command } = options;
+  const catalogue = catalogueOf(io);
+  const m = catalogue.cli;
+  const client: QueueClient = createQueueClient({ connection: options.url, env: io.env });
   try {
-    const job = client.job(LOOPER_QUEUE, options.jobId);
+    const job = client.job(LOOPER_QUEUE, jobId);
     const state = await job.state();
-    if (state === 'unknown') throw new CliUsageError(`no job ${options.jobId} on ${LOOPER_QUEUE}`, { command: 'looper' });
-    if (options.command.type === 'status') {
-      const saved = await looperJobStateStore(client.store, LOOPER_QUEUE, options.jobId).load('looper');
-      const { englishLooperTexts } = await import('@troupe/looper');
-      options.io.stdout.write(`Job ${options.jobId}: ${state}\n${saved ? englishLooperTexts.status(saved) : ''}\n`);
+    if (state === 'unknown') throw new CliUsageError(m.queue.noJob(jobId, LOOPER_QUEUE), { command: 'looper' });
+    if (command.type === 'status') {
+      const saved = await looperJobStateStore(client.store, LOOPER_QUEUE, jobId).load('looper');
+      io.stdout.write(`${m.queue.jobState(jobId, state)}\n${saved ? `${catalogue.looper.status(saved)}\n` : ''}`);
       return EXIT_CODES.ok;
     }
     if (state !== 'active' && state !== 'waiting' && state !== 'delayed') {
-      options.io.stdout.write(`Job ${options.jobId} is ${state}: nothing to ${options.command.type}.\n`);
+      io.stdout.write(`${m.queue.nothingTo(jobId, state, command.type)}\n`);
       return EXIT_CODES.failure;
     }
-    await job.command(JSON.stringify(options.command));
-    options.io.stdout.write(`Sent ${options.command.type} to job ${options.jobId}.\n`);
+    await job.command(JSON.stringify(command));
+    io.stdout.write(`${m.queue.sent(command.type, jobId)}\n`);
     return EXIT_CODES.ok;
   } finally {
     await client.close();
@@ -110,9 +115,9 @@ export async function runSubmitCommand(argv: readonly string[], io: CliIo): Prom
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'submit' });
-  const url = redisOption(options.redis, 'redis', 'submit');
+  const url = redisOption(options.redis, 'redis', 'submit', m);
   const task = typeof options.prompt === 'string' ? options.prompt.trim() : '';
-  if (task === '') throw new CliUsageError('-p TASK is required: the task of the Looper run', { command: 'submit' });
+  if (task === '') throw new CliUsageError(m.queue.taskRequired, { command: 'submit' });
   const spec = looperJobSpecFromOptions(options, task, io, 'submit');
-  return submitLooperRun({ url, spec, follow: options.wait === true, attempts: positiveIntegerOption(options.attempts, 'attempts', 'submit'), io });
+  return submitLooperRun({ url, spec, follow: options.wait === true, attempts: positiveIntegerOption(options.attempts, 'attempts', 'submit', m), io });
 }

@@ -14,15 +14,21 @@ import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
+import type { CliMessages } from '../i18n/cli-messages';
 import { chooseModel, createChatModel } from '../looper/cli-model';
 import { createCliAgentManager } from '../looper/create-cli-looper';
 import { createTestRunReview } from '../looper/test-run-review';
 import { loadCliRegistry, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
 
-/** `--redis URL`: required, a redis:// or rediss:// URL. */
-export function redisOption(value: unknown, name: string, command: string): string {
-  if (typeof value !== 'string' || value === '') throw new CliUsageError(`--${name} URL is required (e.g. --${name} redis://127.0.0.1:6379)`, { command });
-  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(`--${name} expects a redis:// or rediss:// URL, got "${value.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}"`, { command });
+/** A Redis URL without its password (`redis://user:***@host`), for messages. */
+function maskRedisUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/** `--redis URL`: required, a redis:// or rediss:// URL; the usage errors in the language of `messages`, the password masked. */
+export function redisOption(value: unknown, name: string, command: string, messages: CliMessages): string {
+  if (typeof value !== 'string' || value === '') throw new CliUsageError(messages.queue.redisRequired(name), { command });
+  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(messages.queue.redisUrl(name, maskRedisUrl(value)), { command });
   return value;
 }
 
@@ -82,7 +88,7 @@ function pipelineHandler(options: Record<string, string | boolean | undefined>, 
 async function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): Promise<QueueJobHandler<any, any>> {
   const m = catalogueOf(io).cli;
   const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
-  if (!choice) throw new CliUsageError('a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model', { command: 'worker' });
+  if (!choice) throw new CliUsageError(m.queue.subAgentsNeedModel, { command: 'worker' });
   const model = await createChatModel(choice);
   return createSubAgentJobHandler({
     createOrchestrator: ({ eventBus, job }) => new AgentOrchestrator({ model, bus: eventBus, ...(job.workspaceRoot !== undefined ? { workspaceRoot: job.workspaceRoot } : {}) }),
@@ -103,10 +109,10 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'worker' });
-  const url = redisOption(options.redis, 'redis', 'worker');
+  const url = redisOption(options.redis, 'redis', 'worker', m);
   const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'worker', m) ?? 1;
   const queues = typeof options.queues === 'string' ? options.queues.split(',').map((name) => name.trim()).filter(Boolean) : [LOOPER_QUEUE];
-  if (queues.length === 0) throw new CliUsageError('--queues expects queue names separated by commas', { command: 'worker' });
+  if (queues.length === 0) throw new CliUsageError(m.queue.queuesEmpty, { command: 'worker' });
   const registry = await loadCliRegistry(
     { option: typeof options.registry === 'string' ? options.registry : undefined, env: io.env, cwd: io.cwd },
     m,
@@ -125,13 +131,13 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     else handlers[queue] = looperHandler;
   }
   const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });
-  io.stdout.write(`troupe worker ${worker.id}: serving ${queues.join(', ')} on ${url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')} (concurrency ${concurrency}). Ctrl-C to stop.\n`);
+  io.stdout.write(`${m.queue.serving(worker.id, queues, maskRedisUrl(url), concurrency)}\n`);
   await new Promise<void>((resolve) => {
     let interrupts = 0;
     const onSignal = () => {
       interrupts++;
       if (interrupts === 1) {
-        io.stdout.write(`troupe worker: finishing ${worker.activeJobs()} job(s) in progress (again to cancel them; they are retried elsewhere)\n`);
+        io.stdout.write(`${m.queue.finishing(worker.activeJobs())}\n`);
         void worker.close().finally(resolve);
       } else void worker.close({ force: true }).finally(resolve);
     };

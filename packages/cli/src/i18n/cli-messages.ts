@@ -125,6 +125,37 @@ export const englishCliMessages = {
     detached: 'no troupe process runs this workspace: showing the saved session; it attaches when one starts',
     noRunner: (root: string) => `no troupe process runs this workspace; start one (troupe looper --workspace ${root} -p '{"type":"start","task":"…"}') and the dashboard attaches to it`,
     stopped: 'Dashboard stopped.',
+    port: (value: string) => `--port expects a port number (0-65535), got "${value}"`,
+  },
+  /** `troupe worker`, `troupe submit` and `troupe looper --queue`: the BullMQ/Redis queue. URLs arrive with their password masked. */
+  queue: {
+    redisRequired: (option: string) => `--${option} URL is required (e.g. --${option} redis://127.0.0.1:6379)`,
+    redisUrl: (option: string, maskedUrl: string) => `--${option} expects a redis:// or rediss:// URL, got "${maskedUrl}"`,
+    queuesEmpty: '--queues expects queue names separated by commas',
+    subAgentsNeedModel: 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
+    workspaceOrGit: 'give either --workspace DIR or --git URL, not both',
+    taskRequired: '-p TASK is required: the task of the Looper run',
+    commandRequired: 'with --queue, give a command with -p (a start, or status/stop/add_pending with --job ID)',
+    jobRequired: (command: string) => `with --queue, ${command} needs --job ID (the id \`troupe submit\` printed)`,
+    noJob: (jobId: string, queue: string) => `no job ${jobId} on ${queue}`,
+    serving: (workerId: string, queues: readonly string[], maskedUrl: string, concurrency: number) =>
+      `troupe worker ${workerId}: serving ${queues.join(', ')} on ${maskedUrl} (concurrency ${concurrency}). Ctrl-C to stop.`,
+    finishing: (active: number) => `troupe worker: finishing ${active} job(s) in progress (again to cancel them; they are retried elsewhere)`,
+    jobStarted: (jobId: string, resumed: boolean, workerId: string, attempt: number) =>
+      `[queue] job ${jobId} ${resumed ? 'resumed' : 'started'} on ${workerId} (attempt ${attempt})`,
+    jobAttemptFailed: (jobId: string, attempt: number, message: string, willRetry: boolean) =>
+      `[queue] job ${jobId} attempt ${attempt} failed: ${message}${willRetry ? ' (will retry)' : ''}`,
+    submitted: (jobId: string, queue: string) => `Submitted job ${jobId} to ${queue}.`,
+    stopping: 'Stopping the run after the current iteration (Ctrl-C again cancels the job)…',
+    ended: (jobId: string, outcome: string, iterations: number, reason: string) => `Job ${jobId} ended: ${outcome} after ${iterations} iteration(s) — ${reason}`,
+    /** The job failed for good (its attempts used up); `reason` is its last failure. */
+    jobFailed: (jobId: string, queue: string, reason: string) => `job ${jobId} on queue "${queue}" failed: ${reason}`,
+    /** Following the job stopped on another error (the connection, …). */
+    jobError: (jobId: string, message: string) => `job ${jobId}: ${message}`,
+    /** First line of a queued job's status; the saved Looper status follows. */
+    jobState: (jobId: string, state: string) => `Job ${jobId}: ${state}`,
+    nothingTo: (jobId: string, state: string, command: string) => `Job ${jobId} is ${state}: nothing to ${command}.`,
+    sent: (command: string, jobId: string) => `Sent ${command} to job ${jobId}.`,
   },
   migrate: {
     nothingToDo: (path: string) => `${path} already uses schema 1.2; nothing to do.`,

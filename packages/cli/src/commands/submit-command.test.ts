@@ -1,0 +1,146 @@
+// `troupe worker`, `troupe submit`, `troupe looper --queue` and `troupe dashboard --queue` speak the language of
+// LANG / LC_ALL / --lang: usage errors without a queue, and (against a real redis-server) the job lines and the
+// saved Looper status of a queued job.
+import { createLooperSnapshot, finishRun, startRun } from '@troupe/looper/commands';
+import { createQueueWorker, LOOPER_QUEUE, looperJobStateStore, type LooperJobResult, type LooperJobSpec, type QueueWorker } from '@troupe/queue-bullmq';
+import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCliCaptured, tempWorkspace, testEnv } from '../testing/cli-test-kit';
+
+const chinese = { env: testEnv({ LANG: 'zh_CN.UTF-8' }) };
+const english = { env: testEnv({ LANG: 'en_US.UTF-8' }) };
+/** No server listens there: these commands must fail before connecting. */
+const NOWHERE = 'redis://127.0.0.1:1';
+
+const workspaces: { cleanup(): void }[] = [];
+function workspace(): string {
+  const created = tempWorkspace({ 'README.md': '# app\n' });
+  workspaces.push(created);
+  return created.dir;
+}
+afterEach(() => {
+  for (const created of workspaces.splice(0)) created.cleanup();
+});
+
+/** A usage error: exit 2, nothing on stdout, exactly this line first on stderr. */
+async function expectUsageError(args: string[], options: { env: NodeJS.ProcessEnv }, line: string) {
+  const result = await runCliCaptured(args, options);
+  expect(result, result.stderr).toMatchObject({ code: 2, stdout: '' });
+  expect(result.stderr.split('\n')[0]).toBe(`troupe: ${line}`);
+}
+
+describe('queue usage errors, in the language asked for', () => {
+  it('no --redis, a URL that is not redis:// (password still masked), no queue name', async () => {
+    await expectUsageError(['worker'], english, '--redis URL is required (e.g. --redis redis://127.0.0.1:6379)');
+    await expectUsageError(['worker'], chinese, '必须给出 --redis URL（例如 --redis redis://127.0.0.1:6379）');
+    await expectUsageError(['submit', '--lang', 'zh-CN', '-p', 'x'], english, '必须给出 --redis URL（例如 --redis redis://127.0.0.1:6379）');
+
+    const leaky = ['worker', '--redis', 'http://admin:hunter2-secret@db.example:6379'];
+    await expectUsageError(leaky, english, '--redis expects a redis:// or rediss:// URL, got "http://admin:***@db.example:6379"');
+    await expectUsageError(leaky, chinese, '--redis 需要一个 redis:// 或 rediss:// URL，收到的是 "http://admin:***@db.example:6379"');
+    expect((await runCliCaptured(leaky, chinese)).stderr).not.toContain('hunter2');
+
+    await expectUsageError(['worker', '--redis', NOWHERE, '--queues', ' , '], english, '--queues expects queue names separated by commas');
+    await expectUsageError(['worker', '--redis', NOWHERE, '--queues', ' , '], chinese, '--queues 需要用逗号分隔的队列名');
+  });
+
+  it('a sub-agents queue without a model on the worker', async () => {
+    const args = ['worker', '--redis', NOWHERE, '--queues', 'troupe-agents'];
+    await expectUsageError(args, english, 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model');
+    await expectUsageError(args, chinese, '子智能体队列需要这个 worker 上有模型: 请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 GEMINI_API_KEY，或传入 --model');
+  });
+
+  it('submit: no task, both --workspace and --git, a bad number', async () => {
+    await expectUsageError(['submit', '--redis', NOWHERE], english, '-p TASK is required: the task of the Looper run');
+    await expectUsageError(['submit', '--redis', NOWHERE, '-p', '  '], chinese, '必须用 -p TASK 给出 Looper 运行的任务');
+    const both = ['submit', '--redis', NOWHERE, '-p', 'x', '-w', '.', '--git', 'https://example.com/a.git'];
+    await expectUsageError(both, english, 'give either --workspace DIR or --git URL, not both');
+    await expectUsageError(both, chinese, '--workspace DIR 和 --git URL 只能给一个，不能同时给出');
+    await expectUsageError(['submit', '--redis', NOWHERE, '-p', 'x', '--max-iterations', '0'], chinese, '选项 --max-iterations 需要一个正整数，收到的是 "0"');
+    await expectUsageError(['submit', '--redis', NOWHERE, '-p', 'x', '--attempts', 'many'], chinese, '选项 --attempts 需要一个正整数，收到的是 "many"');
+  });
+
+  it('looper --queue without a command or a job; dashboard with a bad port or queue URL', async () => {
+    await expectUsageError(['looper', '--queue', NOWHERE], english, 'with --queue, give a command with -p (a start, or status/stop/add_pending with --job ID)');
+    await expectUsageError(['looper', '--queue', NOWHERE], chinese, '使用 --queue 时，请用 -p 给出命令（start，或带 --job ID 的 status/stop/add_pending）');
+    await expectUsageError(['looper', '--queue', NOWHERE, '-p', '{"type":"stop"}'], english, 'with --queue, stop needs --job ID (the id `troupe submit` printed)');
+    await expectUsageError(['looper', '--queue', NOWHERE, '-p', '{"type":"stop"}'], chinese, '使用 --queue 时，stop 需要 --job ID（`troupe submit` 打印的 id）');
+    await expectUsageError(['looper', '--queue', 'localhost:6379', '-p', '{"type":"status"}', '--job', '1'], chinese, '--queue 需要一个 redis:// 或 rediss:// URL，收到的是 "localhost:6379"');
+    await expectUsageError(['dashboard', '-w', workspace(), '--port', '70000'], english, '--port expects a port number (0-65535), got "70000"');
+    await expectUsageError(['dashboard', '-w', workspace(), '--port', '70000'], chinese, '--port 需要一个端口号（0-65535），收到的是 "70000"');
+  });
+});
+
+const binary = findRedisServer();
+if ('reason' in binary) console.warn(`[cli] SKIPPED queued-job language tests: ${binary.reason}`);
+
+describe.skipIf('reason' in binary)('queued jobs, in the language asked for (real redis-server)', () => {
+  let redis: TestRedis;
+  let worker: QueueWorker;
+
+  beforeAll(async () => {
+    redis = await startTestRedis((binary as { path: string }).path);
+    // A worker whose Looper jobs save a stopped run's checkpoint where a real Looper does, or fail when told to.
+    worker = createQueueWorker({
+      connection: redis.url,
+      handlers: {
+        [LOOPER_QUEUE]: {
+          kind: 'looper',
+          parse: (payload) => payload as LooperJobSpec,
+          async run(spec: LooperJobSpec, context): Promise<LooperJobResult> {
+            if (spec.task === 'fail') throw new Error('no agent CLI here');
+            const now = Date.now();
+            const started = startRun(createLooperSnapshot({ looperId: 'looper', maxIterations: 5, now }), { task: spec.task, runId: 'run-1', now });
+            await looperJobStateStore(context.store, context.queue, context.jobId).save(finishRun(started, { outcome: 'stopped', reason: 'stop requested', now }));
+            return { runId: 'run-1', outcome: 'stopped', reason: 'stop requested', iterations: 1, workspacePath: 'path' in spec.workspace ? spec.workspace.path : '' };
+          },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await worker?.close({ force: true });
+    await redis?.dispose();
+  });
+
+  it('submit --wait: the job lines; then the saved status, in Chinese and in English', async () => {
+    const run = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'Write hello.txt', '--wait'], chinese);
+    const jobId = /^已把作业 ([\w-]+) 提交到 troupe-looper。$/m.exec(run.stdout)?.[1] as string;
+    expect(jobId, run.stdout).toBeDefined();
+    expect(run.stdout).toMatch(new RegExp(`^\\[queue\\] 作业 ${jobId} 已在 \\S+ 上开始（第 1 次尝试）$`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^作业 ${jobId} 结束: stopped，共 1 轮 — stop requested$`, 'm'));
+    expect(run).toMatchObject({ code: 3, stderr: '' });
+
+    const status = (options: { env: NodeJS.ProcessEnv }) => runCliCaptured(['looper', '--queue', redis.url, '--job', jobId, '-p', '{"type":"status"}'], options);
+    const zh = await status(chinese);
+    expect(zh.code, zh.stderr).toBe(0);
+    expect(zh.stdout).toMatch(new RegExp(`^作业 ${jobId}: completed\\n状态: IDLE\\n上次运行: 已停止（stopped），共 1 轮 — stop requested\\n待处理任务（0）: 无\\n$`));
+    const en = await status(english);
+    expect(en.code, en.stderr).toBe(0);
+    expect(en.stdout).toMatch(new RegExp(`^Job ${jobId}: completed\\nState: IDLE\\nLast run: stopped after 1 iteration\\(s\\) — stop requested\\nPending \\(0\\): none\\n$`));
+
+    const stop = ['looper', '--queue', redis.url, '--job', jobId, '-p', '{"type":"stop"}'];
+    expect(await runCliCaptured(stop, chinese)).toMatchObject({ code: 1, stdout: `作业 ${jobId} 处于 completed 状态: 无法执行 stop。\n` });
+    expect(await runCliCaptured(stop, english)).toMatchObject({ code: 1, stdout: `Job ${jobId} is completed: nothing to stop.\n` });
+  });
+
+  it('a failed attempt, an unknown job and a command sent, in Chinese; English unchanged', async () => {
+    const failed = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'fail', '--attempts', '1', '--wait', '--lang', 'zh-CN'], english);
+    const jobId = /已把作业 ([\w-]+) 提交/.exec(failed.stdout)?.[1] as string;
+    expect(failed.stdout).toMatch(new RegExp(`^\\[queue\\] 作业 ${jobId} 第 1 次尝试失败: no agent CLI here$`, 'm'));
+    expect(failed).toMatchObject({ code: 1, stderr: `troupe: 队列 "troupe-looper" 上的作业 ${jobId} 失败: no agent CLI here\n` });
+
+    await expectUsageError(['looper', '--queue', redis.url, '--job', 'nope', '-p', '{"type":"status"}'], chinese, 'troupe-looper 上没有作业 nope');
+    await expectUsageError(['looper', '--queue', redis.url, '--job', 'nope', '-p', '{"type":"status"}'], english, 'no job nope on troupe-looper');
+
+    // With no worker serving the queue, a job stays waiting: it has no checkpoint yet, and a command is sent to it.
+    await worker.close();
+    const submitted = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'Write hello.txt'], english);
+    expect(submitted).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^Submitted job [\w-]+ to troupe-looper\.\n$/) });
+    const waitingId = /Submitted job ([\w-]+)/.exec(submitted.stdout)?.[1] as string;
+    const queued = (type: string, options: { env: NodeJS.ProcessEnv }) => runCliCaptured(['looper', '--queue', redis.url, '--job', waitingId, '-p', `{"type":"${type}"}`], options);
+    expect(await queued('status', chinese)).toMatchObject({ code: 0, stdout: `作业 ${waitingId}: waiting\n` });
+    expect(await queued('stop', chinese)).toMatchObject({ code: 0, stdout: `已把 stop 发送给作业 ${waitingId}。\n` });
+    expect(await queued('stop', english)).toMatchObject({ code: 0, stdout: `Sent stop to job ${waitingId}.\n` });
+  });
+});
