@@ -65,10 +65,15 @@ export class LoopReporter {
 
   /** `options.derivedWallClock`, as an own field (read on every event). */
   private readonly derived: boolean;
+  /** `options.bus` and the events' source, as own fields (read on every event). */
+  private readonly bus: EventBus;
+  private readonly source: string;
 
   constructor(private readonly options: LoopReporterOptions) {
     this.derived = options.derivedWallClock;
     this.emitOptions = { source: `loop:${options.loopId}` };
+    this.source = this.emitOptions.source;
+    this.bus = options.bus;
     this.startedVersion = eventVersion('loop:started');
     this.phaseStartedVersion = eventVersion('loop:phase-started');
     this.phaseCompletedVersion = eventVersion('loop:phase-completed');
@@ -145,8 +150,8 @@ export class LoopReporter {
    * costs as much as the rest of the envelope.
    */
   emitAt<T extends IterationEventType>(type: T, payload: TroupeEventPayloads[T], timestamp: number): AnyTroupeEvent {
-    const event = { type, version: this.versionOf(type), timestamp, source: this.emitOptions.source, payload } as TroupeEvent<T> as AnyTroupeEvent;
-    this.options.bus.publish(event);
+    const event = { type, version: this.versionOf(type), timestamp, source: this.source, payload } as TroupeEvent<T> as AnyTroupeEvent;
+    this.bus.publish(event);
     return event;
   }
 
