@@ -23,18 +23,40 @@ interface Input {
   payload: Record<string, unknown>;
 }
 
-/** Reads the dashboard's event stream; `until` resolves with the first input (or snapshot) that passes. */
-async function openStream(url: string) {
+/** How long one step waits for its event before the test fails naming the step (well inside the test's timeout). */
+const STEP_TIMEOUT_MS = 45_000;
+
+/**
+ * Reads the dashboard's event stream; `until` resolves with the first input
+ * (or snapshot) that passes, or fails after {@link STEP_TIMEOUT_MS} naming
+ * `step`, the last frames seen and `context()` (the processes' output).
+ */
+async function openStream(url: string, context: () => string) {
   const response = await fetch(url);
   const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const frames: { event: string; data: unknown }[] = [];
+  const seen: string[] = [];
   return {
-    async until(test: (event: string, data: Input & Record<string, unknown>) => boolean): Promise<Input & Record<string, unknown>> {
+    async until(step: string, test: (event: string, data: Input & Record<string, unknown>) => boolean): Promise<Input & Record<string, unknown>> {
+      const deadline = Date.now() + STEP_TIMEOUT_MS;
       for (;;) {
-        for (const frame of frames.splice(0)) if (test(frame.event, frame.data as Input & Record<string, unknown>)) return frame.data as Input & Record<string, unknown>;
-        const { value, done } = await reader.read();
-        if (done) throw new Error('the event stream ended');
+        // Frames after the match stay for the next step: one read can bring several (run-finished and the detach).
+        while (frames.length > 0) {
+          const frame = frames.shift() as { event: string; data: unknown };
+          const data = frame.data as Input & Record<string, unknown>;
+          seen.push(frame.event === 'input' ? `input ${data.type}` : frame.event);
+          if (test(frame.event, data)) return data;
+        }
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`step "${step}": no matching event in ${STEP_TIMEOUT_MS} ms; last frames: ${seen.slice(-15).join(', ')}\n${context()}`)),
+            Math.max(0, deadline - Date.now()),
+          );
+        });
+        const { value, done } = await Promise.race([reader.read(), timeout]).finally(() => clearTimeout(timer));
+        if (done) throw new Error(`step "${step}": the event stream ended`);
         buffer += value;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -68,30 +90,32 @@ describe('troupe dashboard', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
 
-    const stream = await openStream(url.replace('/?', '/events?'));
+    const output = (name: string, run: { stdout(): string; stderr(): string }) => `--- ${name} stdout ---\n${run.stdout().slice(-3000)}\n--- ${name} stderr ---\n${run.stderr().slice(-3000)}`;
+    const stream = await openStream(url.replace('/?', '/events?'), () => `${output('runner', runner)}\n${output('dashboard', dashboard)}`);
     // The saved checkpoint shows the running iteration; then the runner is attached.
-    const snapshot = await stream.until((event) => event === 'snapshot');
+    const snapshot = await stream.until('first snapshot', (event) => event === 'snapshot');
     expect(snapshot).toMatchObject({ looper: { state: 'RUNNING', iteration: 1, task: 'Optimize all files' } });
     if ((snapshot.source as { attached: boolean }).attached !== true) {
-      await stream.until((event, input) => event === 'input' && input.type === 'dashboard:source' && input.payload.attached === true);
+      await stream.until('attached to the runner', (event, input) => event === 'input' && input.type === 'dashboard:source' && input.payload.attached === true);
     }
 
     const api = url.replace('/?', '/api/looper?');
     const queued = await fetch(api, { method: 'POST', body: JSON.stringify({ type: 'add_pending', task: 'Add logging' }) });
     expect(await queued.json()).toMatchObject({ ok: true, text: expect.stringContaining('Task queued (pending: 1): Add logging') });
     // The runner's own bus event reaches the page.
-    await stream.until((event, input) => event === 'input' && input.type === 'looper:pending-added' && input.payload.task === 'Add logging');
+    await stream.until('the runner\'s looper:pending-added', (event, input) => event === 'input' && input.type === 'looper:pending-added' && input.payload.task === 'Add logging');
 
     writeFileSync(join(gate.dir, 'release-1'), '');
-    await stream.until((event, input) => event === 'input' && input.type === 'looper:step-completed' && input.payload.step === 'coder');
+    await stream.until('Coder step completed', (event, input) => event === 'input' && input.type === 'looper:step-completed' && input.payload.step === 'coder');
     const stopped = await fetch(api, { method: 'POST', body: JSON.stringify({ type: 'stop' }) });
     expect(await stopped.json()).toMatchObject({ ok: true });
     writeFileSync(join(gate.dir, 'release-2'), '');
-    await stream.until((event, input) => event === 'input' && input.type === 'looper:run-finished');
-    await runner.exited();
+    await stream.until('looper:run-finished after stop', (event, input) => event === 'input' && input.type === 'looper:run-finished');
+    const exited = await Promise.race([runner.exited(), new Promise((resolve) => setTimeout(resolve, STEP_TIMEOUT_MS, 'still running'))]);
+    if (exited === 'still running') throw new Error(`the runner did not exit ${STEP_TIMEOUT_MS} ms after its run finished\n${output('runner', runner)}`);
 
     // The runner is gone: the page says so, and a command gets a clear error.
-    await stream.until((event, input) => event === 'input' && input.type === 'dashboard:source' && input.payload.attached === false);
+    await stream.until('detached once the runner exited', (event, input) => event === 'input' && input.type === 'dashboard:source' && input.payload.attached === false);
     const refused = await fetch(api, { method: 'POST', body: JSON.stringify({ type: 'add_pending', task: 'later' }) });
     expect(refused.status).toBe(502);
     expect(((await refused.json()) as { error: string }).error).toMatch(/no troupe process runs this workspace/);
@@ -100,5 +124,5 @@ describe('troupe dashboard', () => {
     dashboard.child.kill('SIGINT');
     expect(await dashboard.exited()).toBe(0);
     expect(dashboard.stdout()).toContain('Dashboard stopped.');
-  }, 120_000);
+  }, 240_000);
 });

@@ -131,7 +131,6 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     else handlers[queue] = looperHandler;
   }
   const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });
-  io.stdout.write(`${m.queue.serving(worker.id, queues, maskRedisUrl(url), concurrency)}\n`);
   await new Promise<void>((resolve) => {
     let interrupts = 0;
     const onSignal = () => {
@@ -143,6 +142,8 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Said once the signals are handled: a supervisor that stops the worker as soon as it reads this line gets a graceful stop.
+    io.stdout.write(`${m.queue.serving(worker.id, queues, maskRedisUrl(url), concurrency)}\n`);
   });
   return EXIT_CODES.ok;
 }
