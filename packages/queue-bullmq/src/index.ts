@@ -1,5 +1,5 @@
 // @troupe/queue-bullmq: Looper runs, pipeline tasks and orchestrator sub-agents on worker processes, over BullMQ and Redis.
-export { DEFAULT_QUEUE_PREFIX, type QueueConnection } from './queue-connection';
+export { DEFAULT_QUEUE_PREFIX, redactUrl, type QueueConnection } from './queue-connection';
 export { RedisStore, type RedisStoreOptions } from './redis-store';
 export { queueEventSchemas, registerQueueEvents, type QueueEventPayloads } from './queue-events';
 export type { QueueJobContext, QueueJobData, QueueJobHandler } from './queue-job';

@@ -25,7 +25,7 @@ export function openRedis(connection: QueueConnection, name: string): Redis {
   return new Redis({ ...connection, maxRetriesPerRequest: null, connectionName: name });
 }
 
-/** A Redis URL without its password, for messages. */
+/** A Redis URL without its password (`redis://user:***@host`), for messages. */
 export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }

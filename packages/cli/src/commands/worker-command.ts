@@ -7,6 +7,7 @@ import {
   createQueueWorker,
   createSubAgentJobHandler,
   LOOPER_QUEUE,
+  redactUrl,
   type LooperJobEnvironment,
   type QueueJobHandler,
 } from '@troupe/queue-bullmq';
@@ -20,15 +21,10 @@ import { createCliAgentManager } from '../looper/create-cli-looper';
 import { createTestRunReview } from '../looper/test-run-review';
 import { loadCliRegistry, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
 
-/** A Redis URL without its password (`redis://user:***@host`), for messages. */
-function maskRedisUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}
-
 /** `--redis URL`: required, a redis:// or rediss:// URL; the usage errors in the language of `messages`, the password masked. */
 export function redisOption(value: unknown, name: string, command: string, messages: CliMessages): string {
   if (typeof value !== 'string' || value === '') throw new CliUsageError(messages.queue.redisRequired(name), { command });
-  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(messages.queue.redisUrl(name, maskRedisUrl(value)), { command });
+  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(messages.queue.redisUrl(name, redactUrl(value)), { command });
   return value;
 }
 
@@ -143,7 +139,7 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     // Said once the signals are handled: a supervisor that stops the worker as soon as it reads this line gets a graceful stop.
-    io.stdout.write(`${m.queue.serving(worker.id, queues, maskRedisUrl(url), concurrency)}\n`);
+    io.stdout.write(`${m.queue.serving(worker.id, queues, redactUrl(url), concurrency)}\n`);
   });
   return EXIT_CODES.ok;
 }

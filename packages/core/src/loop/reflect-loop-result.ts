@@ -50,7 +50,7 @@ export function hasOutput(outputs: readonly unknown[]): boolean {
   return false;
 }
 
-/** Turns reflector outputs into complete experiences, checking each one. */
+/** Turns reflector outputs into complete experiences, checking each one (the Reflect phase skips it when no reflector returned anything). */
 export function completeExperiences(
   outputs: readonly unknown[],
   result: ActResult,
@@ -58,7 +58,6 @@ export function completeExperiences(
   reflectors: readonly { name: string }[],
 ): Experience[] {
   const experiences: Experience[] = [];
-  if (!hasOutput(outputs)) return experiences;
   const tools = [...new Set(result.results.map((call) => call.tool))];
   for (const output of outputs) {
     if (output === undefined || output === null) continue;

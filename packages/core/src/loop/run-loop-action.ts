@@ -47,7 +47,8 @@ export function normalizeAction(value: unknown, iterationId: string, from?: stri
 // The checks that end in an error live apart from `normalizeAction`, which runs on every iteration: kept
 // small, it is inlined into the loop's optimized code.
 
-function checkExecution(execution: NonNullable<Action['execution']>, from: string | undefined): void {
+/** `execution` as a planner returned it: `null` from JSON is let through, as `undefined` is. */
+function checkExecution(execution: Action['execution'] | null, from: string | undefined): void {
   const mode = execution?.mode;
   if (mode !== undefined && mode !== 'parallel' && mode !== 'sequential') {
     invalidAction(from, '.execution.mode', `expected "parallel" or "sequential", got ${JSON.stringify(mode)}`);

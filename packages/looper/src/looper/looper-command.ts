@@ -54,17 +54,12 @@ export function parseLooperCommand(input: unknown, texts: LooperCommandTexts = e
     const field = path.length ? path.join('.') : undefined;
     // zod 4 does not report the input it refused: look at the command itself, so a field that is there but of
     // the wrong type is called wrong, not missing.
-    const present = path.length > 0 && hasPath(json, path);
-    if (issue?.code === 'invalid_type' && !present) return { success: false, error: texts.badField(type, field, 'required', issue.message) };
-    const detail = issue?.code === 'invalid_type' ? (texts.wrongType ?? englishWrongType)(issue.expected, valueAt(json, path)) : (issue?.message ?? 'is invalid');
+    const value = valueAt(json, path);
+    if (issue?.code === 'invalid_type' && (path.length === 0 || value === undefined)) return { success: false, error: texts.badField(type, field, 'required', issue.message) };
+    const detail = issue?.code === 'invalid_type' ? (texts.wrongType ?? englishWrongType)(issue.expected, value) : (issue?.message ?? 'is invalid');
     return { success: false, error: texts.badField(type, field, 'invalid', detail) };
   }
   return { success: true, command: parsed.data };
-}
-
-/** True when `path` leads to a property `json` has (own, with any value, `undefined` aside). */
-function hasPath(json: unknown, path: readonly PropertyKey[]): boolean {
-  return valueAt(json, path) !== undefined;
 }
 
 /** The value at `path` in parsed JSON (own properties only), undefined when there is none. */
