@@ -205,6 +205,37 @@ describe('AgentLoop: control (seed 002 §3)', () => {
     expect(errors).toEqual([]); // an abort is not an error
   });
 
+  it('an aborted run or step starts none of the action\'s remaining tool calls', async () => {
+    const started: string[] = [];
+    const loop = new AgentLoop({ id: 'cut-short', interval: 0 });
+    let stopping: Promise<void> | undefined;
+    let cut: () => void = () => {};
+    let firstDone = deferred();
+    loop.use(
+      { kind: 'sensor', name: 's', sense: () => [{ source: 'test', content: 'go' }] },
+      { kind: 'planner', name: 'p', plan: () => ({ task: 'two', toolCalls: [{ tool: 'first' }, { tool: 'second' }], execution: { mode: 'sequential', stopOnError: false } }) },
+      { kind: 'tool', name: 'first', execute: async () => (started.push('first'), cut(), await flush(), firstDone.resolve(), 1) },
+      { kind: 'tool', name: 'second', execute: () => (started.push('second'), 2) },
+    );
+    cut = () => void (stopping ??= loop.stop({ signal: AbortSignal.abort() }));
+    await loop.start();
+    await loop.bus.waitFor('loop:state-changed', { filter: (event) => event.payload.to === 'stopped' });
+    await stopping;
+    await firstDone.promise; // the abandoned Act goes on in the background: give it the chance to start the second call
+    await flush();
+    expect(started).toEqual(['first']);
+
+    started.length = 0;
+    firstDone = deferred();
+    const controller = new AbortController();
+    cut = () => controller.abort();
+    const result = await loop.stepAct({ task: 'two', toolCalls: [{ tool: 'first' }, { tool: 'second' }], execution: { mode: 'sequential', stopOnError: false } }, { signal: controller.signal }).catch((error: unknown) => error);
+    await firstDone.promise;
+    await flush();
+    expect(started).toEqual(['first']);
+    expect(result).toMatchObject({ code: 'ABORTED' });
+  });
+
   it('stop({ signal }) gives up on a phase that ignores the signal', async () => {
     const loop = new AgentLoop({ id: 'deaf', interval: 0 });
     loop.use({ kind: 'sensor', name: 'deaf', sense: () => new Promise(() => {}) });

@@ -97,4 +97,50 @@ describe('AgentLoop: single steps (seed 002 §7)', () => {
     controller.abort();
     await expect(sensing).rejects.toMatchObject({ code: 'ABORTED', message: 'stepSense() was aborted' });
   });
+
+  it('perceptions and tool calls get ids on copies: the stages\' objects stay as they were, every string-keyed field is kept in order', async () => {
+    const tag = Symbol('tag');
+    const plain = { source: 'fs', content: 'changed' };
+    const rich = { source: 'fs', subject: 'a.txt', content: 'changed', data: { size: 3 } };
+    const reordered = { content: 'first', source: 'log' };
+    const tagged = { source: 'fs', content: 'tagged', [tag]: 'kept out' };
+    const stamped = { source: 'fs', content: 'stamped', id: 'mine', timestamp: 42 };
+    const loop = new AgentLoop({ id: 'copies' });
+    loop.use(
+      { kind: 'sensor', name: 's', sense: () => [plain, rich, reordered, tagged, stamped] },
+      { kind: 'tool', name: 'stat', execute: () => 1 },
+    );
+    const perceptions = await loop.stepSense();
+    expect(plain).toEqual({ source: 'fs', content: 'changed' });
+    expect(rich).toEqual({ source: 'fs', subject: 'a.txt', content: 'changed', data: { size: 3 } });
+    expect(perceptions.map((p) => Object.keys(p))).toEqual([
+      ['source', 'content', 'id', 'timestamp'],
+      ['source', 'subject', 'content', 'data', 'id', 'timestamp'],
+      ['content', 'source', 'id', 'timestamp'],
+      ['source', 'content', 'id', 'timestamp'],
+      ['source', 'content', 'id', 'timestamp'],
+    ]);
+    expect(perceptions.slice(0, 4).map((p) => p.id)).toEqual(['copies:p1', 'copies:p2', 'copies:p3', 'copies:p4']);
+    expect(perceptions[0]).not.toBe(plain);
+    expect(perceptions[1]?.data).toBe(rich.data);
+    expect(Object.getOwnPropertySymbols(perceptions[3])).toEqual([]);
+    expect(perceptions[4]).toBe(stamped);
+
+    const calls = [{ tool: 'stat', input: 'a' }, { tool: 'stat' }, { input: 'b', tool: 'stat' }, { tool: 'stat', input: 'c', id: 'own' }];
+    const inherited = Object.assign(Object.create({ note: 'from the prototype' }) as object, { tool: 'stat', input: 'd' }) as { tool: string; input: string };
+    const action = await loop.stepPlan([]).catch(() => null); // no planner yet: rejected (it counts as step 2)
+    expect(action).toBeNull();
+    loop.use({ kind: 'planner', name: 'p', plan: () => ({ task: 'stat', toolCalls: [...calls, inherited] }) });
+    const planned = await loop.stepPlan([]);
+    expect(calls[0]).toEqual({ tool: 'stat', input: 'a' });
+    expect(planned?.toolCalls).toEqual([
+      { tool: 'stat', input: 'a', id: 'copies#step-3:c1' },
+      { tool: 'stat', id: 'copies#step-3:c2' },
+      { input: 'b', tool: 'stat', id: 'copies#step-3:c3' },
+      { tool: 'stat', input: 'c', id: 'own' },
+      { tool: 'stat', input: 'd', id: 'copies#step-3:c5' },
+    ]);
+    expect(planned?.toolCalls?.map((call) => Object.keys(call))).toEqual([['tool', 'input', 'id'], ['tool', 'id'], ['input', 'tool', 'id'], ['tool', 'input', 'id'], ['tool', 'input', 'id']]);
+    expect(planned?.toolCalls?.[3]).toBe(calls[3]);
+  });
 });

@@ -6,6 +6,7 @@ import { serializeError } from '../util/serialize-error';
 import type { Action, ActResult, ToolCall, ToolCallResult } from './loop-action';
 import type { LoopLogger } from './loop-logger';
 import type { LoopTool } from './loop-stage';
+import { copyFields, hasTwoKeys } from '../util/copy-fields';
 
 /**
  * Checks what a planner returned. `null`/`undefined` mean "nothing to do";
@@ -32,9 +33,14 @@ export function normalizeAction(value: unknown, iterationId: string, from?: stri
       toolCalls[index] = call;
       continue;
     }
-    // Object.assign, then set: V8 is much slower at `{ ...call, id }` (spread followed by properties).
-    const withId = Object.assign({}, call);
-    withId.id = `${iterationId}:c${index + 1}`;
+    const id = `${iterationId}:c${index + 1}`;
+    if (hasTwoKeys(call, 'tool', 'input')) {
+      // The usual call: a literal is the cheapest copy (V8 is slowest at `{ ...call, id }`).
+      toolCalls[index] = { tool: call.tool, input: call.input, id };
+      continue;
+    }
+    const withId = copyFields(call);
+    withId.id = id;
     toolCalls[index] = withId;
   }
   // A spread is the cheapest copy, as long as no property is added after it (V8 then leaves its fast path):
@@ -86,6 +92,8 @@ export interface ExecuteActionContext {
   iterationId: string;
   tools: ReadonlyMap<string, LoopTool>;
   signal: AbortSignal;
+  /** The run session, whose `isAborted` says what `signal.aborted` says without the getter's checks. */
+  session?: { readonly isAborted: boolean } | undefined;
   logger: LoopLogger;
   secrets: readonly string[];
   now: () => number;
@@ -173,7 +181,7 @@ function skipped(call: ToolCall, error: SerializedError): ToolCallResult {
 }
 
 function runToolCall(call: ToolCall, context: ExecuteActionContext, startedAt?: number): ToolCallResult | Promise<ToolCallResult> {
-  if (context.signal.aborted) return abortedBeforeStart(call, context);
+  if (context.session === undefined ? context.signal.aborted : context.session.isAborted) return abortedBeforeStart(call, context);
   const started = startedAt ?? context.now();
   let output: unknown;
   try {
