@@ -10,7 +10,7 @@ import type { CliMessages } from '../i18n/cli-messages';
 import { reachRunner } from '../control/reach-runner';
 import { LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import { openWorkspace } from '../workspace/troupe-workspace';
-import { redisOption } from './worker-command';
+import { queuesOption, redisOption } from './worker-command';
 
 /** How often a detached dashboard looks for a runner. */
 const ATTACH_RETRY_MS = 1000;
@@ -36,6 +36,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'dashboard' });
   const port = typeof options.port === 'string' ? parsePort(options.port, m) : 0;
+  const watched = queuesToWatch(options, m);
   const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', { cwd: io.cwd, env: io.env, ...(io.locale ? { locale: io.locale } : {}) });
   const bus = new EventBus({ source: 'dashboard' });
   const controller = new AbortController();
@@ -95,7 +96,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     }
   };
   void attach();
-  const stopQueues = typeof options.queue === 'string' ? watchQueues(redisOption(options.queue, 'queue', 'dashboard', m), options.queues, dashboard.handler.push, io) : undefined;
+  const stopQueues = watched === undefined ? undefined : watchQueues(watched.url, watched.queues, dashboard.handler.push, io);
 
   io.stdout.write(`${m.dashboard.serving(dashboard.url)}\n`);
   await new Promise<void>((resolve) => {
@@ -114,9 +115,18 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
   return EXIT_CODES.ok;
 }
 
+/** `--queue URL [--queues A,B]`, checked before anything starts: the Redis and the queues to show, if any. */
+function queuesToWatch(options: Record<string, string | boolean | undefined>, m: CliMessages): { url: string; queues: string[] } | undefined {
+  if (options.queue === undefined) {
+    if (options.queues !== undefined) throw new CliUsageError(m.queue.queuesWithoutQueue, { command: 'dashboard' });
+    return undefined;
+  }
+  const url = redisOption(options.queue, 'queue', 'dashboard', m);
+  return { url, queues: queuesOption(options.queues, [LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE], 'dashboard', m) };
+}
+
 /** Reads the queues' job counts every second and shows them (`dashboard:queue-counts` inputs). */
-function watchQueues(url: string, names: string | boolean | undefined, push: (input: DashboardInput) => void, io: CliIo): () => Promise<void> {
-  const queues = typeof names === 'string' ? names.split(',').map((name) => name.trim()).filter(Boolean) : [LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE];
+function watchQueues(url: string, queues: readonly string[], push: (input: DashboardInput) => void, io: CliIo): () => Promise<void> {
   const client = createQueueClient({ connection: url, env: io.env });
   let stopped = false;
   const poll = async () => {

@@ -44,6 +44,15 @@ describe('queue usage errors, in the language asked for', () => {
     await expectUsageError(['worker', '--redis', NOWHERE, '--queues', ' , '], chinese, '--queues 需要用逗号分隔的队列名');
   });
 
+  it('dashboard: --queues naming no queue, or without --queue, is refused before anything starts', async () => {
+    const dir = workspace();
+    await expectUsageError(['dashboard', '-w', dir, '--queue', NOWHERE, '--queues', ' , '], english, '--queues expects queue names separated by commas');
+    await expectUsageError(['dashboard', '-w', dir, '--queue', NOWHERE, '--queues', ','], chinese, '--queues 需要用逗号分隔的队列名');
+    await expectUsageError(['dashboard', '-w', dir, '--queues', 'troupe-looper'], english, '--queues needs --queue REDIS_URL: the Redis whose queues to show');
+    await expectUsageError(['dashboard', '-w', dir, '--queues', 'troupe-looper'], chinese, '--queues 需要与 --queue REDIS_URL 一起使用：要显示其队列的 Redis');
+    await expectUsageError(['dashboard', '-w', dir, '--queue', 'http://u:hunter2@x:1'], english, '--queue expects a redis:// or rediss:// URL, got "http://u:***@x:1"');
+  });
+
   it('a sub-agents queue without a model on the worker', async () => {
     const args = ['worker', '--redis', NOWHERE, '--queues', 'troupe-agents'];
     await expectUsageError(args, english, 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model');

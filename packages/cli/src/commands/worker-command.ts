@@ -28,6 +28,14 @@ export function redisOption(value: unknown, name: string, command: string, messa
   return value;
 }
 
+/** `--queues A,B`: the names, trimmed; `fallback` when the option is absent; a usage error when it names none. */
+export function queuesOption(value: unknown, fallback: readonly string[], command: string, messages: CliMessages): string[] {
+  if (typeof value !== 'string') return [...fallback];
+  const queues = value.split(',').map((name) => name.trim()).filter(Boolean);
+  if (queues.length === 0) throw new CliUsageError(messages.queue.queuesEmpty, { command });
+  return queues;
+}
+
 /**
  * The Looper of one job on this worker: agents from this machine's registry
  * and env (the job names them; keys never travel), JUDGE on a model only when
@@ -107,8 +115,7 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'worker' });
   const url = redisOption(options.redis, 'redis', 'worker', m);
   const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'worker', m) ?? 1;
-  const queues = typeof options.queues === 'string' ? options.queues.split(',').map((name) => name.trim()).filter(Boolean) : [LOOPER_QUEUE];
-  if (queues.length === 0) throw new CliUsageError(m.queue.queuesEmpty, { command: 'worker' });
+  const queues = queuesOption(options.queues, [LOOPER_QUEUE], 'worker', m);
   const registry = await loadCliRegistry(
     { option: typeof options.registry === 'string' ? options.registry : undefined, env: io.env, cwd: io.cwd },
     m,

@@ -121,6 +121,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     redisRequired: (option) => `必须给出 --${option} URL（例如 --${option} redis://127.0.0.1:6379）`,
     redisUrl: (option, maskedUrl) => `--${option} 需要一个 redis:// 或 rediss:// URL，收到的是 "${maskedUrl}"`,
     queuesEmpty: '--queues 需要用逗号分隔的队列名',
+    queuesWithoutQueue: '--queues 需要与 --queue REDIS_URL 一起使用：要显示其队列的 Redis',
     subAgentsNeedModel: '子智能体队列需要这个 worker 上有模型: 请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 GEMINI_API_KEY，或传入 --model',
     workspaceOrGit: '--workspace DIR 和 --git URL 只能给一个，不能同时给出',
     taskRequired: '必须用 -p TASK 给出 Looper 运行的任务',

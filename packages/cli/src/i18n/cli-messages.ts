@@ -132,6 +132,7 @@ export const englishCliMessages = {
     redisRequired: (option: string) => `--${option} URL is required (e.g. --${option} redis://127.0.0.1:6379)`,
     redisUrl: (option: string, maskedUrl: string) => `--${option} expects a redis:// or rediss:// URL, got "${maskedUrl}"`,
     queuesEmpty: '--queues expects queue names separated by commas',
+    queuesWithoutQueue: '--queues needs --queue REDIS_URL: the Redis whose queues to show',
     subAgentsNeedModel: 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
     workspaceOrGit: 'give either --workspace DIR or --git URL, not both',
     taskRequired: '-p TASK is required: the task of the Looper run',
