@@ -234,9 +234,13 @@ function gatedLooper() {
   const system = createLooperSystem({ looper: { coder, review: reviewer } });
   return {
     system,
-    async releaseCoder() {
-      while (!release) await new Promise((resolve) => setImmediate(resolve));
-      release();
+    /**
+     * Lets a Coder turn that started finish. A `stop now` can cancel the
+     * Coder step before the agent is even called: then there is nothing to
+     * release (waiting for one would wait forever).
+     */
+    releaseCoder() {
+      release?.();
       release = undefined;
     },
   };
@@ -289,8 +293,9 @@ const looperRows: ScalingRow[] = [
         // `now`: the run ends without Review and JUDGE, which read the whole queue once per run by design.
         system.looper.command({ type: 'stop', now: true });
         await system.looper.flush();
-        await releaseCoder();
+        releaseCoder();
         await system.looper.whenIdle();
+        releaseCoder();
       }
       await system.looper.flush();
       const ms = (elapsed(start) * size) / (rounds * 3);
