@@ -1,6 +1,5 @@
 import {
   AgentManager,
-  createAdapterAgent,
   InvalidArgumentError,
   InvalidStateError,
   MessageStore,
@@ -20,7 +19,7 @@ import {
 } from '@troupe/core';
 import type { Judge } from '../judge/judge';
 import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
-import type { JudgeInput, PendingTask } from '../judge/judge-input';
+import type { PendingTask } from '../judge/judge-input';
 import { createModelJudge } from '../judge/model-judge';
 import { createRuleJudge, decideByRules, type RuleJudgeOptions } from '../judge/rule-judge';
 import { parseLooperCommand, type LooperCommand } from './looper-command';
@@ -42,14 +41,12 @@ import {
 import { LooperCheckpointWriter } from './looper-checkpoint-writer';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
 import { resolveLooperLimits } from './looper-limits';
-import type { LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
+import type { LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
 import { raceAbort, timeoutMessage } from './looper-abort';
 import { failedStep, truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 import { checkLooperBudget, looperUsageRun, startLooperBudget } from './looper-run-scope';
-
-function isRunnableAgent(member: unknown): member is RunnableAgent {
-  return typeof member === 'object' && member !== null && typeof (member as RunnableAgent).start === 'function';
-}
+import { resolveLooperMember } from './looper-members';
+import { consumedPendingIds, looperJudgeInput } from './looper-judge-step';
 
 /**
  * The Looper (seed 000 §2): a graph agent that runs Coder → Review → JUDGE
@@ -130,8 +127,9 @@ export class Looper implements RunnableAgent {
     this.now = options.now ?? Date.now;
     this.bus = options.eventBus;
     this.messages = options.messages ?? new MessageStore(options.eventBus);
-    this.coder = this.resolveMember(options.coder, 'coder');
-    this.review = this.resolveMember(options.review, 'review');
+    const manager = () => this.agentManager();
+    this.coder = resolveLooperMember(options.coder, 'coder', this.id, manager);
+    this.review = resolveLooperMember(options.review, 'review', this.id, manager);
     this.texts = options.texts ?? englishLooperTexts;
     this.rules = { texts: this.texts.rules, ...options.rules };
     this.judge = options.judge ?? (options.model ? createModelJudge({ model: options.model }) : createRuleJudge(this.rules));
@@ -244,20 +242,6 @@ export class Looper implements RunnableAgent {
     await this.whenIdle();
     await this.checkpoints.flush();
     await this.ownManager?.cleanup();
-  }
-
-  private resolveMember(member: LooperMember, step: 'coder' | 'review'): RunnableAgent {
-    if (isRunnableAgent(member)) return member;
-    if (member === null || typeof member !== 'object' || typeof member.configId !== 'string' || member.configId === '') {
-      throw new InvalidArgumentError(step, 'expected a RunnableAgent or { configId, roleId?, member? } naming a registered adapter');
-    }
-    return createAdapterAgent({
-      manager: this.agentManager(),
-      roleId: member.roleId ?? `${this.id}-${step}`,
-      configId: member.configId,
-      ...(member.member ? { member: member.member } : {}),
-      id: `${this.id}-${step}`,
-    });
   }
 
   private agentManager(): AgentManager {
@@ -381,15 +365,7 @@ export class Looper implements RunnableAgent {
   private async judgeStep(runId: string, signal: AbortSignal, stepSignal: AbortSignal): Promise<void> {
     const s = this.snapshot;
     const judgeStarted = this.now();
-    const input: JudgeInput = {
-      currentTask: s.currentTask ?? '',
-      iteration: s.iteration,
-      maxIterations: s.maxIterations,
-      coder: s.current.coder as LooperStepResult,
-      review: s.current.review as ReviewStepResult,
-      // A copy: tasks queued while JUDGE decides are appended to the live queue, not to what JUDGE saw.
-      pending: s.pending.slice(),
-    };
+    const input = looperJudgeInput(s);
     let decision: JudgeDecision;
     let source: 'model' | 'rules' = this.judge.kind === 'rules' ? 'rules' : 'model';
     try {
@@ -404,11 +380,7 @@ export class Looper implements RunnableAgent {
       source = 'rules';
     }
     if (signal.aborted || this.snapshot.runId !== runId || this.snapshot.stopNow) return;
-    // Pending tasks leave the queue only when the next iteration takes them up (not at the limit, not when stopping).
-    const consumed =
-      decision.type === 'continue' && s.iteration < s.maxIterations && !this.snapshot.stopRequested
-        ? (decision.consumedPending ?? []).map((n) => input.pending[n - 1]?.id).filter((id): id is string => id !== undefined)
-        : [];
+    const consumed = consumedPendingIds(decision, input, this.snapshot.stopRequested);
     this.postAuto('decision', this.texts.auto.decision(decision, consumed.length));
     this.emit('looper:decision', {
       runId,
