@@ -10,7 +10,7 @@ import type { CliMessages } from '../i18n/cli-messages';
 import { reachRunner } from '../control/reach-runner';
 import { LOOPER_ID } from '../looper/looper-checkpoint-commands';
 import { openWorkspace } from '../workspace/troupe-workspace';
-import { queuesOption, redisOption } from './worker-command';
+import { queuesOption, redisOption } from '../args/queue-options';
 
 /** How often a detached dashboard looks for a runner. */
 const ATTACH_RETRY_MS = 1000;

@@ -19,7 +19,7 @@ import { noteLeftovers, WorkspaceTakenError } from '../workspace/workspace-claim
 async function runQueuedLooper(options: Record<string, string | boolean | undefined>, command: LooperCommand | undefined, io: CliIo): Promise<number> {
   // Loaded only with --queue: the queue client (BullMQ, ioredis) stays out of every other looper command.
   const { commandQueuedJob, looperJobSpecFromOptions, submitLooperRun } = await import('./submit-command');
-  const { redisOption } = await import('./worker-command');
+  const { redisOption } = await import('../args/queue-options');
   const m = catalogueOf(io).cli;
   const url = redisOption(options.queue, 'queue', 'looper', m);
   if (command === undefined) throw new CliUsageError(m.queue.commandRequired, { command: 'looper' });

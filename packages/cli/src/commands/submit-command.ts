@@ -6,7 +6,7 @@ import { SUBMIT_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
-import { redisOption } from './worker-command';
+import { redisOption } from '../args/queue-options';
 
 type Options = Record<string, string | boolean | undefined>;
 

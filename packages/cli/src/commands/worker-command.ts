@@ -13,28 +13,13 @@ import {
 } from '@troupe/queue-bullmq';
 import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { queuesOption, redisOption } from '../args/queue-options';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
-import type { CliMessages } from '../i18n/cli-messages';
 import { chooseModel, createChatModel } from '../looper/cli-model';
 import { createCliAgentManager } from '../looper/create-cli-looper';
 import { createTestRunReview } from '../looper/test-run-review';
 import { loadCliRegistry, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
-
-/** `--redis URL`: required, a redis:// or rediss:// URL; the usage errors in the language of `messages`, the password masked. */
-export function redisOption(value: unknown, name: string, command: string, messages: CliMessages): string {
-  if (typeof value !== 'string' || value === '') throw new CliUsageError(messages.queue.redisRequired(name), { command });
-  if (!/^rediss?:\/\//.test(value)) throw new CliUsageError(messages.queue.redisUrl(name, redactUrl(value)), { command });
-  return value;
-}
-
-/** `--queues A,B`: the names, trimmed; `fallback` when the option is absent; a usage error when it names none. */
-export function queuesOption(value: unknown, fallback: readonly string[], command: string, messages: CliMessages): string[] {
-  if (typeof value !== 'string') return [...fallback];
-  const queues = value.split(',').map((name) => name.trim()).filter(Boolean);
-  if (queues.length === 0) throw new CliUsageError(messages.queue.queuesEmpty, { command });
-  return queues;
-}
 
 /**
  * The Looper of one job on this worker: agents from this machine's registry

@@ -128,9 +128,11 @@ describe('AgentLoop: single steps (seed 002 §7)', () => {
 
     const calls = [{ tool: 'stat', input: 'a' }, { tool: 'stat' }, { input: 'b', tool: 'stat' }, { tool: 'stat', input: 'c', id: 'own' }];
     const inherited = Object.assign(Object.create({ note: 'from the prototype' }) as object, { tool: 'stat', input: 'd' }) as { tool: string; input: string };
+    // Own fields only, whatever the shape: an inherited `input` is not copied either.
+    const inheritedInput = Object.assign(Object.create({ input: 'from the prototype' }) as object, { tool: 'stat' }) as { tool: string };
     const action = await loop.stepPlan([]).catch(() => null); // no planner yet: rejected (it counts as step 2)
     expect(action).toBeNull();
-    loop.use({ kind: 'planner', name: 'p', plan: () => ({ task: 'stat', toolCalls: [...calls, inherited] }) });
+    loop.use({ kind: 'planner', name: 'p', plan: () => ({ task: 'stat', toolCalls: [...calls, inherited, inheritedInput] }) });
     const planned = await loop.stepPlan([]);
     expect(calls[0]).toEqual({ tool: 'stat', input: 'a' });
     expect(planned?.toolCalls).toEqual([
@@ -139,8 +141,9 @@ describe('AgentLoop: single steps (seed 002 §7)', () => {
       { input: 'b', tool: 'stat', id: 'copies#step-3:c3' },
       { tool: 'stat', input: 'c', id: 'own' },
       { tool: 'stat', input: 'd', id: 'copies#step-3:c5' },
+      { tool: 'stat', id: 'copies#step-3:c6' },
     ]);
-    expect(planned?.toolCalls?.map((call) => Object.keys(call))).toEqual([['tool', 'input', 'id'], ['tool', 'id'], ['input', 'tool', 'id'], ['tool', 'input', 'id'], ['tool', 'input', 'id']]);
+    expect(planned?.toolCalls?.map((call) => Object.keys(call))).toEqual([['tool', 'input', 'id'], ['tool', 'id'], ['input', 'tool', 'id'], ['tool', 'input', 'id'], ['tool', 'input', 'id'], ['tool', 'id']]);
     expect(planned?.toolCalls?.[3]).toBe(calls[3]);
   });
 });
