@@ -3,11 +3,12 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager, ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
 import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
+import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
 import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
-const fakeAgent = fixture('fake-acp-agent.mjs');
+const fakeAgent = FAKE_ACP_AGENT_PATH;
 
 describe('createAcpAdapter: command line and settings', () => {
   it('node <driver> --permission deny -- <agent command>; MCP servers written for session/new in ACP form', async () => {

@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixturePath, runTurns } from './__fixtures__/fake-cli';
+import { runTurns } from './__fixtures__/fake-cli';
 import { acpDriverPath } from '@troupe/adapter-acp';
+import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { createGeminiAcpAdapter } from './acp';
 import type { GeminiCliSettings } from './index';
 
-const fakeAgent = fixturePath('fake-acp-agent.mjs');
+const fakeAgent = FAKE_ACP_AGENT_PATH;
 
 /** The ACP adapter with `gemini` replaced by the fake ACP agent (an executable node script); the real driver runs. */
 function withFakeAgent(settings: GeminiCliSettings = {}, agentArgs: string[] = []) {

@@ -1,3 +1,5 @@
+import { googleStatusCode } from './google-status-codes';
+
 /** An API error read out of a Gemini CLI error message. */
 export interface GeminiApiErrorInfo {
   /** Readable message, e.g. `API error 401 UNAUTHENTICATED: Request had invalid authentication credentials.` */
@@ -5,26 +7,6 @@ export interface GeminiApiErrorInfo {
   /** HTTP status, from the embedded error's `code` or its gRPC-style `status` name. */
   status?: number;
 }
-
-/** Google API status names (`error.status`) and their HTTP codes. */
-const STATUS_CODES: Record<string, number> = {
-  INVALID_ARGUMENT: 400,
-  FAILED_PRECONDITION: 400,
-  OUT_OF_RANGE: 400,
-  UNAUTHENTICATED: 401,
-  PERMISSION_DENIED: 403,
-  NOT_FOUND: 404,
-  ABORTED: 409,
-  ALREADY_EXISTS: 409,
-  RESOURCE_EXHAUSTED: 429,
-  CANCELLED: 499,
-  INTERNAL: 500,
-  UNKNOWN: 500,
-  DATA_LOSS: 500,
-  NOT_IMPLEMENTED: 501,
-  UNAVAILABLE: 503,
-  DEADLINE_EXCEEDED: 504,
-};
 
 /**
  * Reads the API error Gemini CLI wraps in `result.error.message`. It has
@@ -53,7 +35,7 @@ export function parseGeminiApiError(text: string): GeminiApiErrorInfo {
   if (jsonStart !== -1) {
     const embedded = readApiErrorJson(inner.slice(jsonStart));
     if (embedded) {
-      const status = embedded.code ?? (embedded.status ? STATUS_CODES[embedded.status] : undefined);
+      const status = embedded.code ?? (embedded.status ? googleStatusCode(embedded.status) : undefined);
       const label = ['API error', status, embedded.status].filter((piece) => piece !== undefined && piece !== '').join(' ');
       return { message: withSuffix(`${label}: ${embedded.message ?? inner}`), ...(status !== undefined ? { status } : {}) };
     }
@@ -61,7 +43,7 @@ export function parseGeminiApiError(text: string): GeminiApiErrorInfo {
   const named = /\(Status: ([A-Z_]+)\)$/.exec(inner);
   if (named) {
     const name = named[1] as string;
-    const status = STATUS_CODES[name];
+    const status = googleStatusCode(name);
     const message = inner.slice(0, named.index).trim();
     return {
       message: withSuffix(`API error${status !== undefined ? ` ${status}` : ''} ${name}: ${message}`),

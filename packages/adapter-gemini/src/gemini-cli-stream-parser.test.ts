@@ -133,4 +133,12 @@ describe('parseGeminiApiError', () => {
       status: 503,
     });
   });
+
+  it('a status name it does not know gives no HTTP status (not even the name of an Object.prototype member)', () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'NEW_STATUS']) {
+      const parsed = parseGeminiApiError(`[API Error: {"error":{"message":"Odd","status":"${name}"}}]`);
+      expect(parsed.status).toBeUndefined();
+      expect(parsed.message).toContain('Odd');
+    }
+  });
 });

@@ -28,3 +28,4 @@ export {
   FAKE_USAGE,
 } from './fake-llm-constants';
 export { FakeLlmServerError } from './fake-llm-error';
+export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';

@@ -1,25 +1,6 @@
 import { ApiError } from '@google/genai';
 import { AbortError, ModelError, REDACTED, TroupeError, parseRetryAfterMs, redactSecrets } from '@troupe/core';
-
-/** Google API status names (`error.status`) and the HTTP status they come with. */
-const STATUS_CODES: Record<string, number> = {
-  INVALID_ARGUMENT: 400,
-  FAILED_PRECONDITION: 400,
-  OUT_OF_RANGE: 400,
-  UNAUTHENTICATED: 401,
-  PERMISSION_DENIED: 403,
-  NOT_FOUND: 404,
-  ABORTED: 409,
-  ALREADY_EXISTS: 409,
-  RESOURCE_EXHAUSTED: 429,
-  CANCELLED: 499,
-  INTERNAL: 500,
-  UNKNOWN: 500,
-  DATA_LOSS: 500,
-  NOT_IMPLEMENTED: 501,
-  UNAVAILABLE: 503,
-  DEADLINE_EXCEEDED: 504,
-};
+import { googleStatusCode } from '../google-status-codes';
 
 /** What is known about the call that failed, besides the error. */
 export interface GeminiErrorContext {
@@ -122,7 +103,7 @@ export function toGeminiModelError(error: unknown, context: GeminiErrorContext):
     const apiError = error as ApiError;
     const raw = redactGeminiSecrets(apiError.message, apiKey);
     const body = readGoogleErrorBody(raw);
-    const status = typeof apiError.status === 'number' ? apiError.status : (body?.code ?? (body?.status ? STATUS_CODES[body.status] : undefined));
+    const status = typeof apiError.status === 'number' ? apiError.status : (body?.code ?? (body?.status ? googleStatusCode(body.status) : undefined));
     const providerMessage = body?.message ?? raw;
     const retryAfterMs = parseRetryAfterMs(context.responseHeaders ?? undefined) ?? retryInfoDelayMs(body?.details);
     const label = ['Gemini API error', status, body?.status].filter((piece) => piece !== undefined && piece !== '').join(' ');
