@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@troupe/core';
-import type { CliAgentSpec } from './agent-cli-turn';
+import type { CliAgentSpec } from './cli-agent-spec';
 import type { RunAgentOptions } from './agent-orchestrator-options';
 import { defineAgentStrategy, type AgentStrategy } from './agent-strategy';
 import type { AgentTaskContext } from './orchestrator-types';

@@ -1,6 +1,6 @@
 import { ConfigError, describeChatModelProblem, InvalidArgumentError, type ChatModel } from '@troupe/core';
 import { z } from 'zod';
-import type { CliAgentSpec } from './agent-cli-turn';
+import type { CliAgentSpec } from './cli-agent-spec';
 
 /**
  * What happens when a sub-agent ends in `error` (a model failure, a timeout,

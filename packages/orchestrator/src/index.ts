@@ -8,7 +8,7 @@ export {
   type RunAgentOptions,
 } from './agent-orchestrator-options';
 export { CLI_AGENT_STRATEGY_TYPE, type CliAgentOptions, type RunCliAgentOptions } from './agent-cli-options';
-export type { CliAgentSpec } from './agent-cli-turn';
+export type { CliAgentSpec } from './cli-agent-spec';
 export { getDefaultOrchestrator, setDefaultOrchestrator } from './default-orchestrator';
 export type {
   AgentInfo,

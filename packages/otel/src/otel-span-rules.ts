@@ -47,7 +47,6 @@ export interface SpanActions {
 type Rule<T extends TroupeEventType> = (event: TroupeEvent<T>, spans: SpanActions) => void;
 type Rules = { [T in TroupeEventType]?: Rule<T> };
 
-const INTERNAL = SpanKind.INTERNAL;
 const error = (failed: boolean, value: SerializedError | string | undefined, fallback: string) => (failed ? (value ?? fallback) : undefined);
 
 /**

@@ -1,4 +1,4 @@
-import { GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
+import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import {
   AbortError,
   createChatStream,

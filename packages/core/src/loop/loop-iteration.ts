@@ -11,7 +11,7 @@ import type { LoopHealthMonitor } from './loop-health-monitor';
 import type { LoopLogger } from './loop-logger';
 import type { Perception, PerceptionInput } from './loop-perception';
 import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from './loop-phases';
-import type { LoopErrorHandling, LoopReporter } from './loop-reporter';
+import type { LoopReporter } from './loop-reporter';
 import type { LoopContext, LoopPhase, ToolCapability } from './loop-stage';
 import type { LoopStageLifecycle } from './loop-stage-lifecycle';
 import type { LoopStageRegistry } from './loop-stage-registry';
