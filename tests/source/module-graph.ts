@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** The workspace root (this file is `tests/source/module-graph.ts`). */
-export const workspaceRoot = resolve(dirname(new URL(import.meta.url).pathname), '..', '..');
+export const workspaceRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
 
