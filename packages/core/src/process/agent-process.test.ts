@@ -63,12 +63,14 @@ describe('completion strategies', () => {
   }, 20_000);
 
   it('idleTimeout: output keeps the turn alive until the agent goes quiet', async () => {
-    const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ type: 'text', n: i }));
-    const run = start({ lines, delayMs: 60, hang: true }, { message: 'x', completion: { type: 'idleTimeout', timeoutMs: 400 }, timeoutMs: 20_000, exitGraceMs: 10 });
+    // Eight lines 250 ms apart: the stream (2 s) outlasts one idle period (1.5 s), so only resets keep the turn
+    // alive; each gap leaves 1.25 s to spare, and the idle time covers the fake's start-up on a loaded machine
+    // (the timer is armed when the message is sent, before the process has printed anything).
+    const lines = Array.from({ length: 8 }, (_, i) => JSON.stringify({ type: 'text', n: i }));
+    const run = start({ lines, delayMs: 250, hang: true }, { message: 'x', completion: { type: 'idleTimeout', timeoutMs: 1500 }, timeoutMs: 20_000, exitGraceMs: 10 });
     const outcome = await run.outcome;
     expect(outcome.status).toBe('completed');
-    // All six lines arrived although the whole stream took longer than one idle period would allow without resets.
-    expect(outcome.lineCount).toBe(6);
+    expect(outcome.lineCount).toBe(8);
     await run.exited;
   });
 
