@@ -6,24 +6,31 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A published workspace package (`packages/*` without `"private": true`). */
-export interface PublishedPackage {
+/** A workspace package (a folder of `packages/` with a `package.json`). */
+export interface WorkspacePackage {
   name: string;
   dir: string;
-  manifest: Record<string, unknown> & { name: string; version: string; exports?: Record<string, unknown> };
+  manifest: Record<string, unknown> & { name: string; version: string; private?: boolean; exports?: Record<string, unknown> };
+}
+
+/** A published workspace package (`packages/*` without `"private": true`). */
+export type PublishedPackage = WorkspacePackage;
+
+/** Every workspace package, private ones included, by folder name. */
+export function workspacePackages(): WorkspacePackage[] {
+  const packages: WorkspacePackage[] = [];
+  for (const entry of readdirSync(join(repoRoot, 'packages')).sort()) {
+    const dir = join(repoRoot, 'packages', entry);
+    if (!existsSync(join(dir, 'package.json'))) continue;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as WorkspacePackage['manifest'];
+    packages.push({ name: manifest.name, dir, manifest });
+  }
+  return packages;
 }
 
 /** Every published package of the workspace, by folder name. */
 export function publishedPackages(): PublishedPackage[] {
-  const packages: PublishedPackage[] = [];
-  for (const entry of readdirSync(join(repoRoot, 'packages')).sort()) {
-    const dir = join(repoRoot, 'packages', entry);
-    if (!existsSync(join(dir, 'package.json'))) continue;
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PublishedPackage['manifest'] & { private?: boolean };
-    if (manifest.private === true) continue;
-    packages.push({ name: manifest.name, dir, manifest });
-  }
-  return packages;
+  return workspacePackages().filter((pkg) => pkg.manifest.private !== true);
 }
 
 /** The folder of a workspace package by name. */

@@ -1,36 +1,28 @@
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importCycles, importGraph, showCycle, sourceFiles, workspaceRoot } from './module-graph';
+import { repoRoot, workspacePackages } from '../packaging/packaging-kit';
+import { importCycles, importGraph, showCycle, sourceFiles } from './module-graph';
 
-const packagesDir = join(workspaceRoot, 'packages');
-const packages = readdirSync(packagesDir).filter((name) => {
-  try {
-    readFileSync(join(packagesDir, name, 'package.json'));
-    return true;
-  } catch {
-    return false;
-  }
-});
+const packages = workspacePackages();
 
 describe('no import cycles in the source', () => {
-  it.each(packages)('packages/%s: no file imports itself through others (type-only imports count)', (name) => {
-    const files = sourceFiles(join(packagesDir, name, 'src'));
+  it.each(packages.map((pkg) => [pkg.name, pkg.dir]))('%s: no file imports itself through others (type-only imports count)', (_name, dir) => {
+    const files = sourceFiles(join(dir, 'src'));
     expect(files.length).toBeGreaterThan(0);
     expect(importCycles(importGraph(files)).map(showCycle)).toEqual([]);
   });
 
   it('examples: no import cycles', () => {
-    expect(importCycles(importGraph(sourceFiles(join(workspaceRoot, 'examples')))).map(showCycle)).toEqual([]);
+    expect(importCycles(importGraph(sourceFiles(join(repoRoot, 'examples')))).map(showCycle)).toEqual([]);
   });
 
   it('no package depends on itself through other workspace packages', () => {
     const graph = new Map<string, string[]>();
-    for (const name of packages) {
-      const manifest = JSON.parse(readFileSync(join(packagesDir, name, 'package.json'), 'utf8')) as Record<string, Record<string, string> | string | undefined>;
+    for (const { name, manifest } of packages) {
       const deps = { ...(manifest.dependencies as object), ...(manifest.peerDependencies as object), ...(manifest.optionalDependencies as object) };
-      graph.set(manifest.name as string, Object.keys(deps).filter((dep) => dep.startsWith('@troupe/')));
+      graph.set(name, Object.keys(deps).filter((dep) => dep.startsWith('@troupe/')));
     }
     expect(importCycles(graph)).toEqual([]);
   });

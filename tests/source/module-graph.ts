@@ -1,10 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-
-/** The workspace root (this file is `tests/source/module-graph.ts`). */
-export const workspaceRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { repoRoot } from '../packaging/packaging-kit';
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
 
@@ -96,4 +93,4 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
 }
 
 /** A cycle as workspace-relative paths, for a readable failure. */
-export const showCycle = (cycle: readonly string[]): string => cycle.map((file) => relative(workspaceRoot, file)).join(' ↔ ');
+export const showCycle = (cycle: readonly string[]): string => cycle.map((file) => relative(repoRoot, file)).join(' ↔ ');
