@@ -56,19 +56,13 @@ async function runProbe(mode: 'read' | 'write'): Promise<ProbeReport | string> {
 }
 
 describe('read_file / write_file on a FIFO in the workspace', () => {
-  it('six concurrent read_file calls are refused at once and leave the thread pool free', async () => {
-    expect(await runProbe('read')).toEqual({
+  it.each(['read', 'write'] as const)('six concurrent %s_file calls are refused at once and leave the thread pool free', async (mode) => {
+    expect(await runProbe(mode)).toEqual({
       fsRead: 'still readable',
       dns: 'resolved',
-      results: Array.from({ length: 6 }, () => expect.objectContaining({ success: false, content: '"pipe" is a FIFO (named pipe), not a regular file; refusing to read it' })),
-    });
-  }, 60_000);
-
-  it('six concurrent write_file calls are refused at once and leave the thread pool free', async () => {
-    expect(await runProbe('write')).toEqual({
-      fsRead: 'still readable',
-      dns: 'resolved',
-      results: Array.from({ length: 6 }, () => expect.objectContaining({ success: false, content: '"pipe" is a FIFO (named pipe), not a regular file; refusing to write it' })),
+      results: Array.from({ length: 6 }, () =>
+        expect.objectContaining({ success: false, content: `"pipe" is a FIFO (named pipe), not a regular file; refusing to ${mode} it` }),
+      ),
     });
   }, 60_000);
 });
