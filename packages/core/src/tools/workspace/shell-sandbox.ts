@@ -94,6 +94,14 @@ export function resolveBwrapSandbox(sandbox: ShellSandboxOptions): ResolvedBwrap
   return { bwrapPath, readOnlyPaths, network: options.network === true };
 }
 
+/**
+ * The environment `bwrap` itself is started with: nothing of the host's.
+ * Why: inside the sandbox `/proc/1/environ` is bubblewrap's own environment
+ * (its `--clearenv` only clears the command's), so anything passed to
+ * `bwrap` — a password inside `DATABASE_URL` — is readable there.
+ */
+export const BWRAP_HOST_ENV: Readonly<Record<string, string>> = Object.freeze({});
+
 const probes = new Map<string, Promise<void>>();
 
 /**
@@ -109,6 +117,7 @@ export function probeBwrap(bwrapPath: string): Promise<void> {
     probe = new Promise<void>((resolvePromise, reject) => {
       const child = spawn(bwrapPath, ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'], {
         stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...BWRAP_HOST_ENV },
         shell: false,
       });
       let stderr = '';
@@ -158,14 +167,6 @@ function hiddenSecrets(): string[] {
 function isUnder(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(`${root}/`));
 }
-
-/**
- * The environment `bwrap` itself is started with: nothing of the host's.
- * Why: inside the sandbox `/proc/1/environ` is bubblewrap's own environment
- * (its `--clearenv` only clears the command's), so anything passed to
- * `bwrap` — a password inside `DATABASE_URL` — is readable there.
- */
-export const BWRAP_HOST_ENV: Readonly<Record<string, string>> = Object.freeze({});
 
 /** What one sandboxed command needs: the workspace, the resolved program and the folders of trusted programs. */
 export interface BwrapRun {
