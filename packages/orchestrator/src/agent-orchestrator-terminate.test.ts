@@ -10,6 +10,7 @@ import {
   AgentTimeoutError,
   type AgentStrategy,
   type ForkResult,
+  ToolManager,
 } from './index';
 import { activeTimers, firstUserText, modelAnswering, recordStatusChanges } from './orchestrator-test-helpers';
 
@@ -59,6 +60,7 @@ describe('AgentOrchestrator terminate cascades', () => {
       model,
       maxConcurrency: 2,
       workspaceRoot: workspace,
+      tools: new ToolManager({ workspaceTools: { shellExec: true } }),
       subAgentStrategy: { type: 'worker', systemPrompt: 'Work: {{task}}', timeoutMs: 60_000 },
     });
     const changes = recordStatusChanges(orchestrator);

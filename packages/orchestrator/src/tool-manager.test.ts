@@ -20,8 +20,10 @@ const deploy = defineTool({ name: 'deploy', description: 'Deploys', parameters: 
 describe('ToolManager (seed 004 scopes over core ToolRegistry)', () => {
   it('gives common tools to everyone, fork_agents to the main agent and task_finish to sub-agents', () => {
     const tools = new ToolManager();
-    expect(tools.getToolsForAgent('main').map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'shell_exec', 'fork_agents']);
-    expect(tools.getToolsForAgent('sub').map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'shell_exec', 'task_finish']);
+    expect(tools.getToolsForAgent('main').map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'fork_agents']);
+    expect(tools.getToolsForAgent('sub').map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'task_finish']);
+    // shell_exec is opt-in.
+    expect(new ToolManager({ workspaceTools: { shellExec: true } }).getToolsForAgent('sub').map((tool) => tool.name)).toContain('shell_exec');
     expect(tools.registry.getScope('task_finish')).toBe('sub');
     expect(tools.registry.getScope('fork_agents')).toBe('main');
   });

@@ -20,9 +20,10 @@ export interface ToolManagerOptions {
   registry?: ToolRegistry;
   /**
    * The common workspace tools (`read_file`, `write_file`, `list_files`,
-   * `shell_exec`, confined to a root) to register; `false` for none.
-   * Default: all four, rooted at each agent's workspace root (the
-   * orchestrator's `workspaceRoot`). See core's `createWorkspaceTools`.
+   * confined to a root, and `shell_exec` when `shellExec` is given) to
+   * register; `false` for none. Default: the three file tools, rooted at
+   * each agent's workspace root (the orchestrator's `workspaceRoot`). See
+   * core's `createWorkspaceTools`.
    */
   workspaceTools?: WorkspaceToolsOptions | false;
   /** Register `task_finish` (scope `sub`). Default true. */
@@ -38,7 +39,7 @@ export type AgentToolContext = ToolContext & { agentKind: ToolAgentKind };
  * Seed 004's ToolManager as a thin layer over core's {@link ToolRegistry}
  * (the registry is the single source of truth; this adds the defaults and
  * whitelists). Scopes: `common` — every agent (`read_file`, `write_file`,
- * `list_files`, `shell_exec`, confined to the workspace); `main` — the main
+ * `list_files`, and `shell_exec` when opted in, confined to the workspace); `main` — the main
  * agent only (`fork_agents`); `sub` — sub-agents only (`task_finish`).
  *
  * @example

@@ -184,7 +184,7 @@ describe('createAnthropicModel over @anthropic-ai/sdk', () => {
         ],
       });
       server.enqueue('anthropic', { text: 'I cannot leave the workspace.' });
-      const result = await runToolLoop({ model: model(), prompt: 'Escape!', tools: createWorkspaceTools({ root }) });
+      const result = await runToolLoop({ model: model(), prompt: 'Escape!', tools: createWorkspaceTools({ root, shellExec: true }) });
       expect(result.text).toBe('I cannot leave the workspace.');
       const results = (bodies()[1]?.messages as Array<{ content: unknown }>).at(-1)?.content as Array<{ content: string; is_error?: boolean }>;
       expect(results.map((r) => [r.is_error, r.content])).toEqual([

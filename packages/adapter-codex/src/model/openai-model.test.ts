@@ -213,7 +213,7 @@ describe.each(cases)('createOpenAIModel({ api: "$api" }) over the openai SDK', (
         ],
       });
       server.enqueue(protocol, { text: 'I cannot leave the workspace.' });
-      const result = await runToolLoop({ model: model(), prompt: 'Escape!', tools: createWorkspaceTools({ root: join(base, 'ws') }) });
+      const result = await runToolLoop({ model: model(), prompt: 'Escape!', tools: createWorkspaceTools({ root: join(base, 'ws'), shellExec: true }) });
       expect(result.text).toBe('I cannot leave the workspace.');
       expect(apiCase.toolResults(bodies()[1] as Body)).toEqual([
         ['r', 'Path "../outside/secret.txt" is outside the workspace'],

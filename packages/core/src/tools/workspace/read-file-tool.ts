@@ -1,8 +1,7 @@
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import { defineTool, type Tool } from '../define-tool';
-import { ToolError } from '../tool-error';
+import { openWorkspaceFile } from './workspace-file';
 import { resolveWorkspacePath } from './workspace-path';
 import { checkRootOption, workspaceRootFor, type WorkspaceToolOptions } from './workspace-tool-options';
 
@@ -24,7 +23,8 @@ export type ReadFileArgs = z.output<typeof readFileParameters>;
 /**
  * `read_file`: returns a UTF-8 text file of the workspace (optionally a range
  * of lines). Paths outside the workspace — `..`, absolute paths elsewhere,
- * symlinks leading out — are refused.
+ * symlinks leading out — are refused, and so is anything but a regular file
+ * (a FIFO, socket or device is never opened in a way that could block).
  *
  * @example
  * ```ts
@@ -45,12 +45,8 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): Tool<Read
     scope: 'common',
     async execute({ path, offset, limit }, context) {
       const target = await resolveWorkspacePath(workspaceRootFor(options, context), path);
-      if (!target.exists) throw new ToolError(`File "${path}" does not exist`);
-      const handle = await open(target.absolute, 'r');
+      const { handle, stats: stat } = await openWorkspaceFile(target, path, 'read');
       try {
-        const stat = await handle.stat();
-        if (stat.isDirectory()) throw new ToolError(`"${path}" is a directory; use list_files`);
-        if (!stat.isFile()) throw new ToolError(`"${path}" is not a regular file`);
         const size = Math.min(stat.size, maxBytes);
         const buffer = Buffer.alloc(size);
         const { bytesRead } = await handle.read(buffer, 0, size, 0);

@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import { runProcess } from '../../process/agent-process';
 import { isSecretEnvName } from '../../util/redact-secrets';
 import { defineTool, type Tool } from '../define-tool';
 import { ToolError } from '../tool-error';
-import { bwrapArguments, probeBwrap, resolveBwrapSandbox, type ShellSandboxOptions } from './shell-sandbox';
+import { programToRun, trustedPrograms } from './shell-program';
+import { BWRAP_HOST_ENV, bwrapArguments, probeBwrap, resolveBwrapSandbox, type ShellSandboxOptions } from './shell-sandbox';
 import { resolveWorkspacePath } from './workspace-path';
 import { checkRootOption, workspaceRootFor, type WorkspaceToolOptions } from './workspace-tool-options';
 
@@ -19,15 +19,28 @@ export interface ShellExecToolOptions extends WorkspaceToolOptions {
   /** Characters kept of stdout and of stderr each; the rest is cut with a note. Default 30 000. */
   maxOutputChars?: number;
   /**
-   * Programs the model may run (matched against `command[0]` and its base
-   * name). Default: any program.
+   * Programs the model may run, by name (`['git', 'ls']`). Matched by
+   * resolved path: `command[0]` and each name are looked up in
+   * `programPaths` and the system folders (`/usr/local/sbin`,
+   * `/usr/local/bin`, `/usr/sbin`, `/usr/bin`, `/sbin`, `/bin`) — never in
+   * `PATH` or the workspace — and the program runs only when both name the
+   * same file, which is then what runs. A workspace `tools/git` never passes
+   * for `git`. Default: any program.
    */
   allowedCommands?: readonly string[];
+  /**
+   * Absolute paths of more trusted programs, or folders of them, besides the
+   * system folders (e.g. `['/opt/node/bin']`). Used when `allowedCommands`
+   * or `sandbox` is set: only trusted programs run then. In the sandbox they
+   * are mounted read-only and their folders lead `PATH`.
+   */
+  programPaths?: readonly string[];
   /** Extra environment for the commands; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
   /**
    * Pass the host's environment minus every secret-looking variable
    * (`*_KEY`, `*TOKEN*`, `*SECRET*`…). Default true. False: only `env`.
+   * Ignored in the sandbox, which never passes the host's environment.
    */
   inheritEnv?: boolean;
   /**
@@ -39,13 +52,16 @@ export interface ShellExecToolOptions extends WorkspaceToolOptions {
   allowShellString?: boolean;
   /**
    * Opt-in: run every command in a bubblewrap sandbox (Linux, `bwrap` on
-   * `PATH`; Debian/Ubuntu package `bubblewrap`): the workspace read-write,
-   * the system folders read-only (secret files of `/etc` hidden), nothing
-   * else of the host visible (home folders, other projects), no network, its
-   * own process ids, no capabilities, the environment cleared but for `PATH`,
-   * locale variables and `env`. `'bwrap'` or `{ type: 'bwrap', readOnlyPaths,
-   * network, bwrapPath }`. Creating the tool throws `SandboxUnavailableError`
-   * when bubblewrap is missing.
+   * `PATH`; Debian/Ubuntu package `bubblewrap`): the workspace read-write
+   * but its `.troupe` folder (control sockets, session databases) hidden,
+   * the system folders, `readOnlyPaths` and `programPaths` read-only (secret
+   * files of `/etc` hidden), nothing else of the host visible (home folders,
+   * other projects), no network, its own process ids, no capabilities, the
+   * environment cleared but for `PATH`, locale variables and `env` — and
+   * `bwrap` itself started with an empty environment. Programs come only
+   * from the system folders and `programPaths`. `'bwrap'` or `{ type:
+   * 'bwrap', readOnlyPaths, network, bwrapPath }`. Creating the tool throws
+   * `SandboxUnavailableError` when bubblewrap is missing.
    */
   sandbox?: ShellSandboxOptions;
 }
@@ -91,7 +107,8 @@ function cap(text: string, max: number): string {
  *
  * Without `sandbox`, only the working directory is confined to the root: a
  * program can still read, write and connect anywhere the host user can.
- * Restrict programs with `allowedCommands`, and for untrusted models turn on
+ * Restrict programs with `allowedCommands` (matched by resolved path in the
+ * system folders and `programPaths`), and for untrusted models turn on
  * `sandbox: 'bwrap'` (bubblewrap: only the workspace writable, no network,
  * a scrubbed environment) or run in a container. Secret-looking environment
  * variables are never passed on.
@@ -106,7 +123,11 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
   const defaultTimeout = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const maxTimeout = positive(options.maxTimeoutMs, Math.max(DEFAULT_MAX_TIMEOUT_MS, defaultTimeout), 'maxTimeoutMs');
   const maxOutput = positive(options.maxOutputChars, DEFAULT_MAX_OUTPUT, 'maxOutputChars');
-  const allowed = options.allowedCommands ? new Set(options.allowedCommands) : undefined;
+  const allowed = options.allowedCommands ? [...options.allowedCommands] : undefined;
+  if (allowed?.some((name) => typeof name !== 'string' || name === '')) {
+    throw new InvalidArgumentError('createShellExecTool.allowedCommands', `expected program names, got ${JSON.stringify(options.allowedCommands)}`);
+  }
+  const trusted = trustedPrograms(options.programPaths);
   const sandbox = options.sandbox === undefined ? undefined : resolveBwrapSandbox(options.sandbox);
   const argv = z.array(z.string()).min(1).describe('Program and its arguments, e.g. ["git", "status"]. No shell is involved');
   const parameters = z.object({
@@ -124,9 +145,7 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
     async execute({ command, cwd, timeoutMs }, context) {
       const args = typeof command === 'string' ? ['/bin/sh', '-c', command] : command;
       const program = args[0] as string;
-      if (allowed && !allowed.has(program) && !allowed.has(basename(program))) {
-        throw new ToolError(`Program "${program}" is not allowed; allowed: ${[...allowed].join(', ')}`);
-      }
+      const resolved = programToRun(program, trusted, { allowed, sandboxed: sandbox !== undefined });
       const root = workspaceRootFor(options, context);
       const dir = await resolveWorkspacePath(root, cwd ?? '.');
       if (!dir.exists || !(await stat(dir.absolute)).isDirectory()) throw new ToolError(`Working directory "${cwd ?? '.'}" is not a directory`);
@@ -139,16 +158,21 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
         }
       }
       const spawned = sandbox
-        ? { command: sandbox.bwrapPath, args: bwrapArguments(sandbox, { root, cwd: dir.absolute, program, args: args.slice(1), env: options.env ?? {} }) }
-        : { command: program, args: args.slice(1) };
+        ? {
+            command: sandbox.bwrapPath,
+            args: bwrapArguments(sandbox, { root, cwd: dir.absolute, program: resolved ?? program, args: args.slice(1), env: options.env ?? {}, programPaths: options.programPaths ?? [] }),
+            env: { ...BWRAP_HOST_ENV },
+            inheritEnv: false,
+          }
+        : {
+            command: resolved ?? program,
+            args: args.slice(1),
+            env: { ...(options.inheritEnv === false ? {} : hostEnvWithoutSecrets()), ...options.env },
+            inheritEnv: options.inheritEnv !== false,
+          };
       let stderr = '';
       const run = runProcess(
-        {
-          ...spawned,
-          cwd: dir.absolute,
-          env: { ...(options.inheritEnv === false ? {} : hostEnvWithoutSecrets()), ...options.env },
-          inheritEnv: options.inheritEnv !== false,
-        },
+        { ...spawned, cwd: dir.absolute },
         {
           timeoutMs: limit,
           signal: context.abortSignal,
@@ -160,7 +184,7 @@ export function createShellExecTool(options: ShellExecToolOptions = {}): Tool<Sh
       );
       const outcome = await run.outcome;
       if (sandbox && outcome.exitCode === 1 && /^bwrap: execvp .*: No such file or directory/m.test(stderr)) {
-        throw new ToolError(`Program "${program}" was not found in the sandbox (only the system folders, the workspace and sandbox.readOnlyPaths are visible)`);
+        throw new ToolError(`Program "${program}" could not start in the sandbox (only the system folders, the workspace, sandbox.readOnlyPaths and programPaths are visible)`);
       }
       const report = (exit: string) =>
         `exit code: ${exit}\nstdout:\n${cap(outcome.output, maxOutput)}\nstderr:\n${cap(stderr, maxOutput)}`.trimEnd();

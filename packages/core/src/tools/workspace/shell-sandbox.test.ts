@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -108,7 +108,86 @@ describe.runIf(hasBwrap)('shell_exec sandbox (bubblewrap): the escapes it stops'
     expect(slow).toMatchObject({ success: false, content: expect.stringContaining('timed out after 300 ms') });
     expect(await run(sandboxed(), { command: ['definitely-not-a-program-xyz'] })).toMatchObject({
       success: false,
-      content: expect.stringContaining('was not found in the sandbox'),
+      content: expect.stringContaining('Program "definitely-not-a-program-xyz" was not found in /usr/local/sbin, /usr/local/bin'),
     });
+  });
+
+  it('starts bubblewrap itself with an empty environment: /proc/1/environ holds no host variable', async () => {
+    process.env.DATABASE_URL = 'postgres://u:hunter2pass@h/db';
+    process.env.TROUPE_SANDBOX_HOST_VAR = 'host-only-value';
+    try {
+      const result = await run(sandboxed(), { command: "tr '\\0' '\\n' < /proc/1/environ; echo ---; env" });
+      expect(result.success).toBe(true);
+      expect(result.content).toContain('---\n');
+      expect(result.content).not.toContain('hunter2pass');
+      expect(result.content).not.toContain('DATABASE_URL');
+      expect(result.content).not.toContain('host-only-value');
+    } finally {
+      delete process.env.DATABASE_URL;
+      delete process.env.TROUPE_SANDBOX_HOST_VAR;
+    }
+  });
+
+  it("hides the workspace's .troupe folder: a control socket there is unreachable", async () => {
+    mkdirSync(join(root, '.troupe'), { recursive: true });
+    writeFileSync(join(root, '.troupe', 'session.db'), 'session data');
+    const socketPath = join(root, '.troupe', 'control.sock');
+    const control = createServer((socket) => socket.end('reached the control socket\n'));
+    await new Promise<void>((resolve) => control.listen(socketPath, resolve));
+    try {
+      const connect = `require('net').connect(${JSON.stringify(socketPath)}).on('data', (d) => process.stdout.write(String(d))).on('error', (e) => console.log('blocked: ' + e.code))`;
+      expect((await run(plain(), { command: ['node', '-e', connect] })).content).toContain('reached the control socket');
+      const blocked = await run(sandboxed(), { command: ['node', '-e', connect] });
+      expect(blocked.content).toContain('blocked: ENOENT');
+      expect(blocked.content).not.toContain('reached the control socket');
+      expect((await run(sandboxed(), { command: 'ls -A .troupe; cat .troupe/session.db' })).content).not.toContain('session data');
+      expect(readFileSync(join(root, '.troupe', 'session.db'), 'utf8')).toBe('session data');
+    } finally {
+      await new Promise((resolve) => control.close(resolve));
+      rmSync(join(root, '.troupe'), { recursive: true, force: true });
+    }
+  });
+
+  it('never mounts a folder because of the program asked for: a wrapper in a ~/bin-like folder does not run', async () => {
+    const home = join(base, 'home');
+    mkdirSync(join(home, 'bin'), { recursive: true });
+    writeFileSync(join(home, 'private.txt'), 'HOME SECRET');
+    writeFileSync(join(home, 'bin', 'wrapper-xyz'), `#!/bin/sh\ncat ${join(home, 'private.txt')}\n`);
+    chmodSync(join(home, 'bin', 'wrapper-xyz'), 0o755);
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${join(home, 'bin')}${delimiter}${savedPath ?? ''}`;
+    try {
+      const byName = await run(sandboxed(), { command: ['wrapper-xyz'] });
+      expect(byName).toMatchObject({ success: false, content: expect.stringContaining('Program "wrapper-xyz" was not found in /usr/local/sbin') });
+      const byPath = await run(sandboxed(), { command: [join(home, 'bin', 'wrapper-xyz')] });
+      expect(byPath).toMatchObject({ success: false, content: expect.stringContaining('is outside the trusted folders') });
+      for (const result of [byName, byPath]) expect(result.content).not.toContain('HOME SECRET');
+      // Listed in programPaths, the folder is trusted and mounted (and still nothing else of the home).
+      const trusted = await run(sandboxed({ programPaths: [join(home, 'bin')] }), { command: ['wrapper-xyz'] });
+      expect(trusted.content).toContain('No such file or directory');
+      expect(trusted.content).not.toContain('HOME SECRET');
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+
+  it('refuses a program at depth 1 instead of mounting /', async () => {
+    const program = `/troupe-depth1-${process.pid}`;
+    let created = false;
+    try {
+      writeFileSync(program, `#!/bin/sh\ncat ${join(outside, 'secret.txt')}\n`);
+      chmodSync(program, 0o755);
+      created = true;
+    } catch {
+      console.warn('depth-1 program check NOT RUN: / is not writable by this user');
+    }
+    try {
+      if (!created) return;
+      const result = await run(sandboxed(), { command: [program] });
+      expect(result).toMatchObject({ success: false, content: expect.stringContaining('is outside the trusted folders') });
+      expect(result.content).not.toContain('TOP SECRET');
+    } finally {
+      if (created) rmSync(program, { force: true });
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import { TroupeError } from '../../errors/troupe-error';
+import { ToolError } from '../tool-error';
 
 /** The bubblewrap sandbox of `shell_exec` (Linux; Debian/Ubuntu package `bubblewrap`). */
 export interface BwrapSandboxOptions {
@@ -93,6 +94,14 @@ export function resolveBwrapSandbox(sandbox: ShellSandboxOptions): ResolvedBwrap
   return { bwrapPath, readOnlyPaths, network: options.network === true };
 }
 
+/**
+ * The environment `bwrap` itself is started with: nothing of the host's.
+ * Why: inside the sandbox `/proc/1/environ` is bubblewrap's own environment
+ * (its `--clearenv` only clears the command's), so anything passed to
+ * `bwrap` — a password inside `DATABASE_URL` — is readable there.
+ */
+export const BWRAP_HOST_ENV: Readonly<Record<string, string>> = Object.freeze({});
+
 const probes = new Map<string, Promise<void>>();
 
 /**
@@ -108,6 +117,7 @@ export function probeBwrap(bwrapPath: string): Promise<void> {
     probe = new Promise<void>((resolvePromise, reject) => {
       const child = spawn(bwrapPath, ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-all', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'], {
         stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...BWRAP_HOST_ENV },
         shell: false,
       });
       let stderr = '';
@@ -158,34 +168,53 @@ function isUnder(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(`${root}/`));
 }
 
+/** What one sandboxed command needs: the workspace, the resolved program and the folders of trusted programs. */
+export interface BwrapRun {
+  /** The workspace root (mounted read-write, its `.troupe` hidden). */
+  root: string;
+  /** Working directory inside the root. */
+  cwd: string;
+  /** Absolute path of the program, resolved among the trusted programs. */
+  program: string;
+  args: readonly string[];
+  /** The command's whole environment besides `PATH`, `HOME`, `TMPDIR`, locale and terminal variables. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The tool's `programPaths` (mounted read-only; their folders lead `PATH`). */
+  programPaths: readonly string[];
+}
+
 /**
- * The `bwrap` arguments that run `program args` in `cwd`: the system folders
- * and `readOnlyPaths` read-only (secret files of `/etc` hidden), the
- * workspace `root` read-write, a private `/tmp` (also `HOME`), `/dev` and
- * `/proc`; every namespace unshared (no network unless allowed, its own
- * pids, no capabilities); the environment cleared but for `PATH`, locale and
- * terminal variables and `env`; killed with its parent.
+ * The `bwrap` arguments that run `program args` in `cwd`: a fixed set of
+ * folders read-only — the system folders (secret files of `/etc` hidden),
+ * `readOnlyPaths` and `programPaths` — never one derived from the program
+ * asked for; the workspace `root` read-write but its `.troupe` folder
+ * (sockets, session databases) replaced by an empty one; a private `/tmp`
+ * (also `HOME`), `/dev` and `/proc`; every namespace unshared (no network
+ * unless allowed, its own pids, no capabilities); the environment cleared
+ * but for `PATH`, locale and terminal variables and `env`; killed with its
+ * parent. Start `bwrap` with {@link BWRAP_HOST_ENV}.
+ *
+ * @throws ToolError when the program lies (symlinks resolved) outside the visible folders.
  */
-export function bwrapArguments(sandbox: ResolvedBwrapSandbox, run: { root: string; cwd: string; program: string; args: readonly string[]; env: Readonly<Record<string, string | undefined>> }): string[] {
+export function bwrapArguments(sandbox: ResolvedBwrapSandbox, run: BwrapRun): string[] {
   const root = realpathSync(run.root);
-  const visible = [...SYSTEM_PATHS, ...sandbox.readOnlyPaths, root];
-  const args = [...systemMounts(), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...hiddenSecrets()];
-  for (const path of sandbox.readOnlyPaths) if (existsSync(path)) args.push('--ro-bind', path, path);
-  // A program outside the visible folders (say Node under ~/.nvm): its installation, read-only.
-  const relative = run.program.includes('/') && !isAbsolute(run.program); // `./build.sh`: inside the workspace
-  const programPath = relative ? undefined : findOnPath(run.program, process.env.PATH);
-  let extraPath = '';
-  if (programPath !== undefined) {
-    const real = realpathSync(programPath);
-    if (!isUnder(real, visible)) {
-      const prefix = dirname(dirname(real));
-      args.push('--ro-bind', prefix, prefix);
-      extraPath = `${dirname(real)}:`;
-    }
+  const visible = [...SYSTEM_PATHS, ...sandbox.readOnlyPaths, ...run.programPaths].map((path) => (existsSync(path) ? realpathSync(path) : path));
+  const real = realpathSync(run.program);
+  if (!isUnder(real, visible)) {
+    throw new ToolError(
+      `Program "${run.program}" is ${real} on the host, outside the folders the sandbox shows; add its installation to sandbox.readOnlyPaths`,
+    );
   }
-  args.push('--bind', root, root, '--chdir', realpathSync(run.cwd));
+  const args = [...systemMounts(), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...hiddenSecrets()];
+  for (const path of [...sandbox.readOnlyPaths, ...run.programPaths]) if (existsSync(path)) args.push('--ro-bind', path, path);
+  args.push('--bind', root, root);
+  const stateDir = troupeStateDir(root);
+  if (stateDir !== undefined) args.push('--tmpfs', stateDir);
+  args.push('--chdir', realpathSync(run.cwd));
   args.push('--unshare-all', ...(sandbox.network ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
-  args.push('--clearenv', '--setenv', 'PATH', `${extraPath}${SANDBOX_PATH}`, '--setenv', 'HOME', '/tmp', '--setenv', 'TMPDIR', '/tmp');
+  const programFolders = run.programPaths.filter(isDirectory);
+  const path = [...programFolders, SANDBOX_PATH].join(':');
+  args.push('--clearenv', '--setenv', 'PATH', path, '--setenv', 'HOME', '/tmp', '--setenv', 'TMPDIR', '/tmp');
   for (const name of KEPT_ENV) {
     const value = process.env[name];
     if (value !== undefined && run.env[name] === undefined) args.push('--setenv', name, value);
@@ -193,4 +222,22 @@ export function bwrapArguments(sandbox: ResolvedBwrapSandbox, run: { root: strin
   for (const [name, value] of Object.entries(run.env)) if (value !== undefined) args.push('--setenv', name, value);
   args.push('--', run.program, ...run.args);
   return args;
+}
+
+/** The workspace's `.troupe` folder (symlinks resolved) when it is a folder inside the root. */
+function troupeStateDir(root: string): string | undefined {
+  try {
+    const real = realpathSync(join(root, '.troupe'));
+    return isUnder(real, [root]) && real !== root && statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createListFilesTool,
@@ -178,6 +178,32 @@ describe('shell_exec', () => {
     expect(slow).toMatchObject({ success: false, content: expect.stringContaining('Command timed out after 200 ms and was killed') });
   });
 
+  it('matches allowedCommands by resolved path: a workspace tools/git never passes for git, nor one first on PATH', async () => {
+    mkdirSync(join(root, 'tools'), { recursive: true });
+    writeFileSync(join(root, 'tools', 'git'), '#!/bin/sh\necho workspace git ran\n');
+    chmodSync(join(root, 'tools', 'git'), 0o755);
+    const shell = createShellExecTool({ root, allowedCommands: ['git'] });
+    for (const program of ['tools/git', './tools/git', join(root, 'tools', 'git')]) {
+      expect(await run(shell, { command: [program, '--version'] }), program).toMatchObject({
+        success: false,
+        content: expect.stringContaining(`Program "${program}" is not allowed; allowed: git (matched by path: only the one in /usr/local/sbin`),
+      });
+    }
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${join(root, 'tools')}${delimiter}${savedPath ?? ''}`;
+    try {
+      const real = await run(shell, { command: ['git', '--version'] });
+      expect(real).toMatchObject({ success: true, content: expect.stringContaining('git version') });
+      expect(real.content).not.toContain('workspace git ran');
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    // Listed in programPaths, a folder is trusted: its git is then the git.
+    const trusted = await run(createShellExecTool({ root, allowedCommands: ['git'], programPaths: [join(root, 'tools')] }), { command: ['git'] });
+    expect(trusted).toMatchObject({ success: true, content: expect.stringContaining('workspace git ran') });
+    expect(() => createShellExecTool({ root, programPaths: ['relative/bin'] })).toThrow('createShellExecTool.programPaths');
+  });
+
   it('does not pass secret-looking environment variables on', async () => {
     process.env.TROUPE_SHELL_TEST_TOKEN = 'tok-123456';
     process.env.TROUPE_SHELL_TEST_PLAIN = 'visible';
@@ -200,8 +226,11 @@ describe('shell_exec', () => {
 });
 
 describe('createWorkspaceTools', () => {
-  it('gives the four tools, leaving out those set to false', () => {
-    expect(createWorkspaceTools({ root }).map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'shell_exec']);
+  it('gives the file tools, and shell_exec only when asked for', () => {
+    expect(createWorkspaceTools({ root }).map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files']);
+    expect(createWorkspaceTools({ root, shellExec: true }).map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'list_files', 'shell_exec']);
+    expect(createWorkspaceTools({ root, shellExec: { allowedCommands: ['git'] } }).map((tool) => tool.name)).toContain('shell_exec');
     expect(createWorkspaceTools({ root, shellExec: false, writeFile: false }).map((tool) => tool.name)).toEqual(['read_file', 'list_files']);
+    expect(() => createWorkspaceTools({ root, shellExec: 'bwrap' as never })).toThrow('createWorkspaceTools.shellExec');
   });
 });

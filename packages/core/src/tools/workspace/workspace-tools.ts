@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import type { AnyTool } from '../define-tool';
 import { createListFilesTool, type ListFilesToolOptions } from './list-files-tool';
 import { createReadFileTool, type ReadFileToolOptions } from './read-file-tool';
@@ -10,12 +11,19 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
   readFile?: Omit<ReadFileToolOptions, 'root'> | false;
   writeFile?: Omit<WriteFileToolOptions, 'root'> | false;
   listFiles?: Omit<ListFilesToolOptions, 'root'> | false;
-  shellExec?: Omit<ShellExecToolOptions, 'root'> | false;
+  /**
+   * Opt-in: adds `shell_exec`. Left out by default, since a program runs
+   * with the host user's rights unless sandboxed. `true` gives it with the
+   * defaults (no sandbox, any program); settings such as `{ sandbox: 'bwrap'
+   * }` or `{ allowedCommands: ['git'] }` give it configured.
+   */
+  shellExec?: Omit<ShellExecToolOptions, 'root'> | boolean;
 }
 
 /**
- * The four workspace tools — `read_file`, `write_file`, `list_files`,
- * `shell_exec` — confined to one root (scope `common`).
+ * The workspace tools confined to one root (scope `common`): `read_file`,
+ * `write_file` and `list_files`, plus `shell_exec` only when `shellExec` is
+ * given.
  *
  * @example
  * ```ts
@@ -29,6 +37,10 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): AnyTo
   if (options.readFile !== false) tools.push(createReadFileTool({ ...options.readFile, ...root }));
   if (options.writeFile !== false) tools.push(createWriteFileTool({ ...options.writeFile, ...root }));
   if (options.listFiles !== false) tools.push(createListFilesTool({ ...options.listFiles, ...root }));
-  if (options.shellExec !== false) tools.push(createShellExecTool({ ...options.shellExec, ...root }));
+  const shellExec = options.shellExec;
+  if (shellExec !== undefined && typeof shellExec !== 'boolean' && (shellExec === null || typeof shellExec !== 'object')) {
+    throw new InvalidArgumentError('createWorkspaceTools.shellExec', `expected true, false or shell_exec settings, got ${JSON.stringify(shellExec)}`);
+  }
+  if (shellExec !== undefined && shellExec !== false) tools.push(createShellExecTool({ ...(shellExec === true ? {} : shellExec), ...root }));
   return tools;
 }

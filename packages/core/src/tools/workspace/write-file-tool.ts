@@ -1,10 +1,10 @@
-import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../errors/invalid-argument-error';
 import { defineTool, type Tool } from '../define-tool';
 import { ToolError } from '../tool-error';
+import { openWorkspaceFile } from './workspace-file';
 import { resolveWorkspacePath } from './workspace-path';
 import { checkRootOption, workspaceRootFor, type WorkspaceToolOptions } from './workspace-tool-options';
 
@@ -26,7 +26,8 @@ export type WriteFileArgs = z.output<typeof writeFileParameters>;
  * `write_file`: creates or replaces a UTF-8 file in the workspace, creating
  * missing directories. Paths outside the workspace — `..`, absolute paths
  * elsewhere, symlinks leading out (dangling ones included) — are refused, and
- * the file is opened with `O_NOFOLLOW`.
+ * the file is opened with `O_NOFOLLOW`. Anything but a regular file (a FIFO,
+ * socket or device) is refused without blocking.
  *
  * @example
  * ```ts
@@ -50,16 +51,9 @@ export function createWriteFileTool(options: WriteFileToolOptions = {}): Tool<Wr
       const target = await resolveWorkspacePath(workspaceRootFor(options, context), path);
       if (target.relative === '.') throw new ToolError('Cannot write to the workspace root itself');
       await mkdir(dirname(target.absolute), { recursive: true });
-      let handle;
+      const { handle } = await openWorkspaceFile(target, path, 'write');
       try {
-        handle = await open(target.absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP') throw new ToolError(`"${path}" is a symlink; refusing to write through it`, { cause: error });
-        if (code === 'EISDIR') throw new ToolError(`"${path}" is a directory`, { cause: error });
-        throw error;
-      }
-      try {
+        await handle.truncate(0);
         await handle.writeFile(content, 'utf8');
       } finally {
         await handle.close();
