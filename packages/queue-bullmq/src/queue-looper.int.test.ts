@@ -118,6 +118,26 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     await Promise.all(pool.map((w) => w.stop()));
   });
 
+  it('kill -9 of a worker: the retry stops the dead worker’s Coder before it starts its own, never two Coders in one workspace', async () => {
+    const log = join(dir, 'coders.jsonl');
+    const coders = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { pid: number; othersRunning: number[] }) : []);
+    // The first worker's Coder is slow (7 lines, 4 s apart): it would still run long after its worker died.
+    const first = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '4000', TROUPE_FAKE_CODER_LOG: log, TROUPE_FAKE_CODER_OUTLIVES: '1' } });
+    const origin = client(new EventBus());
+    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: copySampleWorkspace(dir, 'leftover') } }, { attempts: 2 });
+    const firstCoder = await waitFor(() => coders()[0]?.pid, 'the first Coder to start');
+    first.child.kill('SIGKILL');
+    await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
+    expect(isRunning(firstCoder)).toBe(true); // it outlived its worker (its own process group)
+    await worker({ env: { TROUPE_DEMO_PAUSE_MS: '20', TROUPE_FAKE_CODER_LOG: log } });
+    expect(await job.result).toMatchObject({ outcome: 'terminated' });
+    const starts = coders();
+    expect(starts.length).toBeGreaterThan(1);
+    // Each Coder, as it started, saw no earlier Coder still running; the dead worker's is gone now.
+    expect(starts.map((start) => start.othersRunning)).toEqual(starts.map(() => []));
+    expect(isRunning(firstCoder)).toBe(false);
+  }, 180_000);
+
   it('cancel at the origin kills the agent CLI on the worker within seconds, and the job is failed without retry', async () => {
     const w = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '3000', TROUPE_FAKE_CODER_PIDFILE: '.coder.pid' } });
     const origin = client(new EventBus());
@@ -203,6 +223,16 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     await w.stop();
   });
 });
+
+/** True while the process runs (a zombie, killed but not yet reaped by init, does not count). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
 
 function isAlive(pid: number): boolean {
   try {
