@@ -3,6 +3,7 @@
 // demo's fake `claude` through the real Claude Code adapter (see __fixtures__/looper-worker.ts).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AbortError, EventBus, InvalidArgumentError, type AnyTroupeEvent } from '@troupe/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,38 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     expect(isRunning(firstCoder)).toBe(false);
   }, 180_000);
 
+  it('kill -9 of a worker mid-clone: its git outlives it, and the retry stops that git before cloning again', async () => {
+    // A git server that accepts connections and never answers: a clone hangs (until its time limit, 10 min here).
+    const connections: { openedAt: number; closedAt?: number }[] = [];
+    const server = createServer((socket) => {
+      const connection: { openedAt: number; closedAt?: number } = { openedAt: Date.now() };
+      connections.push(connection);
+      socket.on('error', () => {});
+      socket.on('close', () => (connection.closedAt = Date.now()));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const first = await worker();
+      const origin = client(new EventBus());
+      const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { gitUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}/repo.git` } }, { attempts: 2 });
+      await waitFor(() => connections.length > 0, 'the first clone to connect');
+      first.child.kill('SIGKILL');
+      await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
+      await sleep(500);
+      expect(connections[0]?.closedAt).toBeUndefined(); // its git still holds the connection
+      await worker();
+      await waitFor(() => connections.length > 1, 'the retry to clone', 90_000);
+      // The dead worker's git was stopped before the retry's clone started.
+      expect(connections[0]?.closedAt ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(connections[1]?.openedAt as number);
+      await job.cancel();
+      await expect(job.result).rejects.toBeInstanceOf(AbortError);
+      await waitFor(() => connections.every((connection) => connection.closedAt !== undefined), 'every clone to be killed', 20_000);
+    } finally {
+      server.close();
+    }
+  }, 180_000);
+
   it('cancel at the origin kills the agent CLI on the worker within seconds, and the job is failed without retry', async () => {
     const w = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '3000', TROUPE_FAKE_CODER_PIDFILE: '.coder.pid' } });
     const origin = client(new EventBus());
@@ -246,4 +279,3 @@ function isAlive(pid: number): boolean {
 async function readFileSafe(path: string): Promise<string> {
   return existsSync(path) ? readFileSync(path, 'utf8') : '';
 }
-void sleep;
