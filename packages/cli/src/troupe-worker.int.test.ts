@@ -128,6 +128,8 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(await runCliCaptured(['submit', '-p', 'x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--redis URL is required/) });
     expect(await runCliCaptured(['worker', '--redis', 'http://127.0.0.1:1'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/redis:\/\/ or rediss:\/\/ URL/) });
     expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '-w', '.', '--git', 'https://example.com/a.git'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/either --workspace DIR or --git URL/) });
+    expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '--git', 'fd::3'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--git "fd::3": workers clone only https:\/\/ and ssh:\/\//) });
+    expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '--git', 'https://user:tok-secret@127.0.0.1/a b\n'])).toMatchObject({ code: 2, stderr: expect.not.stringMatching(/tok-secret/) });
     expect(await runCliCaptured(['looper', '--queue', redis.url, '-p', '{"type":"stop"}'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs --job ID/) });
   });
 

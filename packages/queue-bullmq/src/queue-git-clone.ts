@@ -18,7 +18,14 @@ const SCP_LIKE = /^(?:[A-Za-z0-9._~+-]+@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-F
  * with `allowLocal` (a job must not read the worker's own repositories
  * unless asked). Refused: git's remote helpers (`fd::3`, `ext::sh -c …`),
  * `http://`, `git://`, anything starting with `-` (an option to git or ssh)
- * and control characters.
+ * and control characters. Workers check every job with it; an origin may
+ * too, to refuse a URL before it is queued.
+ *
+ * @example
+ * ```ts
+ * gitUrlKind('git@github.com:acme/app.git', false); // 'ssh'
+ * gitUrlKind('fd::3', false); // throws: git remote helpers are not allowed
+ * ```
  */
 export function gitUrlKind(gitUrl: string, allowLocal: boolean): GitUrlKind {
   const refuse = (why: string) => new UnrecoverableError(`gitUrl ${JSON.stringify(redactUrl(gitUrl))} refused: ${why}`);
