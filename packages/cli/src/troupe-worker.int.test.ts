@@ -1,6 +1,7 @@
 // `troupe worker`, `troupe submit` and `troupe looper --queue` against a real redis-server: the worker is the
 // built `troupe` binary run as a real process, with the fake `claude` first on PATH.
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '@troupe/core';
 import { createBatchPipeline } from '@troupe/pipeline';
@@ -20,7 +21,8 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
 
   beforeAll(async () => {
     redis = await startTestRedis((binary as { path: string }).path);
-    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2', '--queues', 'troupe-looper,troupe-pipeline', '--coder', 'claude', '-w', workspace()], env);
+    // Jobs may work in the temp folder, where the tests' workspaces are (and nowhere else).
+    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2', '--queues', 'troupe-looper,troupe-pipeline', '--coder', 'claude', '-w', workspace(), '--allow-root', tmpdir()], env);
     await worker.waitFor(/serving troupe-looper, troupe-pipeline on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
   });
   afterAll(async () => {
@@ -48,6 +50,19 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(stdout).toMatch(/ended: terminated after 1 iteration/);
     expect(code).toBe(0);
     expect(readFileSync(join(dir, 'hello.txt'), 'utf8')).toBe('hello from the worker\n');
+  });
+
+  it('troupe submit -w /etc: the worker refuses a folder outside its --allow-root at once, without retry, and no Coder runs there', async () => {
+    const { code, stdout, stderr } = await runCliCaptured(['submit', '--redis', redis.url, '-w', '/etc', '-p', 'Write hello.txt', '--coder', 'claude', '--wait'], { env: testEnv() });
+    expect(stderr).toMatch(/workspace \/etc is outside the folders this worker allows/);
+    expect(stdout).not.toMatch(/will retry/);
+    expect(stdout).not.toMatch(/\[AUTO\]/);
+    expect(code).toBe(1);
+    expect(existsSync('/etc/hello.txt')).toBe(false);
+  });
+
+  it('troupe worker rejects an --allow-root that is not a folder', async () => {
+    expect(await runCliCaptured(['worker', '--redis', redis.url, '--allow-root', join(tmpdir(), 'no-such-troupe-root')])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--allow-root .*no-such-troupe-root is not a folder/) });
   });
 
   it('troupe looper --queue runs a start on the workers; --job sends status to a submitted job', async () => {
@@ -113,6 +128,8 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(await runCliCaptured(['submit', '-p', 'x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--redis URL is required/) });
     expect(await runCliCaptured(['worker', '--redis', 'http://127.0.0.1:1'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/redis:\/\/ or rediss:\/\/ URL/) });
     expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '-w', '.', '--git', 'https://example.com/a.git'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/either --workspace DIR or --git URL/) });
+    expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '--git', 'fd::3'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--git "fd::3": workers clone only https:\/\/ and ssh:\/\//) });
+    expect(await runCliCaptured(['submit', '--redis', redis.url, '-p', 'x', '--git', 'https://user:tok-secret@127.0.0.1/a b\n'])).toMatchObject({ code: 2, stderr: expect.not.stringMatching(/tok-secret/) });
     expect(await runCliCaptured(['looper', '--queue', redis.url, '-p', '{"type":"stop"}'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/needs --job ID/) });
   });
 

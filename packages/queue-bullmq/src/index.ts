@@ -27,6 +27,7 @@ export {
   type LooperJobSpec,
 } from './looper-job';
 export { QueuedLooper, submitLooperJob, type QueuedLooperOptions } from './queued-looper';
+export { gitUrlKind, type GitUrlKind } from './queue-git-clone';
 export {
   createPipelineTaskJobHandler,
   createQueuedPipelineExecutor,

@@ -1,12 +1,15 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, EventBus, InvalidArgumentError, MessageStore, type Store } from '@troupe/core';
 import { createLooperStateStore, type Looper, type LooperRunOutcome, type LooperStateStore } from '@troupe/looper';
 import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
+import { cloneJobRepository } from './queue-git-clone';
 import type { QueueJobContext, QueueJobHandler } from './queue-job';
+import { jobFolderName } from './queue-job-folder';
+import { recordJobProcesses, stopLeftoverJobProcesses } from './queue-job-processes';
+import { checkInsideRoots } from './queue-workspace-roots';
 
 /** The default queue of Looper runs. */
 export const LOOPER_QUEUE = 'troupe-looper';
@@ -75,33 +78,53 @@ export interface LooperJobHandlerOptions {
   createLooper(environment: LooperJobEnvironment): Looper | Promise<Looper>;
   /** Where git workspaces are cloned. Default `<tmpdir>/troupe-worker`. */
   workRoot?: string;
+  /**
+   * The folders jobs may work in: a job's `path` workspace (symlinks
+   * resolved) and a local `gitUrl` must be inside one of them, or the job
+   * fails without retry and its Coder never starts. A job names folders on
+   * the worker, which runs its agents there with the worker's keys. Default:
+   * `[workRoot]`.
+   */
+  allowedRoots?: readonly string[];
+  /**
+   * Accept `file://` URLs and plain paths as `gitUrl` (inside `allowedRoots`).
+   * Default false: only `https://`, `ssh://` and `user@host:path`.
+   */
+  allowLocalGitUrls?: boolean;
+  /** Time limit of a job's `git clone`, in ms; its `git` and ssh are then killed. Default 600 000 (10 min). */
+  cloneTimeoutMs?: number;
 }
 
-function run(command: string, args: string[], cwd: string | undefined, signal: AbortSignal): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], signal, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    child.once('error', fail);
-    child.once('close', (code) => (code === 0 ? done() : fail(new Error(`${command} ${args[0]} exited with ${code}: ${stderr.trim()}`))));
-  });
+/** The worker's rules for the workspaces jobs name. */
+interface WorkspacePolicy {
+  workRoot: string;
+  allowedRoots: readonly string[];
+  allowLocalGitUrls: boolean;
+  cloneTimeoutMs: number;
 }
 
-/** The workspace folder for a job: checks a path, or clones the repository once (a retry reuses the clone). */
-async function prepareWorkspace(spec: LooperJobSpec, jobId: string, workRoot: string, signal: AbortSignal): Promise<string> {
+/**
+ * The workspace folder for a job: checks a path is an allowed folder, or
+ * clones the repository once into a folder named from the job id (a retry
+ * reuses the clone).
+ */
+async function prepareWorkspace(spec: LooperJobSpec, jobId: string, policy: WorkspacePolicy, signal: AbortSignal, onProcess: (processId: string) => void): Promise<string> {
   const workspace = spec.workspace;
-  if ('path' in workspace) {
-    const path = resolve(workspace.path);
-    if (!existsSync(path) || !statSync(path).isDirectory()) throw new UnrecoverableError(`workspace ${path} is not a folder on worker`);
-    return path;
-  }
-  const target = join(workRoot, jobId.replace(/[^\w.-]/g, '_'));
-  if (existsSync(join(target, '.git'))) return target;
-  mkdirSync(workRoot, { recursive: true });
-  const partial = `${target}.partial-${process.pid}`;
-  await run('git', ['clone', '--quiet', ...(workspace.ref ? ['--branch', workspace.ref] : []), '--', workspace.gitUrl, partial], undefined, signal);
-  renameSync(partial, target);
-  return target;
+  if ('path' in workspace) return await checkInsideRoots(workspace.path, policy.allowedRoots, 'workspace');
+  mkdirSync(policy.workRoot, { recursive: true });
+  const target = join(policy.workRoot, jobFolderName(jobId));
+  if (existsSync(join(target, '.git'))) return await checkInsideRoots(target, [policy.workRoot], 'workspace');
+  await cloneJobRepository({
+    gitUrl: workspace.gitUrl,
+    ref: workspace.ref,
+    target,
+    allowLocal: policy.allowLocalGitUrls,
+    allowedRoots: policy.allowedRoots,
+    timeoutMs: policy.cloneTimeoutMs,
+    signal,
+    onProcess,
+  });
+  return await checkInsideRoots(target, [policy.workRoot], 'workspace');
 }
 
 /**
@@ -127,7 +150,18 @@ async function prepareWorkspace(spec: LooperJobSpec, jobId: string, workRoot: st
  */
 export function createLooperJobHandler(options: LooperJobHandlerOptions): QueueJobHandler<LooperJobSpec, LooperJobResult> {
   if (typeof options?.createLooper !== 'function') throw new InvalidArgumentError('createLooper', 'expected a function that builds the Looper for a job');
-  const workRoot = options.workRoot ?? join(tmpdir(), 'troupe-worker');
+  const workRoot = resolve(options.workRoot ?? join(tmpdir(), 'troupe-worker'));
+  if (options.allowedRoots !== undefined && (!Array.isArray(options.allowedRoots) || options.allowedRoots.some((root) => typeof root !== 'string' || root === ''))) {
+    throw new InvalidArgumentError('allowedRoots', 'expected an array of folder paths');
+  }
+  const cloneTimeoutMs = options.cloneTimeoutMs ?? 600_000;
+  if (!(Number.isInteger(cloneTimeoutMs) && cloneTimeoutMs > 0)) throw new InvalidArgumentError('cloneTimeoutMs', `expected a positive integer, got ${String(options.cloneTimeoutMs)}`);
+  const policy: WorkspacePolicy = {
+    workRoot,
+    allowedRoots: (options.allowedRoots ?? [workRoot]).map((root) => resolve(root)),
+    allowLocalGitUrls: options.allowLocalGitUrls === true,
+    cloneTimeoutMs,
+  };
   return {
     kind: 'looper',
     parse(payload) {
@@ -136,7 +170,7 @@ export function createLooperJobHandler(options: LooperJobHandlerOptions): QueueJ
       return parsed.data;
     },
     async run(spec, context) {
-      return runLooperJob(spec, context, options.createLooper, workRoot);
+      return runLooperJob(spec, context, options.createLooper, policy);
     },
   };
 }
@@ -155,9 +189,22 @@ async function runLooperJob(
   spec: LooperJobSpec,
   context: QueueJobContext,
   createLooper: LooperJobHandlerOptions['createLooper'],
-  workRoot: string,
+  policy: WorkspacePolicy,
 ): Promise<LooperJobResult> {
-  const workspacePath = await prepareWorkspace(spec, context.jobId, workRoot, context.signal);
+  // A worker killed mid-job (kill -9) leaves its agent CLIs running: stop them before this attempt starts its own.
+  const processes = [...looperJobNamespace(context.queue, context.jobId), 'processes'];
+  await stopLeftoverJobProcesses(context.store, processes);
+  const recorder = recordJobProcesses(context.store, processes);
+  try {
+    const workspacePath = await prepareWorkspace(spec, context.jobId, policy, context.signal, (processId) => recorder.claimProcess(processId));
+    recorder.claimFolder(workspacePath);
+    return await runLooper(spec, context, createLooper, workspacePath);
+  } finally {
+    await recorder.stop();
+  }
+}
+
+async function runLooper(spec: LooperJobSpec, context: QueueJobContext, createLooper: LooperJobHandlerOptions['createLooper'], workspacePath: string): Promise<LooperJobResult> {
   const stateStore = looperJobStateStore(context.store, context.queue, context.jobId);
   const messages = new MessageStore(context.eventBus);
   const looper = await createLooper({ spec, workspacePath, eventBus: context.eventBus, messages, stateStore, jobId: context.jobId, attempt: context.attempt, signal: context.signal });

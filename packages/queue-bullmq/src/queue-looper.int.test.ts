@@ -3,6 +3,7 @@
 // demo's fake `claude` through the real Claude Code adapter (see __fixtures__/looper-worker.ts).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AbortError, EventBus, InvalidArgumentError, type AnyTroupeEvent } from '@troupe/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,58 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     await Promise.all(pool.map((w) => w.stop()));
   });
 
+  it('kill -9 of a worker: the retry stops the dead worker’s Coder before it starts its own, never two Coders in one workspace', async () => {
+    const log = join(dir, 'coders.jsonl');
+    const coders = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { pid: number; othersRunning: number[] }) : []);
+    // The first worker's Coder is slow (7 lines, 4 s apart): it would still run long after its worker died.
+    const first = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '4000', TROUPE_FAKE_CODER_LOG: log, TROUPE_FAKE_CODER_OUTLIVES: '1' } });
+    const origin = client(new EventBus());
+    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: copySampleWorkspace(dir, 'leftover') } }, { attempts: 2 });
+    const firstCoder = await waitFor(() => coders()[0]?.pid, 'the first Coder to start');
+    first.child.kill('SIGKILL');
+    await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
+    expect(isRunning(firstCoder)).toBe(true); // it outlived its worker (its own process group)
+    await worker({ env: { TROUPE_DEMO_PAUSE_MS: '20', TROUPE_FAKE_CODER_LOG: log } });
+    expect(await job.result).toMatchObject({ outcome: 'terminated' });
+    const starts = coders();
+    expect(starts.length).toBeGreaterThan(1);
+    // Each Coder, as it started, saw no earlier Coder still running; the dead worker's is gone now.
+    expect(starts.map((start) => start.othersRunning)).toEqual(starts.map(() => []));
+    expect(isRunning(firstCoder)).toBe(false);
+  }, 180_000);
+
+  it('kill -9 of a worker mid-clone: its git outlives it, and the retry stops that git before cloning again', async () => {
+    // A git server that accepts connections and never answers: a clone hangs (until its time limit, 10 min here).
+    const connections: { openedAt: number; closedAt?: number }[] = [];
+    const server = createServer((socket) => {
+      const connection: { openedAt: number; closedAt?: number } = { openedAt: Date.now() };
+      connections.push(connection);
+      socket.on('error', () => {});
+      socket.on('close', () => (connection.closedAt = Date.now()));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const first = await worker();
+      const origin = client(new EventBus());
+      const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { gitUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}/repo.git` } }, { attempts: 2 });
+      await waitFor(() => connections.length > 0, 'the first clone to connect');
+      first.child.kill('SIGKILL');
+      await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
+      await sleep(500);
+      expect(connections[0]?.closedAt).toBeUndefined(); // its git still holds the connection
+      await worker();
+      await waitFor(() => connections.length > 1, 'the retry to clone', 90_000);
+      // The dead worker's git was stopped before the retry's clone started.
+      expect(connections[0]?.closedAt ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(connections[1]?.openedAt as number);
+      await job.cancel();
+      await expect(job.result).rejects.toBeInstanceOf(AbortError);
+      await waitFor(() => connections.every((connection) => connection.closedAt !== undefined), 'every clone to be killed', 20_000);
+    } finally {
+      server.close();
+    }
+  }, 180_000);
+
   it('cancel at the origin kills the agent CLI on the worker within seconds, and the job is failed without retry', async () => {
     const w = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '3000', TROUPE_FAKE_CODER_PIDFILE: '.coder.pid' } });
     const origin = client(new EventBus());
@@ -204,6 +257,16 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
   });
 });
 
+/** True while the process runs (a zombie, killed but not yet reaped by init, does not count). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -216,4 +279,3 @@ function isAlive(pid: number): boolean {
 async function readFileSafe(path: string): Promise<string> {
   return existsSync(path) ? readFileSync(path, 'utf8') : '';
 }
-void sleep;

@@ -14,6 +14,7 @@ import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import type { QueueClient, SubmitOptions } from './queue-client';
 import type { QueueJobHandler } from './queue-job';
+import { checkInsideRoots } from './queue-workspace-roots';
 
 const QUEUE_HOST_STRATEGY = defineAgentStrategy({ type: 'queue-host', systemPrompt: 'Stands in for the parent agent on the origin; never runs.' });
 
@@ -130,12 +131,24 @@ export interface SubAgentEnvironment {
  */
 export function createSubAgentJobHandler(options: {
   createOrchestrator(environment: SubAgentEnvironment): AgentOrchestrator | Promise<AgentOrchestrator>;
+  /**
+   * The folders a job's `workspaceRoot` may be in (symlinks resolved): the
+   * job names a folder on this worker, whose agents work there with the
+   * worker's keys. Set it whenever others submit jobs; a job outside fails
+   * without retry. Default: any folder.
+   */
+  allowedRoots?: readonly string[];
 }): QueueJobHandler<SubAgentJob, SubAgentJobResult> {
   if (typeof options?.createOrchestrator !== 'function') throw new InvalidArgumentError('createOrchestrator', 'expected a function that builds an AgentOrchestrator');
+  const allowedRoots = options.allowedRoots;
+  if (allowedRoots !== undefined && (!Array.isArray(allowedRoots) || allowedRoots.some((root) => typeof root !== 'string' || root === ''))) {
+    throw new InvalidArgumentError('allowedRoots', 'expected an array of folder paths');
+  }
   return {
     kind: 'sub-agent',
     parse: (payload) => subAgentJobSchema.parse(payload),
-    async run(job, context) {
+    async run(requested, context) {
+      const job = requested.workspaceRoot !== undefined && allowedRoots !== undefined ? { ...requested, workspaceRoot: await checkInsideRoots(requested.workspaceRoot, allowedRoots, 'workspaceRoot') } : requested;
       const orchestrator = await options.createOrchestrator({ eventBus: context.eventBus, jobId: context.jobId, job });
       try {
         const strategy = job.strategy === undefined ? DEFAULT_SUB_AGENT_STRATEGY : orchestrator.getStrategy(job.strategy);

@@ -121,6 +121,9 @@ export const WORKER_OPTIONS: readonly CliOptionSpec[] = [
   AUTO_ALLOW,
   { name: 'test-command', type: 'string', value: 'COMMAND', description: 'The tests reviewer\'s command. Default: "node --test".' },
   { name: 'work-dir', type: 'string', value: 'DIR', description: 'Where git workspaces are cloned. Default: a troupe-worker folder in the temp folder.' },
+  { name: 'allow-root', type: 'string', value: 'DIR', repeatable: true, description: 'A folder jobs may work in (their --workspace, or a local --git repository); repeat it for more. Jobs naming any other folder fail. Default: the --work-dir only.' },
+  { name: 'allow-local-git', type: 'boolean', description: 'Accept local repositories (file:// or a path, inside an --allow-root) as a job\'s --git. Default: only https:// and ssh:// (user@host:path).' },
+  { name: 'clone-timeout', type: 'string', value: 'SECONDS', description: 'Time limit of a job\'s git clone; git is then killed and the attempt fails. Default: 600.' },
   HELP,
 ];
 
@@ -245,6 +248,8 @@ export function helpText(command: string): string {
         'whoever submitted it. Agents and API keys are this machine\'s (its env and agent registry): jobs carry',
         'none. A worker that dies mid-job leaves the job to another, which resumes it from its last checkpoint.',
         'Ctrl-C (or SIGTERM) finishes the jobs in progress; twice cancels them (they are retried elsewhere).',
+        'Jobs work only inside the --allow-root folders (default: the --work-dir) and clone only https:// and',
+        'ssh:// repositories (local ones with --allow-local-git); any other job fails at once.',
         '',
         'Options:',
         formatOptions(WORKER_OPTIONS),
@@ -252,6 +257,7 @@ export function helpText(command: string): string {
         'Examples:',
         '  redis-server --appendonly yes --port 6379 &',
         '  troupe worker --redis redis://127.0.0.1:6379 --concurrency 2',
+        '  troupe worker --redis redis://127.0.0.1:6379 --allow-root /shared/projects',
         '',
         ...exitCodesText(),
       ].join('\n');

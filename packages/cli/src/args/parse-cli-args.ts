@@ -13,7 +13,12 @@ export interface CliOptionSpec {
   value?: string;
   /** Shown in `--help`. */
   description: string;
+  /** A `string` option that may be given more than once; read its values with {@link repeatedOption}. */
+  repeatable?: boolean;
 }
+
+/** Joins the values of a repeatable option in `options` (a newline: no folder name or URL a user types holds one). */
+const REPEAT_SEPARATOR = '\n';
 
 /** What {@link parseCliArgs} read. */
 export interface ParsedCliArgs {
@@ -70,10 +75,16 @@ export function parseCliArgs(argv: readonly string[], specs: readonly CliOptionS
       }
       i++;
     }
-    if (options[spec.name] !== undefined) throw new CliUsageError(`${m.givenTwice(spec.name)}; ${hint}`, { command });
-    options[spec.name] = value;
+    const earlier = options[spec.name];
+    if (earlier !== undefined && !spec.repeatable) throw new CliUsageError(`${m.givenTwice(spec.name)}; ${hint}`, { command });
+    options[spec.name] = typeof earlier === 'string' ? `${earlier}${REPEAT_SEPARATOR}${value}` : value;
   }
   return { options, positionals };
+}
+
+/** The values of a repeatable option (see {@link CliOptionSpec.repeatable}), in the order given; `[]` when absent. */
+export function repeatedOption(value: string | boolean | undefined): string[] {
+  return typeof value === 'string' ? value.split(REPEAT_SEPARATOR) : [];
 }
 
 function commandLabel(command: string): string {

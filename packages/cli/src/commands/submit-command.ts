@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { EventBus } from '@troupe/core';
 import type { LooperCommand } from '@troupe/looper';
-import { createQueueClient, LOOPER_QUEUE, looperJobStateStore, QueueJobError, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
+import { createQueueClient, gitUrlKind, LOOPER_QUEUE, looperJobStateStore, QueueJobError, redactUrl, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
 import { SUBMIT_OPTIONS, helpText } from '../args/cli-commands';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
@@ -15,6 +15,14 @@ export function looperJobSpecFromOptions(options: Options, task: string, io: Cli
   const m = catalogueOf(io).cli;
   const git = typeof options.git === 'string' ? options.git : undefined;
   if (git !== undefined && typeof options.workspace === 'string') throw new CliUsageError(m.queue.workspaceOrGit, { command });
+  // Workers refuse any other transport: say so now rather than after the job is queued (whether local URLs are allowed is the worker's call).
+  if (git !== undefined) {
+    try {
+      gitUrlKind(git, true);
+    } catch {
+      throw new CliUsageError(m.queue.gitUrlRefused(redactUrl(git)), { command });
+    }
+  }
   const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command, m);
   const stepTimeout = positiveIntegerOption(options['step-timeout'], 'step-timeout', command, m);
   const judge = typeof options.judge === 'string' ? options.judge : typeof options.model === 'string' ? options.model : undefined;

@@ -1,3 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Looper } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';
 import { executorFromAgentMember } from '@troupe/pipeline';
@@ -12,7 +15,7 @@ import {
   type QueueJobHandler,
 } from '@troupe/queue-bullmq';
 import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
-import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { parseCliArgs, positiveIntegerOption, repeatedOption } from '../args/parse-cli-args';
 import { queuesOption, redisOption } from '../args/queue-options';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -74,12 +77,13 @@ function pipelineHandler(options: Record<string, string | boolean | undefined>, 
 }
 
 /** Orchestrator sub-agents (queues named `…-agents`): each runs on this worker's model (`--model`, or the first API key set). */
-async function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo): Promise<QueueJobHandler<any, any>> {
+async function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo, allowedRoots: readonly string[]): Promise<QueueJobHandler<any, any>> {
   const m = catalogueOf(io).cli;
   const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
   if (!choice) throw new CliUsageError(m.queue.subAgentsNeedModel, { command: 'worker' });
   const model = await createChatModel(choice);
   return createSubAgentJobHandler({
+    allowedRoots,
     createOrchestrator: ({ eventBus, job }) => new AgentOrchestrator({ model, bus: eventBus, ...(job.workspaceRoot !== undefined ? { workspaceRoot: job.workspaceRoot } : {}) }),
   });
 }
@@ -88,7 +92,9 @@ async function subAgentHandler(options: Record<string, string | boolean | undefi
  * `troupe worker --redis URL [--concurrency N] [--queues A,B]`: takes Looper
  * jobs from the queues and runs them here until interrupted (Ctrl-C or
  * SIGTERM: finishes the jobs in progress; a second one cancels them, and
- * they are retried elsewhere from their checkpoints).
+ * they are retried elsewhere from their checkpoints). Jobs name folders on
+ * this machine, so they may only use the `--allow-root` folders (default:
+ * the work dir) and clone only https/ssh repositories.
  */
 export async function runWorkerCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const m = catalogueOf(io).cli;
@@ -108,14 +114,21 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   );
   const testCommand = typeof options['test-command'] === 'string' ? options['test-command'].split(/\s+/).filter(Boolean) : ['node', '--test'];
   const setup = { registry, autoAllow: options['auto-allow'] === true, testCommand, io };
+  const workRoot = resolve(io.cwd, typeof options['work-dir'] === 'string' ? options['work-dir'] : join(tmpdir(), 'troupe-worker'));
+  const allowedRoots = repeatedOption(options['allow-root']).map((dir) => resolve(io.cwd, dir));
+  for (const dir of allowedRoots) if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliUsageError(m.queue.allowRootNotFolder(dir), { command: 'worker' });
+  const cloneTimeout = positiveIntegerOption(options['clone-timeout'], 'clone-timeout', 'worker', m);
   const looperHandler = createLooperJobHandler({
     createLooper: (environment) => workerLooper(environment, setup),
-    ...(typeof options['work-dir'] === 'string' ? { workRoot: options['work-dir'] } : {}),
+    workRoot,
+    ...(allowedRoots.length > 0 ? { allowedRoots } : {}),
+    allowLocalGitUrls: options['allow-local-git'] === true,
+    ...(cloneTimeout !== undefined ? { cloneTimeoutMs: cloneTimeout * 1000 } : {}),
   });
   const handlers: Record<string, QueueJobHandler<any, any>> = {};
   for (const queue of queues) {
     if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
-    else if (queue.endsWith('-agents')) handlers[queue] = await subAgentHandler(options, io);
+    else if (queue.endsWith('-agents')) handlers[queue] = await subAgentHandler(options, io, allowedRoots.length > 0 ? allowedRoots : [workRoot]);
     else handlers[queue] = looperHandler;
   }
   const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });

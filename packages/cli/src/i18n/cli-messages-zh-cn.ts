@@ -124,6 +124,8 @@ export const simplifiedChineseCliMessages: CliMessages = {
     queuesWithoutQueue: '--queues 需要与 --queue REDIS_URL 一起使用：要显示其队列的 Redis',
     subAgentsNeedModel: '子智能体队列需要这个 worker 上有模型: 请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 GEMINI_API_KEY，或传入 --model',
     workspaceOrGit: '--workspace DIR 和 --git URL 只能给一个，不能同时给出',
+    allowRootNotFolder: (dir) => `--allow-root ${dir} 不是文件夹`,
+    gitUrlRefused: (maskedUrl) => `--git "${maskedUrl}"：worker 只克隆 https:// 和 ssh://（user@host:path）URL，或它允许的本地仓库`,
     taskRequired: '必须用 -p TASK 给出 Looper 运行的任务',
     commandRequired: '使用 --queue 时，请用 -p 给出命令（start，或带 --job ID 的 status/stop/add_pending）',
     jobRequired: (command) => `使用 --queue 时，${command} 需要 --job ID（\`troupe submit\` 打印的 id）`,

@@ -1,4 +1,7 @@
 // A worker process for the tests and the bench: `node --import tsx --conditions=@troupe/source looper-worker.ts REDIS_URL [CONCURRENCY]`.
+// Jobs may work anywhere in the temp folder (or TROUPE_TEST_ALLOWED_ROOTS, separated like PATH).
+import { tmpdir } from 'node:os';
+import { delimiter } from 'node:path';
 import { createLooperJobHandler, createPipelineTaskJobHandler, createQueueWorker, createSubAgentJobHandler, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '../index';
 import { createFixtureLooper, createFixtureOrchestrator, fixturePipelineExecutor } from './looper-factory';
 
@@ -9,7 +12,7 @@ const worker = createQueueWorker({
   lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 5000),
   stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1500),
   handlers: {
-    [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper }),
+    [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper, allowedRoots: (process.env.TROUPE_TEST_ALLOWED_ROOTS ?? tmpdir()).split(delimiter) }),
     [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
     [SUB_AGENT_QUEUE]: createSubAgentJobHandler({ createOrchestrator: createFixtureOrchestrator }),
   },
