@@ -175,7 +175,8 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
   }) as DashboardHandler;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://dashboard.invalid');
+    const url = URL.parse(request.url ?? '/', 'http://dashboard.invalid');
+    if (!url) return send(response, 400, { error: 'the request path is not a valid URL path' });
     if (!url.pathname.startsWith(basePath)) return send(response, 404, { error: `not found: ${url.pathname}` });
     const path = url.pathname.slice(basePath.length) || '/';
     const refused = checkLocalHttpRequest(request, { port: request.socket.localPort ?? 0, allowedHosts });
