@@ -181,6 +181,11 @@ describe('createDashboardHandler', () => {
     expect((await post({ origin: root, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
     expect(commands).toHaveLength(2);
     expect(() => createDashboardHandler(new EventBus(), undefined, { allowedHosts: ['http://dash.example.com'] })).toThrow(/allowedHosts\[0\]/);
+
+    // Served on another address, the page is accepted under the address it prints.
+    const elsewhere = await serve({ bus: new EventBus(), host: '127.0.0.2' });
+    expect(elsewhere.url).toMatch(/^http:\/\/127\.0\.0\.2:/);
+    expect((await call(elsewhere.url)).status).toBe(200);
   });
 
   it('disconnects a page that stops reading once its buffer passes the cap, while a reading page gets every input', { timeout: 60_000 }, async () => {

@@ -10,7 +10,12 @@ export interface ServeDashboardOptions extends Omit<DashboardHandlerOptions, 'ba
   store?: Store;
   /** Port to listen on. Default 0: a random free port. */
   port?: number;
-  /** Interface to listen on. Default `127.0.0.1` (this machine only). */
+  /**
+   * Interface to listen on. Default `127.0.0.1` (this machine only). The
+   * page is accepted under this name too (with any port); other names it is
+   * opened under (the machine's name or address when `host` is `0.0.0.0`)
+   * go in `allowedHosts`.
+   */
   host?: string;
 }
 
@@ -39,7 +44,8 @@ export interface ServedDashboard {
  */
 export async function serveDashboard(options: ServeDashboardOptions): Promise<ServedDashboard> {
   const { bus, store, port = 0, host = '127.0.0.1', ...handlerOptions } = options;
-  const handler = createDashboardHandler(bus, store, handlerOptions);
+  const listenName = host.includes(':') ? `[${host}]` : host;
+  const handler = createDashboardHandler(bus, store, { ...handlerOptions, allowedHosts: [...(handlerOptions.allowedHosts ?? []), listenName] });
   const server: Server = createServer(handler);
   try {
     await new Promise<void>((resolve, reject) => {
