@@ -13,6 +13,11 @@ describe('checkLocalHttpRequest', () => {
     expect(checkLocalHttpRequest(request('GET', {}), { port })).toMatch(/no Host header/);
     expect(checkLocalHttpRequest(request('GET', { host: 'localhost' }), { port: 80 })).toBeUndefined();
     expect(checkLocalHttpRequest(request('GET', { host: `${'x'.repeat(5000)}:1` }), { port })!.length).toBeLessThan(300);
+    // The address the request arrived on, with the port: a server on another address answers to its own URL.
+    expect(checkLocalHttpRequest(request('GET', { host: '192.168.1.10:4123' }), { port, localAddress: '192.168.1.10' })).toBeUndefined();
+    expect(checkLocalHttpRequest(request('GET', { host: '[fe80::1]:4123' }), { port, localAddress: 'fe80::1' })).toBeUndefined();
+    expect(checkLocalHttpRequest(request('GET', { host: '192.168.1.10:4124' }), { port, localAddress: '192.168.1.10' })).toMatch(/forbidden Host/);
+    expect(checkLocalHttpRequest(request('GET', { host: '127.0.0.1:4123' }), { port, localAddress: '::ffff:127.0.0.1' })).toBeUndefined();
   });
 
   it('accepts the hosts the user allows: name:port exactly, a bare name on any port', () => {

@@ -16,6 +16,12 @@ export interface LocalHttpGuardOptions {
   /** The port the server listens on: the loopback names are accepted with this port only (and bare on port 80). */
   port: number;
   /**
+   * The address the request arrived on (`request.socket.localAddress`): accepted as a `Host` with `port`, so a
+   * server listening on another address answers to the URL that names it. An IP literal cannot come from DNS
+   * rebinding.
+   */
+  localAddress?: string | undefined;
+  /**
    * More `Host` values to accept, for a server reached through a proxy, an SSH tunnel or a name of its own:
    * `name:port` matches exactly, a bare `name` matches any port. Compared case-insensitively. Validate
    * them once with {@link normalizeAllowedHosts}.
@@ -93,7 +99,10 @@ function originAllowed(origin: string, options: LocalHttpGuardOptions): boolean 
 }
 
 function allowedNames(options: LocalHttpGuardOptions): string[] {
-  return [...LOOPBACK_HOST_NAMES.map((name) => `${name}:${options.port}`), ...(options.allowedHosts ?? [])];
+  const names = [...LOOPBACK_HOST_NAMES];
+  const local = options.localAddress?.toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
+  if (local && !names.includes(local) && local !== '::1') names.push(local.includes(':') ? `[${local}]` : local);
+  return [...names.map((name) => `${name}:${options.port}`), ...(options.allowedHosts ?? [])];
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -171,7 +171,7 @@ describe('createDashboardHandler', () => {
     for (const host of [`localhost:${dashboard.port}`, `[::1]:${dashboard.port}`, 'dash.example.com']) expect((await call(`${root}/`, { headers: { ...auth, host } })).status, host).toBe(200);
 
     const post = (headers: Record<string, string>) => call(`${root}/api/looper`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify({ type: 'add_pending', task: 'from a page' }) });
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: `http://localhost:${dashboard.port + 1}` }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: `http://localhost:${dashboard.port + 1}` }, { origin: `http://127.0.0.1:${dashboard.port + 1}` }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
       const refused = await post(headers);
       expect(refused.status, JSON.stringify(headers)).toBe(403);
       expect(JSON.parse(refused.body).error).toMatch(/^forbidden/);

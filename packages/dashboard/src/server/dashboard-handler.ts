@@ -38,8 +38,9 @@ export interface DashboardHandlerOptions {
   /** Path the handler is mounted at in your server (`/dashboard`). Default: the root. */
   basePath?: string;
   /**
-   * `Host` values accepted besides `127.0.0.1`, `localhost` and `[::1]` with
-   * the server's own port: `name:port` exactly, or a bare `name` on any port.
+   * `Host` values accepted besides `127.0.0.1`, `localhost`, `[::1]` and the
+   * address the request arrived on, with the server's own port: `name:port`
+   * exactly, or a bare `name` on any port.
    * Needed when the page is reached through a proxy, an SSH tunnel to
    * another port, or a name of its own; any other `Host` gets 403 (DNS
    * rebinding). Default: none.
@@ -179,7 +180,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
     if (!url) return send(response, 400, { error: 'the request path is not a valid URL path' });
     if (!url.pathname.startsWith(basePath)) return send(response, 404, { error: `not found: ${url.pathname}` });
     const path = url.pathname.slice(basePath.length) || '/';
-    const refused = checkLocalHttpRequest(request, { port: request.socket.localPort ?? 0, allowedHosts });
+    const refused = checkLocalHttpRequest(request, { port: request.socket.localPort ?? 0, localAddress: request.socket.localAddress, allowedHosts });
     if (refused) return send(response, 403, { error: refused });
     if (!authorized(request, url, token)) return send(response, 401, { error: 'missing or wrong access token: open the URL the dashboard printed (it ends with ?token=…)' });
     if (closed) return send(response, 503, { error: 'the dashboard was closed' });

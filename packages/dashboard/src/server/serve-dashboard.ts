@@ -12,9 +12,8 @@ export interface ServeDashboardOptions extends Omit<DashboardHandlerOptions, 'ba
   port?: number;
   /**
    * Interface to listen on. Default `127.0.0.1` (this machine only). The
-   * page is accepted under this name too (with any port); other names it is
-   * opened under (the machine's name or address when `host` is `0.0.0.0`)
-   * go in `allowedHosts`.
+   * page is accepted under the address a request arrives on (the one `url`
+   * names); names (the machine's name, a proxy's) go in `allowedHosts`.
    */
   host?: string;
 }
@@ -44,8 +43,7 @@ export interface ServedDashboard {
  */
 export async function serveDashboard(options: ServeDashboardOptions): Promise<ServedDashboard> {
   const { bus, store, port = 0, host = '127.0.0.1', ...handlerOptions } = options;
-  const listenName = host.includes(':') ? `[${host}]` : host;
-  const handler = createDashboardHandler(bus, store, { ...handlerOptions, allowedHosts: [...(handlerOptions.allowedHosts ?? []), listenName] });
+  const handler = createDashboardHandler(bus, store, handlerOptions);
   const server: Server = createServer(handler);
   try {
     await new Promise<void>((resolve, reject) => {
