@@ -88,8 +88,8 @@ const HEARTBEAT_MS = 15_000;
  * Routes (under `basePath`): `GET /` the page, `GET /events` the
  * Server-Sent Events stream (a `snapshot`, then each `input`), `POST
  * /api/looper` a command. Every request needs the token; without it: 401.
- * A `Host` other than the loopback names with the server's port (or
- * `options.allowedHosts`) gets 403, and so does a POST from another page
+ * A `Host` other than the loopback names or the server's own address with
+ * its port (or `options.allowedHosts`) gets 403, and so does a POST from another page
  * (a foreign `Origin`, or `Sec-Fetch-Site: cross-site`). A page that reads
  * too slowly is disconnected (see `maxPageBufferBytes`).
  *
