@@ -40,7 +40,7 @@ describe('troupe --help', () => {
     [['doctor', '--help'], /Usage: troupe doctor \[--json\]/],
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
-    [['dashboard', '--help'], /Usage: troupe dashboard \[--workspace DIR\] \[--port N\][\s\S]*401/],
+    [['dashboard', '--help'], /Usage: troupe dashboard \[--workspace DIR\] \[--port N\] \[--allowed-host A,B\][\s\S]*401[\s\S]*--allowed-host A,B/],
     [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, dashboard, doctor, worker, submit, migrate-registry, usage, help[\s\S]*-h, --help/],
     [['help', '-h'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'help'], /^Usage: troupe help \[COMMAND\]/],
@@ -63,6 +63,11 @@ describe('bad input: one clear line, exit code 2', () => {
     await expectUsageError(['help', 'nope'], 'unknown command "nope"');
     await expectUsageError(['help', 'looper', 'team'], 'unexpected argument "team"; run "troupe help --help" for usage');
     await expectUsageError(['help', '--verbose'], 'unknown option --verbose for "troupe help"');
+  });
+
+  it('a bad --allowed-host for troupe dashboard', async () => {
+    await expectUsageError(['dashboard', '--allowed-host', 'localhost:8080,http://evil.example'], '--allowed-host expects host names or name:port separated by commas (like localhost:8080,dash.example.com), got "localhost:8080,http://evil.example"');
+    await expectUsageError(['dashboard', '--allowed-host', ''], /--allowed-host expects host names/);
   });
 
   it('an unknown option, with a suggestion', async () => {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AbortError, InvalidArgumentError, type AnyTool, type McpHttpServerConfig } from '@troupe/core';
+import { checkLocalHttpRequest } from '@troupe/core/util';
 import { createMcpServerForTools, type McpToolsServerOptions } from './mcp-server-for-tools';
 
 /** Options of {@link startMcpToolServer}. */
@@ -72,7 +73,7 @@ export async function startMcpToolServer(options: StartMcpToolServerOptions): Pr
   const lifetime = new AbortController();
   let calls = new AbortController();
   const callSignal = () => AbortSignal.any([lifetime.signal, calls.signal]);
-  let allowedHosts: string[] = [];
+  let actualPort = 0;
 
   const newSession = async (): Promise<StreamableHTTPServerTransport> => {
     const server = createMcpServerForTools(options.tools, { ...options, signal: callSignal });
@@ -95,10 +96,8 @@ export async function startMcpToolServer(options: StartMcpToolServerOptions): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     // DNS rebinding: a web page may reach 127.0.0.1, but not with our Host (or with a foreign Origin).
-    const origin = req.headers.origin;
-    if (!allowedHosts.includes(String(req.headers.host)) || (origin !== undefined && !allowedHosts.some((host) => origin === `http://${host}`))) {
-      return sendError(res, 403, -32000, 'forbidden host or origin');
-    }
+    const refused = checkLocalHttpRequest(req, { port: actualPort, originCheck: 'all' });
+    if (refused) return sendError(res, 403, -32000, refused);
     if (url.pathname !== path) return sendError(res, 404, -32601, `no MCP endpoint at ${url.pathname}; use ${path}`);
     const presented = Buffer.from(String(req.headers.authorization ?? ''));
     if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
@@ -128,8 +127,7 @@ export async function startMcpToolServer(options: StartMcpToolServerOptions): Pr
       resolve();
     });
   });
-  const actualPort = (http.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${actualPort}`, `localhost:${actualPort}`];
+  actualPort = (http.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${actualPort}${path}`;
 
   let closing: Promise<void> | undefined;

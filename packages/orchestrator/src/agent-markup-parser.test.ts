@@ -1,3 +1,4 @@
+import { seededRandom } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { AgentMarkupParser, type AgentMarkupEvent, type AgentMarkupSection } from './index';
 
@@ -131,17 +132,8 @@ describe('AgentMarkupParser', () => {
 
 // ---------------------------------------------------------------- property test
 
-/** mulberry32: a small seeded PRNG, so every failure is reproducible from its seed. */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG, so every failure is reproducible from its seed. */
+const rng = (seed: number): (() => number) => seededRandom(seed).next;
 
 const END_MARKER = '[[END]]';
 const TOKENS = ['<thinking>', '</thinking>', '<response>', '</response>', '<tool_call>', '</tool_call>', END_MARKER];

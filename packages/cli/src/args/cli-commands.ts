@@ -148,6 +148,7 @@ export const SUBMIT_OPTIONS: readonly CliOptionSpec[] = [
 export const DASHBOARD_OPTIONS: readonly CliOptionSpec[] = [
   { name: 'workspace', short: 'w', type: 'string', value: 'DIR', description: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.' },
   { name: 'port', type: 'string', value: 'N', description: 'Port on 127.0.0.1. Default: a random free port.' },
+  { name: 'allowed-host', type: 'string', value: 'A,B', description: 'Host names the page may also be opened under (name or name:port), e.g. an SSH tunnel\'s localhost:8080 or a proxy\'s name. Default: 127.0.0.1, localhost and [::1] on the dashboard\'s port; any other Host gets 403.' },
   { name: 'queue', type: 'string', value: 'REDIS_URL', description: 'Also show the jobs of the BullMQ queues on this Redis (waiting, active, done, failed), see `troupe worker`.' },
   { name: 'queues', type: 'string', value: 'A,B', description: 'With --queue: the queues to show. Default: troupe-looper, troupe-pipeline, troupe-agents.' },
   HELP,
@@ -312,10 +313,10 @@ export function helpText(command: string): string {
       ].join('\n');
     case 'dashboard':
       return [
-        'Usage: troupe dashboard [--workspace DIR] [--port N]',
+        'Usage: troupe dashboard [--workspace DIR] [--port N] [--allowed-host A,B]',
         '',
         'Serves a live web dashboard of the workspace on 127.0.0.1 and prints its address, with a random access token',
-        '(requests without it get 401): the Looper\'s state, iterations timeline, [AUTO] stream and pending tasks with',
+        '(requests without it get 401; a foreign Host or a POST from another site gets 403): the Looper\'s state, iterations timeline, [AUTO] stream and pending tasks with',
         'add_pending and stop buttons, an orchestrator\'s agent tree, team conversations, pipeline batches as a Gantt chart,',
         'and tokens and cost per agent. It attaches to the troupe process running the workspace (through its control',
         'socket) and shows the saved session while none runs. Ctrl-C stops it.',

@@ -1,4 +1,5 @@
 import { EventBus, type Message } from '@troupe/core';
+import { normalizeAllowedHosts } from '@troupe/core/util';
 import { serveDashboard, type DashboardInput, type DashboardLooperControl } from '@troupe/dashboard';
 import { createQueueClient, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '@troupe/queue-bullmq';
 import { DASHBOARD_OPTIONS, helpText } from '../args/cli-commands';
@@ -36,6 +37,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'dashboard' });
   const port = typeof options.port === 'string' ? parsePort(options.port, m) : 0;
+  const allowedHosts = typeof options['allowed-host'] === 'string' ? parseAllowedHosts(options['allowed-host'], m) : [];
   const watched = queuesToWatch(options, m);
   const workspace = await openWorkspace(typeof options.workspace === 'string' ? options.workspace : '.', { cwd: io.cwd, env: io.env, ...(io.locale ? { locale: io.locale } : {}) });
   const bus = new EventBus({ source: 'dashboard' });
@@ -56,6 +58,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
     usageNamespace: ['sessions', workspace.session.id, 'usage'],
     source: { label: m.dashboard.source(workspace.root), attached: false, detail: m.dashboard.detached },
     port,
+    allowedHosts,
     signal: controller.signal,
   });
   const setSource = (attached: boolean, detail: string) =>
@@ -144,6 +147,16 @@ function watchQueues(url: string, queues: readonly string[], push: (input: Dashb
     await polling;
     await client.close();
   };
+}
+
+/** `--allowed-host A,B`: the Host names the page may be opened under besides the loopback names. */
+function parseAllowedHosts(value: string, m: CliMessages): string[] {
+  const entries = value.split(',').map((entry) => entry.trim());
+  try {
+    return normalizeAllowedHosts(entries);
+  } catch (error) {
+    throw new CliUsageError(m.dashboard.allowedHost(value), { command: 'dashboard', cause: error });
+  }
 }
 
 function parsePort(value: string, m: CliMessages): number {

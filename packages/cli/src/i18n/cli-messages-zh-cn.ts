@@ -116,6 +116,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     noRunner: (root: string) => `没有 troupe 进程在运行此工作区；请先启动一个（troupe looper --workspace ${root} -p '{"type":"start","task":"…"}'），仪表盘会自动连接`,
     stopped: '仪表盘已停止。',
     port: (value: string) => `--port 需要一个端口号（0-65535），收到的是 "${value}"`,
+    allowedHost: (value: string) => `--allowed-host 需要以逗号分隔的主机名或 主机名:端口（例如 localhost:8080,dash.example.com），收到的是 "${value}"`,
   },
   queue: {
     redisRequired: (option) => `必须给出 --${option} URL（例如 --${option} redis://127.0.0.1:6379）`,

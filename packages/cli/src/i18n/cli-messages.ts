@@ -126,6 +126,7 @@ export const englishCliMessages = {
     noRunner: (root: string) => `no troupe process runs this workspace; start one (troupe looper --workspace ${root} -p '{"type":"start","task":"…"}') and the dashboard attaches to it`,
     stopped: 'Dashboard stopped.',
     port: (value: string) => `--port expects a port number (0-65535), got "${value}"`,
+    allowedHost: (value: string) => `--allowed-host expects host names or name:port separated by commas (like localhost:8080,dash.example.com), got "${value}"`,
   },
   /** `troupe worker`, `troupe submit` and `troupe looper --queue`: the BullMQ/Redis queue. URLs arrive with their password masked. */
   queue: {

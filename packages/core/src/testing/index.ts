@@ -7,6 +7,7 @@ export {
 export { withFakeAgentCli } from './with-fake-agent-cli';
 export { wrapAgentAdapter, type AgentAdapterOverrides } from './wrap-agent-adapter';
 export { isProcessRunning } from './process-testing';
+export { seededRandom, type SeededRandom } from './seeded-random';
 export { MockAgentAdapter, type MockAdapterCall, type MockAgentAdapterOptions } from './mock-agent-adapter';
 export {
   assertAdapterConformance,

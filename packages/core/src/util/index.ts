@@ -1,4 +1,4 @@
-// `@troupe/core/util`: secret redaction, error serialization and process-wide singletons.
+// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons and the local HTTP guard.
 export {
   createSecretRedactor,
   hostSecretRedactor,
@@ -11,3 +11,4 @@ export {
 } from './redact-secrets';
 export { serializeError } from './serialize-error';
 export { nextProcessCount, processSingleton } from './process-singleton';
+export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type LocalHttpGuardOptions, type LocalHttpRequest } from './local-http-guard';

@@ -89,10 +89,7 @@ export function PipelinePanel({ pipelines, now }: { pipelines: PipelineView[]; n
 }
 
 export function UsagePanel({ usage }: { usage: UsageView }) {
-  const total = usage.agents.reduce(
-    (sum, agent) => ({ calls: sum.calls + agent.calls, input: sum.input + agent.inputTokens, output: sum.output + agent.outputTokens, cost: sum.cost + agent.costUsd }),
-    { calls: 0, input: 0, output: 0, cost: 0 },
-  );
+  const { total, others } = usage;
   const note = usage.source === 'ledger' ? 'from the usage ledger' : usage.source === 'turns' ? 'from agent turns (no usage ledger reports)' : '';
   return html`<section data-testid="usage">
     <h2>Tokens and cost per agent ${note ? html`<span class="muted">· ${note}</span>` : ''}</h2>
@@ -105,7 +102,8 @@ export function UsagePanel({ usage }: { usage: UsageView }) {
               ${usage.agents.map(
                 (agent) => html`<tr key=${agent.agentId} data-testid="usage-row"><td>${agent.agentId}</td><td class="n">${agent.calls}</td><td class="n">${formatCount(agent.inputTokens)}</td><td class="n">${formatCount(agent.outputTokens)}</td><td class="n">${formatCount(agent.cachedInputTokens)}</td><td class="n">${formatCost(agent.costUsd)}${agent.unpriced ? html`<span class="muted" title="calls without a known cost"> +${agent.unpriced}?</span>` : ''}</td><td>${agent.models.join(', ')}</td></tr>`,
               )}
-              <tr><th>total</th><th class="n">${total.calls}</th><th class="n">${formatCount(total.input)}</th><th class="n">${formatCount(total.output)}</th><th></th><th class="n">${formatCost(total.cost)}</th><th></th></tr>
+              ${others.agents > 0 ? html`<tr data-testid="usage-others"><td class="muted">${others.agents} older agents</td><td class="n">${others.calls}</td><td class="n">${formatCount(others.inputTokens)}</td><td class="n">${formatCount(others.outputTokens)}</td><td class="n">${formatCount(others.cachedInputTokens)}</td><td class="n">${formatCost(others.costUsd)}</td><td></td></tr>` : ''}
+              <tr><th>total</th><th class="n">${total.calls}</th><th class="n">${formatCount(total.inputTokens)}</th><th class="n">${formatCount(total.outputTokens)}</th><th></th><th class="n">${formatCost(total.costUsd)}</th><th></th></tr>
             </tbody>
           </table>`
     }

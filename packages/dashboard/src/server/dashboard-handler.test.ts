@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { EventBus, MemoryStore } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, gatedLooper, openStream } from '../dashboard-test-kit';
@@ -154,5 +155,80 @@ describe('createDashboardHandler', () => {
     expect(stream.inputs.map((input) => input.type)).toEqual(['agent:part', 'agent:turn-completed']);
     expect(dashboard.handler.state().usage).toMatchObject({ source: 'turns', agents: [{ agentId: 'coder', calls: 1, inputTokens: 10, outputTokens: 5, costUsd: 0.01 }] });
     stream.close();
+  });
+
+  it('refuses a foreign Host and a POST from another page with 403, and still takes the token from curl', async () => {
+    const commands: string[] = [];
+    const looper = { command: (input: string) => (commands.push(input), { ok: true, text: 'queued' }) };
+    const dashboard = await serve({ bus: new EventBus(), looper, allowedHosts: ['dash.example.com'] });
+    const root = `http://127.0.0.1:${dashboard.port}`;
+    const auth = { authorization: `Bearer ${dashboard.token}` };
+    for (const host of ['evil.example', `evil.example:${dashboard.port}`, `localhost:${dashboard.port + 1}`]) {
+      const refused = await call(`${root}/`, { headers: { ...auth, host } });
+      expect(refused.status, host).toBe(403);
+      expect(JSON.parse(refused.body).error).toMatch(/^forbidden Host .*allowedHosts/);
+    }
+    for (const host of [`localhost:${dashboard.port}`, `[::1]:${dashboard.port}`, 'dash.example.com']) expect((await call(`${root}/`, { headers: { ...auth, host } })).status, host).toBe(200);
+
+    const post = (headers: Record<string, string>) => call(`${root}/api/looper`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify({ type: 'add_pending', task: 'from a page' }) });
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: `http://localhost:${dashboard.port + 1}` }, { origin: `http://127.0.0.1:${dashboard.port + 1}` }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+      const refused = await post(headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(403);
+      expect(JSON.parse(refused.body).error).toMatch(/^forbidden/);
+    }
+    expect(commands).toEqual([]);
+    expect((await post({})).status).toBe(200);
+    expect((await post({ origin: root, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect(commands).toHaveLength(2);
+    expect(() => createDashboardHandler(new EventBus(), undefined, { allowedHosts: ['http://dash.example.com'] })).toThrow(/allowedHosts\[0\]/);
+
+    // Served on another address, the page is accepted under the address it prints.
+    const elsewhere = await serve({ bus: new EventBus(), host: '127.0.0.2' });
+    expect(elsewhere.url).toMatch(/^http:\/\/127\.0\.0\.2:/);
+    expect((await call(elsewhere.url)).status).toBe(200);
+  });
+
+  it('disconnects a page that stops reading once its buffer passes the cap, while a reading page gets every input', { timeout: 60_000 }, async () => {
+    const dashboard = await serve({ bus: new EventBus(), maxPageBufferBytes: 1024 * 1024 });
+    const events = dashboard.url.replace('/?', '/events?');
+    const reader = openStream(events);
+    await reader.snapshot;
+    // A client that sends its request, reads the first bytes (so the server holds its stream) and never reads again.
+    const slow = connect(dashboard.port, '127.0.0.1');
+    slow.write(`GET /events?token=${dashboard.token} HTTP/1.1\r\nHost: 127.0.0.1:${dashboard.port}\r\n\r\n`);
+    let received = 0;
+    await new Promise<void>((resolve) =>
+      slow.once('data', (chunk: Buffer) => {
+        received += chunk.length;
+        slow.pause();
+        resolve();
+      }),
+    );
+
+    const blob = 'x'.repeat(256 * 1024);
+    const frames = 160; // 40 MiB in all
+    for (let index = 0; index < frames; index++) {
+      dashboard.handler.push({ type: 'dashboard:noise', timestamp: Date.now(), payload: { index, blob } });
+      // The reading page keeps up: each frame reaches it before the next is sent.
+      await reader.next((input) => (input.payload as { index: number }).index === index);
+    }
+
+    // Now read what the server had for the slow client: a bounded amount, then the end of the stream.
+    const burst = frames * blob.length;
+    const outcome = await new Promise<string>((resolve) => {
+      slow.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= burst) resolve('the slow client got the whole burst: the server buffered it all');
+      });
+      slow.on('close', () => resolve('disconnected'));
+      slow.resume();
+    });
+    expect(outcome).toBe('disconnected');
+    expect(received).toBeLessThan(burst / 2);
+    reader.close();
+  });
+
+  it('checks maxPageBufferBytes', () => {
+    for (const value of [0, -1, 1.5, Number.NaN]) expect(() => createDashboardHandler(new EventBus(), undefined, { maxPageBufferBytes: value }), String(value)).toThrow(/maxPageBufferBytes/);
   });
 });

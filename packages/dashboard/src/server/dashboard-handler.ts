@@ -1,10 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError, type AnyTroupeEvent, type EventBus, type Store } from '@troupe/core';
+import { checkLocalHttpRequest, normalizeAllowedHosts } from '@troupe/core/util';
 import { applyDashboardInput, isDashboardInput } from '../state/dashboard-reducer';
 import { createDashboardState, type DashboardInput, type DashboardLimits, type DashboardSourceView, type DashboardState } from '../state/dashboard-state';
 import { dashboardClientScript } from './dashboard-client-bundle';
 import { dashboardPageHtml } from './dashboard-page';
+import { createDashboardPageStreams } from './dashboard-page-streams';
 import { readStoredDashboardInputs } from './dashboard-stored-state';
 
 /** Sends a Looper command (`{"type":"add_pending","task":"…"}` or `{"type":"stop"}`, as JSON text) and resolves with its reply. */
@@ -35,6 +37,20 @@ export interface DashboardHandlerOptions {
   limits?: Partial<DashboardLimits>;
   /** Path the handler is mounted at in your server (`/dashboard`). Default: the root. */
   basePath?: string;
+  /**
+   * `Host` values accepted besides `127.0.0.1`, `localhost`, `[::1]` and the
+   * address the request arrived on, with the server's own port: `name:port`
+   * exactly, or a bare `name` on any port.
+   * Needed when the page is reached through a proxy, an SSH tunnel to
+   * another port, or a name of its own; any other `Host` gets 403 (DNS
+   * rebinding). Default: none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Bytes that may wait to be sent to one page before it is disconnected as
+   * too slow (its browser reconnects and gets a fresh snapshot). Default 8 MiB.
+   */
+  maxPageBufferBytes?: number;
   /** Aborting it ends every open page stream and stops listening to the bus (same as `close()`). */
   signal?: AbortSignal;
   /** Called when a part of the stored state cannot be read (the page opens without it). */
@@ -57,6 +73,7 @@ export interface DashboardHandler {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+const MAX_PAGE_BUFFER_BYTES = 8 * 1024 * 1024;
 const HEARTBEAT_MS = 15_000;
 
 /**
@@ -71,6 +88,10 @@ const HEARTBEAT_MS = 15_000;
  * Routes (under `basePath`): `GET /` the page, `GET /events` the
  * Server-Sent Events stream (a `snapshot`, then each `input`), `POST
  * /api/looper` a command. Every request needs the token; without it: 401.
+ * A `Host` other than the loopback names or the server's own address with
+ * its port (or `options.allowedHosts`) gets 403, and so does a POST from another page
+ * (a foreign `Origin`, or `Sec-Fetch-Site: cross-site`). A page that reads
+ * too slowly is disconnected (see `maxPageBufferBytes`).
  *
  * @example
  * ```ts
@@ -87,12 +108,17 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
   const token = options.token ?? randomBytes(32).toString('hex');
   if (typeof token !== 'string' || token.length < 16) throw new InvalidArgumentError('token', 'expected a string of at least 16 characters');
   const basePath = normalizeBasePath(options.basePath);
+  const allowedHosts = normalizeAllowedHosts(options.allowedHosts);
+  const maxPageBufferBytes = options.maxPageBufferBytes ?? MAX_PAGE_BUFFER_BYTES;
+  if (!Number.isSafeInteger(maxPageBufferBytes) || maxPageBufferBytes < 1) {
+    throw new InvalidArgumentError('maxPageBufferBytes', `expected a positive whole number of bytes, got ${String(options.maxPageBufferBytes)}`);
+  }
   const state = createDashboardState({
     ...(options.limits ? { limits: options.limits } : {}),
     source: { label: 'in process', attached: true, ...options.source, controls: options.looper !== undefined },
     ...(options.looperChannelId ? { looperChannelId: options.looperChannelId } : {}),
   });
-  const streams = new Set<ServerResponse>();
+  const streams = createDashboardPageStreams(maxPageBufferBytes);
   let closed = false;
   let loaded = false;
   const early: DashboardInput[] = [];
@@ -100,7 +126,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
   const broadcast = (input: DashboardInput) => {
     applyDashboardInput(state, input);
     const frame = `event: input\ndata: ${JSON.stringify(input)}\n\n`;
-    for (const response of streams) response.write(frame);
+    streams.broadcast(frame);
   };
   const onEvent = (event: AnyTroupeEvent) => {
     const input: DashboardInput = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
@@ -129,9 +155,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
     for (const input of early.splice(0)) broadcast(input);
   })();
 
-  const heartbeat = setInterval(() => {
-    for (const response of streams) response.write(': keep-alive\n\n');
-  }, HEARTBEAT_MS);
+  const heartbeat = setInterval(() => streams.broadcast(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
 
   const close = () => {
@@ -139,8 +163,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
     closed = true;
     unsubscribe();
     clearInterval(heartbeat);
-    for (const response of streams) response.end();
-    streams.clear();
+    streams.endAll();
   };
   options.signal?.addEventListener('abort', close, { once: true });
   if (options.signal?.aborted) close();
@@ -153,9 +176,12 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
   }) as DashboardHandler;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://dashboard.invalid');
+    const url = URL.parse(request.url ?? '/', 'http://dashboard.invalid');
+    if (!url) return send(response, 400, { error: 'the request path is not a valid URL path' });
     if (!url.pathname.startsWith(basePath)) return send(response, 404, { error: `not found: ${url.pathname}` });
     const path = url.pathname.slice(basePath.length) || '/';
+    const refused = checkLocalHttpRequest(request, { port: request.socket.localPort ?? 0, localAddress: request.socket.localAddress, allowedHosts });
+    if (refused) return send(response, 403, { error: refused });
     if (!authorized(request, url, token)) return send(response, 401, { error: 'missing or wrong access token: open the URL the dashboard printed (it ends with ?token=…)' });
     if (closed) return send(response, 503, { error: 'the dashboard was closed' });
     if (path === '/' || path === '/index.html') {
@@ -179,7 +205,6 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
       response.write(`retry: 1000\nevent: snapshot\ndata: ${JSON.stringify(state)}\n\n`);
       if (closed) return void response.end();
       streams.add(response);
-      request.on('close', () => streams.delete(response));
       return;
     }
     if (path === '/api/looper') {

@@ -10,7 +10,11 @@ export interface ServeDashboardOptions extends Omit<DashboardHandlerOptions, 'ba
   store?: Store;
   /** Port to listen on. Default 0: a random free port. */
   port?: number;
-  /** Interface to listen on. Default `127.0.0.1` (this machine only). */
+  /**
+   * Interface to listen on. Default `127.0.0.1` (this machine only). The
+   * page is accepted under the address a request arrives on (the one `url`
+   * names); names (the machine's name, a proxy's) go in `allowedHosts`.
+   */
   host?: string;
 }
 

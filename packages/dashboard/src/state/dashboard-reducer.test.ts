@@ -1,7 +1,7 @@
 import { EventBus } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { emitSampleActivity } from '../dashboard-test-kit';
-import { applyDashboardInput, createDashboardState, isDashboardInput, type DashboardInput } from '../index';
+import { applyDashboardInput, createDashboardState, DEFAULT_DASHBOARD_LIMITS, isDashboardInput, type DashboardInput } from '../index';
 
 /** The inputs a bus produces, as the server forwards them. */
 function record(run: (bus: EventBus) => void): DashboardInput[] {
@@ -78,6 +78,37 @@ describe('applyDashboardInput', () => {
     }
     expect(state.looper.iterations.map((item) => item.iteration)).toEqual([4, 5]);
     expect(state.seq).toBe(10);
+  });
+
+  it('caps the usage table at limits.usageAgents, folding the oldest rows into others, and totals every agent', () => {
+    const state = createDashboardState();
+    const agents = 20_000;
+    for (let index = 0; index < agents; index++) {
+      const unknownCost = index % 10 === 0;
+      const record = { id: `r${index}`, kind: 'agent-turn', timestamp: index, source: 'claude', model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 2, cachedInputTokens: 1, reasoningTokens: 0, costUsd: unknownCost ? 0 : 0.25, costSource: unknownCost ? 'unknown' : 'reported', agentId: `agent-${index}`, runs: {} };
+      applyDashboardInput(state, { type: 'usage:recorded', timestamp: index, payload: { record } });
+    }
+    const { usage } = state;
+    expect(usage.agents).toHaveLength(DEFAULT_DASHBOARD_LIMITS.usageAgents);
+    expect(usage.agents[0]?.agentId).toBe(`agent-${agents - DEFAULT_DASHBOARD_LIMITS.usageAgents}`);
+    expect(usage.agents.at(-1)?.agentId).toBe(`agent-${agents - 1}`);
+    expect(usage.total).toEqual({ calls: agents, inputTokens: 10 * agents, outputTokens: 2 * agents, cachedInputTokens: agents, costUsd: 0.25 * agents * 0.9, unpriced: agents / 10 });
+    expect(usage.others).toMatchObject({ agents: agents - DEFAULT_DASHBOARD_LIMITS.usageAgents, calls: agents - DEFAULT_DASHBOARD_LIMITS.usageAgents });
+    const rows = usage.agents.reduce((sum, agent) => sum + agent.inputTokens, 0);
+    expect(rows + usage.others.inputTokens).toBe(usage.total.inputTokens);
+    const snapshotBytes = JSON.stringify(state).length;
+    expect(snapshotBytes).toBeLessThan(512 * 1024);
+
+    // Agent CLI turns: turns that never complete stay bounded too.
+    const turns = createDashboardState({ limits: { usageAgents: 50 } });
+    for (let index = 0; index < agents; index++) {
+      applyDashboardInput(turns, { type: 'agent:part', timestamp: index, payload: { roleId: `role-${index}`, part: { type: 'usage', usage: { inputTokens: 5, costUsd: 0.5 } } } });
+      if (index % 2 === 0) applyDashboardInput(turns, { type: 'agent:turn-completed', timestamp: index, payload: { roleId: `role-${index}` } });
+    }
+    expect(turns.usage.agents).toHaveLength(50);
+    expect(Object.keys(turns.usage.openTurns).length).toBeLessThanOrEqual(50);
+    expect(turns.usage.total).toMatchObject({ calls: agents / 2, inputTokens: (5 * agents) / 2, costUsd: (0.5 * agents) / 2 });
+    expect(turns.usage.others).toMatchObject({ agents: agents / 2 - 50, calls: agents / 2 - 50 });
   });
 
   it('sends no text deltas to pages', () => {

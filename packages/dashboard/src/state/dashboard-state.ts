@@ -35,6 +35,12 @@ export interface DashboardLimits {
   pipelines: number;
   /** Batches per pipeline thread. Default 500. */
   batches: number;
+  /**
+   * Rows of the usage table (agents), and agents with a turn in progress.
+   * The oldest rows beyond it are folded into `usage.others`, so
+   * `usage.total` still counts every agent. Default 500.
+   */
+  usageAgents: number;
   /** Characters of a message or task kept for display. Default 4000. */
   textChars: number;
 }
@@ -49,6 +55,7 @@ export const DEFAULT_DASHBOARD_LIMITS: Readonly<DashboardLimits> = Object.freeze
   teamMessages: 300,
   pipelines: 20,
   batches: 500,
+  usageAgents: 500,
   textChars: 4000,
 });
 
@@ -220,9 +227,8 @@ export interface PipelineView {
   executionCompleted: boolean;
 }
 
-/** Tokens and cost charged to one agent. */
-export interface AgentUsageView {
-  agentId: string;
+/** Tokens and cost summed over calls. */
+export interface UsageFiguresView {
   /** Turns or model calls counted. */
   calls: number;
   inputTokens: number;
@@ -231,6 +237,11 @@ export interface AgentUsageView {
   costUsd: number;
   /** Calls whose cost is unknown (no reported cost, no price for the model). */
   unpriced: number;
+}
+
+/** Tokens and cost charged to one agent. */
+export interface AgentUsageView extends UsageFiguresView {
+  agentId: string;
   models: string[];
 }
 
@@ -242,7 +253,12 @@ export interface UsageView {
    * ledger reports), or `none` yet.
    */
   source: 'none' | 'turns' | 'ledger';
+  /** One row per agent, oldest first; at most `limits.usageAgents`. */
   agents: AgentUsageView[];
+  /** Every call counted, in the rows and out of them. */
+  total: UsageFiguresView;
+  /** The rows dropped past `limits.usageAgents` (oldest first), summed; `agents` counts the rows. */
+  others: UsageFiguresView & { agents: number };
   /** Usage of each agent's turn in progress (the last usage part; counted when the turn completes). */
   openTurns: Record<string, { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; costUsd?: number }>;
   /** Ids of ledger records counted (so a record read from the store and seen live counts once). */
@@ -308,8 +324,13 @@ export function createDashboardState(options: { limits?: Partial<DashboardLimits
     agents: [],
     conversations: [],
     pipelines: [],
-    usage: { source: 'none', agents: [], openTurns: {}, recordIds: [] },
+    usage: { source: 'none', agents: [], total: emptyUsageFigures(), others: { agents: 0, ...emptyUsageFigures() }, openTurns: {}, recordIds: [] },
     queues: {},
     limits: { ...DEFAULT_DASHBOARD_LIMITS, ...options.limits },
   };
+}
+
+/** Zero calls, zero tokens, no cost. */
+export function emptyUsageFigures(): UsageFiguresView {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, unpriced: 0 };
 }
