@@ -147,6 +147,20 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
   );
 
   it(
+    'one transient 500 on the first turn (no retries): the next turn succeeds (issue 27)',
+    async () => {
+      await startMember({ maxRetries: 0 });
+      server.enqueue('anthropic', { status: 500 });
+      const first = await manager.send('coder', 'Say hello').result;
+      expect(first.agentError?.status).toBe(500);
+      const second = await manager.send('coder', 'Say hello again').result;
+      expect(second.agentError).toBeUndefined();
+      expect(second.text).toBe(FAKE_TEXT);
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
     'slow reply: text deltas arrive while the turn is still running',
     async () => {
       server.setScenario('slow');
