@@ -147,6 +147,21 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
   );
 
   it(
+    'a write refused in ask mode: the turn completes, its result lists the denial and a warning part (issue 27)',
+    async () => {
+      server.setScenario('tool');
+      await startMember({ permissionMode: 'ask' });
+      const result = await manager.send('coder', 'Create hello.txt').result;
+      expect(result.outcome.status).toBe('completed');
+      expect(result.agentError).toBeUndefined();
+      expect(existsSync(join(workspace, 'hello.txt'))).toBe(false);
+      expect(result.permissionDenials).toEqual([expect.objectContaining({ toolName: 'Write', input: expect.objectContaining({ file_path: join(workspace, 'hello.txt') }) })]);
+      expect(result.parts).toContainEqual(expect.objectContaining({ type: 'warning', code: 'permission-denied', toolName: 'Write' }));
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
     'one transient 500 on the first turn (no retries): the next turn succeeds (issue 27)',
     async () => {
       await startMember({ maxRetries: 0 });

@@ -142,7 +142,7 @@ describe(`real Gemini CLI ${version} against the fake API`, { timeout: 120_000 }
     expect(second.agentError).toBeUndefined();
     expect(second.text).toBe(FAKE_TEXT);
     expect(second.sessionId).not.toBe(first.sessionId);
-    expect(first.parts).toContainEqual(expect.objectContaining({ type: 'warning', code: 'session-not-resumed' }));
+    expect(second.parts[0]).toMatchObject({ type: 'warning', code: 'session-not-resumed' });
     const third = await manager.send('coder', 'And once more').result;
     expect(third.agentError).toBeUndefined();
     expect(third.sessionId).toBe(second.sessionId);

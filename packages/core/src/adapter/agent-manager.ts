@@ -158,6 +158,8 @@ export class AgentManager {
   private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
   /** Turns in flight by role, so stopping a member cancels them. */
   private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
+  /** Per role: why the session of its last turn is not resumed (reported as a `warning` part at the start of its next turn). */
+  private readonly unresumedSessions = new Map<string, string>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -268,6 +270,20 @@ export class AgentManager {
       ...(resumedSessionId !== undefined ? { resumeSessionId: resumedSessionId } : {}),
       timestamp: Date.now(),
     });
+    // A session the last turn left unresumable: say so at the start of this turn, which does not resume it.
+    const unresumed = this.unresumedSessions.get(roleId);
+    if (unresumed !== undefined && adapter.capabilities.resume) {
+      this.unresumedSessions.delete(roleId);
+      const part: AgentStreamPart = {
+        type: 'warning',
+        code: 'session-not-resumed',
+        message:
+          `${adapter.adapterId}: not resuming ${unresumed}, so the CLI may not have saved it; ` +
+          (resumedSessionId !== undefined ? `this turn resumes the previous session ${resumedSessionId}` : 'this turn starts a fresh session'),
+      };
+      parts.push(part);
+      bus?.emit('agent:part', { roleId, turnId, part });
+    }
     const sessionOfTurn = () => turnSessionId ?? instance.sessionId;
     const turnFields = () => {
       const sessionId = sessionOfTurn();
@@ -291,18 +307,11 @@ export class AgentManager {
       const agentError: AgentError | undefined = outcome.status === 'completed' ? agentErrorOfTurn(adapter.adapterId, parts) : undefined;
       const failure = outcome.status !== 'completed' ? outcome.status : agentError ? 'failed' : undefined;
       if (turnSessionId !== undefined) {
-        if (failure === undefined || turnSessionId === resumedSessionId) instance.sessionId = turnSessionId;
-        else if (adapter.capabilities.resume) {
-          const part: AgentStreamPart = {
-            type: 'warning',
-            code: 'session-not-resumed',
-            message:
-              `${adapter.adapterId}: session ${turnSessionId} began in a turn that ${failure === 'failed' ? 'failed' : `was ${failure}`}, so the CLI may not have saved it; ` +
-              (instance.sessionId !== undefined ? `the next turn resumes the previous session ${instance.sessionId}` : 'the next turn starts a fresh session'),
-          };
-          parts.push(part);
-          bus?.emit('agent:part', { roleId, turnId, part });
-          for (const listener of listeners) listener(part);
+        if (failure === undefined || turnSessionId === resumedSessionId) {
+          instance.sessionId = turnSessionId;
+          this.unresumedSessions.delete(roleId);
+        } else if (adapter.capabilities.resume) {
+          this.unresumedSessions.set(roleId, `session ${turnSessionId}: it began in a turn that ${failure === 'failed' ? 'failed' : `was ${failure}`}`);
         }
       }
       for (const listener of listeners) listener(undefined);
@@ -388,6 +397,7 @@ export class AgentManager {
     const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
     if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
+    this.unresumedSessions.delete(roleId);
     for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
     await Promise.all([
       ...turns.map((turn) => turn.result.catch(() => {})),
