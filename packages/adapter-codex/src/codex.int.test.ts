@@ -195,6 +195,9 @@ describe('real Codex CLI 0.169.0', () => {
     const coder = await startCoder({ requestMaxRetries: 0, streamMaxRetries: 0 });
     const result = await coder.send('coder', 'Say hello').result;
     expect(result.agentError?.message).toContain('high demand');
+    // Codex streams only "high demand"; the status comes from the request line it logs on stderr (issue 27).
+    expect(result.agentError?.status).toBe(500);
+    expect(result.agentError?.message).toContain('status 500: ');
     expect(responsesRequests()).toHaveLength(1);
   });
 

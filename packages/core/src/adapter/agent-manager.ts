@@ -304,7 +304,7 @@ export class AgentManager {
       const outcome = await run.outcome;
       // The CLI is done with this turn: nothing may still run on its behalf.
       void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
-      const agentError: AgentError | undefined = outcome.status === 'completed' ? agentErrorOfTurn(adapter.adapterId, parts) : undefined;
+      const agentError: AgentError | undefined = outcome.status === 'completed' ? describeTurnError(adapter, agentErrorOfTurn(adapter.adapterId, parts), outcome) : undefined;
       const failure = outcome.status !== 'completed' ? outcome.status : agentError ? 'failed' : undefined;
       if (turnSessionId !== undefined) {
         if (failure === undefined || turnSessionId === resumedSessionId) {
@@ -551,4 +551,14 @@ function permissionDenialsOf(parts: readonly AgentStreamPart[]): AgentPermission
     denials.push({ toolName: part.toolName ?? 'unknown', toolCallId: part.toolCallId, input: part.input, message: part.message });
   }
   return denials;
+}
+
+/** The adapter's `describeTurnError` applied to a failed turn's error (kept as is when the hook is absent or throws). */
+function describeTurnError(adapter: AgentAdapter, error: AgentError | undefined, outcome: ProcessOutcome): AgentError | undefined {
+  if (error === undefined || adapter.describeTurnError === undefined) return error;
+  try {
+    return adapter.describeTurnError(error, { head: outcome.stderrHead, tail: outcome.stderrTail });
+  } catch {
+    return error;
+  }
 }
