@@ -9,6 +9,15 @@ import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
 import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
 
+/** A manager with one `coder` member on `adapter` (type `acp`), started. */
+async function startCoder(adapter: ReturnType<typeof createAcpAdapter>): Promise<AgentManager> {
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'acp', create: () => adapter });
+  const manager = new AgentManager({ adapters });
+  await manager.ensureAgentStarted('coder', 'acp', {});
+  return manager;
+}
+
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 const fakeAgent = FAKE_ACP_AGENT_PATH;
 
@@ -141,11 +150,8 @@ describe('permission requests', () => {
         return request.kind === 'edit' ? { behavior: 'allow' } : false;
       },
     });
-    const adapters = new AdapterRegistry();
-    adapters.register({ type: 'acp', create: () => adapter });
-    const manager = new AgentManager({ adapters });
+    const manager = await startCoder(adapter);
     try {
-      await manager.ensureAgentStarted('coder', 'acp', {});
       const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
       expect(result.text).toBe('permission: proceed_once');
       expect(seen.map((request) => [request.toolName, request.kind, request.title])).toEqual([['write_file', 'edit', 'Writing to hello.txt']]);
@@ -163,11 +169,8 @@ describe('permission requests', () => {
     const dir = mkdtempSync(join(tmpdir(), 'troupe-acp-deny-'));
     const record = join(dir, 'received.jsonl');
     const adapter = createAcpAdapter({ command: fakeAgent, args: ['--record', record], canUseTool: () => ({ behavior: 'deny', message: 'read-only review' }) });
-    const adapters = new AdapterRegistry();
-    adapters.register({ type: 'acp', create: () => adapter });
-    const manager = new AgentManager({ adapters });
+    const manager = await startCoder(adapter);
     try {
-      await manager.ensureAgentStarted('coder', 'acp', {});
       const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
       expect(result.text).toBe('permission: cancel');
       const toolCallId = 'write_file__write_file_1795318144717_0';
@@ -202,11 +205,8 @@ describe('permission requests', () => {
         throw new Error('policy service down');
       },
     });
-    const adapters = new AdapterRegistry();
-    adapters.register({ type: 'acp', create: () => adapter });
-    const manager = new AgentManager({ adapters });
+    const manager = await startCoder(adapter);
     try {
-      await manager.ensureAgentStarted('coder', 'acp', {});
       expect(await manager.sendAndReceive('coder', 'Create hello.txt', undefined, { timeout: 20_000 })).toBe('permission: cancelled');
     } finally {
       await manager.cleanup();
