@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager, ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
@@ -6,6 +8,15 @@ import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/tes
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
 import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
+
+/** A manager with one `coder` member on `adapter` (type `acp`), started. */
+async function startCoder(adapter: ReturnType<typeof createAcpAdapter>): Promise<AgentManager> {
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'acp', create: () => adapter });
+  const manager = new AgentManager({ adapters });
+  await manager.ensureAgentStarted('coder', 'acp', {});
+  return manager;
+}
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 const fakeAgent = FAKE_ACP_AGENT_PATH;
@@ -101,7 +112,11 @@ describe('permission requests', () => {
   it('answers map to the agent’s options (once by default, always when asked); no matching option cancels', () => {
     expect(permissionOutcome(true, options).outcome).toEqual({ outcome: 'selected', optionId: 'once' });
     expect(permissionOutcome({ behavior: 'allow', always: true }, options).outcome).toEqual({ outcome: 'selected', optionId: 'always' });
-    expect(permissionOutcome({ behavior: 'deny', message: 'no writes' }, options)).toEqual({ outcome: { outcome: 'selected', optionId: 'no' }, decision: 'deny', message: 'no writes' });
+    expect(permissionOutcome({ behavior: 'deny', message: 'no writes' }, options)).toEqual({
+      outcome: { outcome: 'selected', optionId: 'no', _meta: { 'troupe/reason': 'no writes' } },
+      decision: 'deny',
+      message: 'no writes',
+    });
     expect(permissionOutcome('deny', [options[0] as (typeof options)[number]]).outcome).toEqual({ outcome: 'cancelled' });
   });
 
@@ -135,11 +150,8 @@ describe('permission requests', () => {
         return request.kind === 'edit' ? { behavior: 'allow' } : false;
       },
     });
-    const adapters = new AdapterRegistry();
-    adapters.register({ type: 'acp', create: () => adapter });
-    const manager = new AgentManager({ adapters });
+    const manager = await startCoder(adapter);
     try {
-      await manager.ensureAgentStarted('coder', 'acp', {});
       const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
       expect(result.text).toBe('permission: proceed_once');
       expect(seen.map((request) => [request.toolName, request.kind, request.title])).toEqual([['write_file', 'edit', 'Writing to hello.txt']]);
@@ -153,6 +165,39 @@ describe('permission requests', () => {
     }
   });
 
+  it('a canUseTool deny message reaches the agent and the parts: a failed tool result, a warning, the turn result (issue 27)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-acp-deny-'));
+    const record = join(dir, 'received.jsonl');
+    const adapter = createAcpAdapter({ command: fakeAgent, args: ['--record', record], canUseTool: () => ({ behavior: 'deny', message: 'read-only review' }) });
+    const manager = await startCoder(adapter);
+    try {
+      const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
+      expect(result.text).toBe('permission: cancel');
+      const toolCallId = 'write_file__write_file_1795318144717_0';
+      expect(result.parts.filter((part) => part.type === 'tool-result')).toEqual([
+        { type: 'tool-result', toolCallId, toolName: 'write_file', output: 'Permission denied: read-only review', isError: true },
+      ]);
+      expect(result.permissionDenials).toEqual([
+        { toolName: 'write_file', toolCallId, input: expect.objectContaining({ title: 'Writing to hello.txt' }), message: 'permission for write_file was denied: read-only review' },
+      ]);
+      // The answer carries the reason in the protocol's only place for it, the selected outcome's _meta ...
+      const received = () => readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { method?: string; result?: unknown; params?: { prompt?: Array<{ text: string }> } });
+      expect(received().find((message) => message.result !== undefined)?.result).toEqual({
+        outcome: { outcome: 'selected', optionId: 'cancel', _meta: { 'troupe/reason': 'read-only review' } },
+      });
+      // ... and, as agents ignore it (Gemini tells its model "canceled by the user"), with the next message: each denial once
+      // (the fake agent asks again each turn and is denied again, so each next message tells of the last turn's denial only).
+      await manager.send('coder', 'Go on', { timeout: 20_000 }).result;
+      await manager.send('coder', 'And again', { timeout: 20_000 }).result;
+      const prompts = received().filter((message) => message.method === 'session/prompt').map((message) => message.params?.prompt?.[0]?.text);
+      const note = '[Troupe] In the previous turn, your write_file call (Writing to hello.txt) was denied: read-only review. That call did not run.\n\n';
+      expect(prompts).toEqual(['Create hello.txt', `${note}Go on`, `${note}And again`]);
+    } finally {
+      await manager.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a throwing callback cancels the request instead of crashing the turn', async () => {
     const adapter = createAcpAdapter({
       command: fakeAgent,
@@ -160,11 +205,8 @@ describe('permission requests', () => {
         throw new Error('policy service down');
       },
     });
-    const adapters = new AdapterRegistry();
-    adapters.register({ type: 'acp', create: () => adapter });
-    const manager = new AgentManager({ adapters });
+    const manager = await startCoder(adapter);
     try {
-      await manager.ensureAgentStarted('coder', 'acp', {});
       expect(await manager.sendAndReceive('coder', 'Create hello.txt', undefined, { timeout: 20_000 })).toBe('permission: cancelled');
     } finally {
       await manager.cleanup();

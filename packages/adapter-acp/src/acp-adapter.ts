@@ -67,7 +67,11 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
  */
 export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
   const resolved = Object.freeze(resolveAcpAdapterSettings(settings));
-  const parser = new AcpStreamParser();
+  // canUseTool's deny messages by tool call id: the parser puts them in the denied call's parts.
+  const denyReasons = new Map<string, string>();
+  // Deny messages not yet told to the model (most agents drop them): they go with the next message.
+  let untoldDenials: string[] = [];
+  const parser = new AcpStreamParser((toolCallId) => denyReasons.get(toolCallId));
   const { adapterId } = resolved;
   const canUseTool: AcpCanUseTool | 'allow' | 'deny' = resolved.canUseTool === 'ask' ? askInTerminal() : resolved.canUseTool;
   if (resolved.eventBus) registerAcpEvents();
@@ -95,6 +99,11 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
       if (signal.aborted) decided = { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: 'the turn ended' };
     } catch (error) {
       decided = { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: `canUseTool failed: ${(error as Error)?.message ?? String(error)}` };
+    }
+    if (decided.decision !== 'allow' && decided.message !== undefined && request.toolCallId !== '') {
+      if (denyReasons.size >= 256) denyReasons.delete(denyReasons.keys().next().value as string);
+      denyReasons.set(request.toolCallId, decided.message);
+      if (decided.decision === 'deny') untoldDenials.push(`your ${request.toolName} call${request.title ? ` (${request.title})` : ''} was denied: ${decided.message}`);
     }
     bus?.emit('acp:permission-decided', {
       ...base,
@@ -168,7 +177,12 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
 
     prepareMessage(message: string, member: MemberAgentConfig): string {
       if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
-      return capabilities.systemPrompt === 'message' && member.systemInstruction ? `${member.systemInstruction}\n\n${message}` : message;
+      // ACP's permission answer carries no reason the agent must read (Gemini tells its model "canceled by the user"):
+      // the reasons of the last turn's denials go with the next message.
+      const notes = untoldDenials.length > 0 ? `[Troupe] In the previous turn, ${untoldDenials.join('; ')}. That call did not run.\n\n` : '';
+      untoldDenials = [];
+      const text = `${notes}${message}`;
+      return capabilities.systemPrompt === 'message' && member.systemInstruction ? `${member.systemInstruction}\n\n${text}` : text;
     },
 
     parseResponse: (rawOutput: string) => parseAcpResponse(rawOutput),

@@ -39,18 +39,35 @@ export type AcpPermissionAnswer = boolean | 'allow' | 'deny' | (ToolPermission &
  */
 export type AcpCanUseTool = (request: AcpPermissionRequest, context: { signal: AbortSignal }) => AcpPermissionAnswer | PromiseLike<AcpPermissionAnswer>;
 
-/** The ACP outcome for an answer: the matching option, or `cancelled` when the agent offered none. */
+/** Where a deny message goes in a selected ACP outcome's `_meta` (ACP's permission response has no message field). */
+export const ACP_DENY_REASON_META_KEY = 'troupe/reason';
+
+/**
+ * The ACP outcome for an answer: the matching option, or `cancelled` when
+ * the agent offered none. A deny message rides in the outcome's `_meta`
+ * ({@link ACP_DENY_REASON_META_KEY}), the only place the protocol offers;
+ * agents that ignore `_meta` (Gemini CLI 0.61.0 tells its model "canceled by
+ * the user") get it with the next message instead (see `createAcpAdapter`).
+ */
 export function permissionOutcome(
   answer: AcpPermissionAnswer,
   options: readonly AcpPermissionOption[],
-): { outcome: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' }; decision: 'allow' | 'deny' | 'cancelled'; message?: string } {
+): {
+  outcome: { outcome: 'selected'; optionId: string; _meta?: Record<string, unknown> } | { outcome: 'cancelled' };
+  decision: 'allow' | 'deny' | 'cancelled';
+  message?: string;
+} {
   const allow = answer === true || answer === 'allow' || (typeof answer === 'object' && answer !== null && answer.behavior === 'allow');
   const always = typeof answer === 'object' && answer !== null && answer.always === true;
   const message = typeof answer === 'object' && answer !== null && answer.behavior === 'deny' ? answer.message : undefined;
   const kinds = allow ? (always ? ['allow_always', 'allow_once'] : ['allow_once', 'allow_always']) : always ? ['reject_always', 'reject_once'] : ['reject_once', 'reject_always'];
   const option = kinds.map((kind) => options.find((candidate) => candidate.kind === kind)).find((found) => found !== undefined);
   if (!option) return { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: `the agent offered no ${allow ? 'allow' : 'reject'} option` };
-  return { outcome: { outcome: 'selected', optionId: option.optionId }, decision: allow ? 'allow' : 'deny', ...(message !== undefined ? { message } : {}) };
+  return {
+    outcome: { outcome: 'selected', optionId: option.optionId, ...(message !== undefined ? { _meta: { [ACP_DENY_REASON_META_KEY]: message } } : {}) },
+    decision: allow ? 'allow' : 'deny',
+    ...(message !== undefined ? { message } : {}),
+  };
 }
 
 /** Streams {@link askInTerminal} talks through. */

@@ -23,8 +23,30 @@ const updateSchema = z.looseObject({
 
 const permissionRequestSchema = z.looseObject({
   method: z.literal('session/request_permission'),
-  params: z.looseObject({ toolCall: toolCallSchema }),
+  params: z.looseObject({
+    toolCall: toolCallSchema,
+    options: z.array(z.looseObject({ optionId: z.string(), kind: z.string() })).optional().catch(undefined),
+  }),
 });
+
+const permissionAnswerSchema = z.looseObject({
+  type: z.literal('acp.permission'),
+  toolCallId: z.string(),
+  outcome: z.looseObject({ outcome: z.string(), optionId: z.string().optional(), _meta: z.record(z.string(), z.unknown()).nullish() }),
+});
+
+/** Reason key in a selected outcome's `_meta` (mirrors `ACP_DENY_REASON_META_KEY`). */
+const DENY_REASON_KEY = 'troupe/reason';
+
+/** A tool call whose permission was refused in this turn. */
+interface AcpDenial {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  reason: string;
+  /** The agent reported a result of its own for the call. */
+  answered: boolean;
+}
 
 const textChunkSchema = z.looseObject({ content: z.looseObject({ type: z.literal('text'), text: z.string() }) });
 
@@ -61,7 +83,8 @@ const sessionSchema = z.looseObject({ type: z.literal('acp.session'), sessionId:
  * | `session/update` `agent_message_chunk` | `text-delta` |
  * | `session/update` `tool_call`, `session/request_permission` | `tool-call` (once per id) |
  * | `session/update` `tool_call_update`, status `completed` / `failed` | `tool-result` |
- * | `acp.prompt-result` | `usage` (ACP `usage`, or Gemini's `_meta.quota`), `turn-end` with the stop reason |
+ * | `acp.permission` rejecting or cancelling the request | `warning` (`permission-denied`, with the reason) |
+ * | `acp.prompt-result` | a failed `tool-result` (the reason) for each refused call the agent gave no result for, `usage` (ACP `usage`, or Gemini's `_meta.quota`), `turn-end` with the stop reason |
  * | `acp.error` | `error` (HTTP status when the message embeds a provider error), `turn-end` with `isError` |
  * | `acp.agent-exited` | `error` (the process then fails with the agent's exit code) |
  *
@@ -70,6 +93,21 @@ const sessionSchema = z.looseObject({ type: z.literal('acp.session'), sessionId:
 export class AcpStreamParser {
   private text = '';
   private readonly toolNames = new Map<string, string>();
+  private readonly toolInputs = new Map<string, unknown>();
+  /** Option kinds by tool call id and option id, from the permission requests. */
+  private readonly optionKinds = new Map<string, Map<string, string>>();
+  private readonly denials = new Map<string, AcpDenial>();
+
+  /**
+   * @param denyReason The reason a host gave for refusing a call (the
+   * adapter's `canUseTool` message), when it is not in the answer's `_meta`.
+   */
+  constructor(private readonly denyReason: (toolCallId: string) => string | undefined = () => undefined) {}
+
+  /** The calls refused in the current turn so far. */
+  get turnDenials(): readonly Readonly<AcpDenial>[] {
+    return [...this.denials.values()];
+  }
 
   /** The assistant text of the current turn so far. */
   get turnText(): string {
@@ -83,7 +121,10 @@ export class AcpStreamParser {
     if (record.method === 'session/update') return this.onUpdate(json);
     if (record.method === 'session/request_permission') {
       const parsed = permissionRequestSchema.safeParse(json);
-      return parsed.success ? this.toolCall(parsed.data.params.toolCall) : [];
+      if (!parsed.success) return [];
+      const { toolCall, options } = parsed.data.params;
+      this.optionKinds.set(toolCall.toolCallId, new Map((options ?? []).map((option) => [option.optionId, option.kind])));
+      return this.toolCall(toolCall);
     }
     switch (record.type) {
       case 'acp.session': {
@@ -94,6 +135,8 @@ export class AcpStreamParser {
       }
       case 'acp.prompt-result':
         return this.onResult(json);
+      case 'acp.permission':
+        return this.onPermission(json);
       case 'acp.agent-exited': {
         const message = (json as { message?: unknown }).message;
         return typeof message === 'string' ? [{ type: 'error', message }] : [];
@@ -114,10 +157,42 @@ export class AcpStreamParser {
     }
   }
 
+  private onPermission(json: unknown): AgentStreamPart[] {
+    const parsed = permissionAnswerSchema.safeParse(json);
+    if (!parsed.success) return [];
+    const { toolCallId, outcome } = parsed.data;
+    const kind = outcome.optionId !== undefined ? this.optionKinds.get(toolCallId)?.get(outcome.optionId) : undefined;
+    const cancelled = outcome.outcome === 'cancelled';
+    if (!cancelled && !kind?.startsWith('reject')) return [];
+    const metaReason = outcome._meta?.[DENY_REASON_KEY];
+    const reason =
+      (typeof metaReason === 'string' && metaReason !== '' ? metaReason : undefined) ??
+      this.denyReason(toolCallId) ??
+      (cancelled ? 'the permission request was cancelled' : 'the permission was refused');
+    const toolName = this.toolNames.get(toolCallId) ?? acpToolName({ toolCallId });
+    const input = this.toolInputs.get(toolCallId);
+    this.denials.set(toolCallId, { toolCallId, toolName, input, reason, answered: false });
+    return [
+      {
+        type: 'warning',
+        code: 'permission-denied',
+        message: `permission for ${toolName} was denied: ${reason}`,
+        toolName,
+        toolCallId,
+        ...(input !== undefined ? { input } : {}),
+      },
+    ];
+  }
+
   private onResult(json: unknown): AgentStreamPart[] {
     const parsed = promptResultSchema.safeParse(json);
     const response = parsed.success ? parsed.data.response : undefined;
     const parts: AgentStreamPart[] = [];
+    // A refused call the agent reported no result for still gets one, carrying the reason.
+    for (const denial of this.denials.values()) {
+      if (denial.answered) continue;
+      parts.push({ type: 'tool-result', toolCallId: denial.toolCallId, toolName: denial.toolName, output: `Permission denied: ${denial.reason}`, isError: true });
+    }
     const usage: AgentUsage = {};
     const acpUsage = response?.usage;
     const quota = response?._meta?.quota?.token_count;
@@ -172,10 +247,13 @@ export class AcpStreamParser {
     const input =
       call.rawInput ??
       Object.fromEntries(Object.entries({ title: call.title, kind: call.kind, locations: call.locations, content: call.content }).filter(([, value]) => value !== undefined));
+    this.toolInputs.set(call.toolCallId, input);
     return [{ type: 'tool-call', toolCallId: call.toolCallId, toolName, input }];
   }
 
   private toolResult(call: z.infer<typeof toolCallSchema>): AgentStreamPart {
+    const denial = this.denials.get(call.toolCallId);
+    if (denial) denial.answered = true;
     return {
       type: 'tool-result',
       toolCallId: call.toolCallId,
@@ -188,6 +266,9 @@ export class AcpStreamParser {
   private reset(): void {
     this.text = '';
     this.toolNames.clear();
+    this.toolInputs.clear();
+    this.optionKinds.clear();
+    this.denials.clear();
   }
 }
 

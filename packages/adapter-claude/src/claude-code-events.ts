@@ -98,6 +98,12 @@ export const claudeResultSchema = z.looseObject({
   terminal_reason: z.string().nullable().optional(),
   api_error_status: nullableNumber,
   total_cost_usd: z.number().optional(),
+  /** Tool calls the permission mode refused during the turn (the turn may still say it did the work). */
+  permission_denials: z
+    .array(z.looseObject({ tool_name: z.string().optional(), tool_use_id: z.string().optional(), tool_input: z.unknown().optional() }))
+    .nullable()
+    .optional()
+    .catch(undefined),
   usage: z
     .looseObject({
       input_tokens: z.number().optional(),

@@ -186,10 +186,20 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.text).toBe('Done: the file has been written.');
   });
 
-  it('tool-denied-default-permissions: permission error part, tool result is an error, turn succeeds', async () => {
+  it('tool-denied-default-permissions: permission-denied warning, tool result is an error, the turn result lists the denial (issue 27)', async () => {
     const result = await replay('tool-denied-default-permissions');
     expect(result.status).toBe('completed');
     expect(result.result.agentError).toBeUndefined();
+    // The model says it wrote the file; the turn result says the write was refused.
+    expect(result.text).toBe('Done: the file has been written.');
+    expect(result.result.permissionDenials).toEqual([
+      {
+        toolName: 'Write',
+        toolCallId: 'toolu_fake_1',
+        input: { file_path: '/workspace/hello.txt', content: 'hello from fake-llm\n' },
+        message: "Claude requested permissions to write to /workspace/hello.txt, but you haven't granted it yet.",
+      },
+    ]);
     expect(result.parts).toMatchInlineSnapshot(`
       [
         {
@@ -208,8 +218,16 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
           "type": "tool-call",
         },
         {
+          "code": "permission-denied",
+          "input": {
+            "content": "hello from fake-llm
+      ",
+            "file_path": "/workspace/hello.txt",
+          },
           "message": "Claude requested permissions to write to /workspace/hello.txt, but you haven't granted it yet.",
-          "type": "error",
+          "toolCallId": "toolu_fake_1",
+          "toolName": "Write",
+          "type": "warning",
         },
         {
           "isError": true,

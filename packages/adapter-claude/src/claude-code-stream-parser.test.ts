@@ -34,6 +34,27 @@ describe('ClaudeCodeStreamParser', () => {
     }
   });
 
+  it('reports each refused tool call once: from system/permission_denied, else from result.permission_denials (issue 27)', () => {
+    const recorded = stdoutOf('tool-denied-default-permissions');
+    const warnings = (text: string) => parseAll(new ClaudeCodeStreamParser(), text).filter((part) => part.type === 'warning');
+    expect(warnings(recorded)).toHaveLength(1);
+    // Without the system line (older CLIs, or a denial it did not announce), the result's list still reports it.
+    const resultOnly = recorded
+      .split('\n')
+      .filter((text) => !text.includes('"subtype":"permission_denied"'))
+      .join('\n');
+    expect(warnings(resultOnly)).toEqual([
+      {
+        type: 'warning',
+        code: 'permission-denied',
+        message: 'Claude Code refused the Write tool call for lack of permission',
+        toolName: 'Write',
+        toolCallId: 'toolu_fake_1',
+        input: { file_path: '/workspace/hello.txt', content: 'hello from fake-llm\n' },
+      },
+    ]);
+  });
+
   it('uses the already-parsed JSON when given, the line text otherwise', () => {
     const parser = new ClaudeCodeStreamParser();
     expect(parser.parseLine('ignored', { type: 'system', subtype: 'init', session_id: 's-1' })).toEqual([{ type: 'session', sessionId: 's-1' }]);

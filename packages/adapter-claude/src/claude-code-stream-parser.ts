@@ -25,6 +25,10 @@ interface TurnState {
   streamedMessageIds: Set<string>;
   /** Tool names by tool-use id, to name tool results. */
   toolNames: Map<string, string>;
+  /** Tool inputs by tool-use id, to describe a refused call. */
+  toolInputs: Map<string, unknown>;
+  /** Tool-use ids already reported as refused (`system/permission_denied`), so `result.permission_denials` does not repeat them. */
+  deniedToolUseIds: Set<string>;
   /** The error text and status of the last synthetic API-error message. */
   apiError: { message: string; status: number | undefined } | undefined;
 }
@@ -102,8 +106,10 @@ export class ClaudeCodeStreamParser {
       case 'permission_denied': {
         const denied = claudePermissionDeniedSchema.safeParse(event);
         if (!denied.success) return [];
-        const { message, tool_name: toolName } = denied.data;
-        return [{ type: 'error', message: message ?? `Permission denied for tool ${toolName ?? '(unknown)'}` }];
+        const { message, tool_name: toolName, tool_use_id: toolUseId } = denied.data;
+        const state = this.state(sessionKey);
+        if (toolUseId !== undefined) state.deniedToolUseIds.add(toolUseId);
+        return [permissionDenied(toolName, toolUseId, toolUseId !== undefined ? state.toolInputs.get(toolUseId) : undefined, message)];
       }
       default:
         return [];
@@ -144,6 +150,7 @@ export class ClaudeCodeStreamParser {
       const toolUse = claudeToolUseBlockSchema.safeParse(block);
       if (toolUse.success) {
         state.toolNames.set(toolUse.data.id, toolUse.data.name);
+        state.toolInputs.set(toolUse.data.id, toolUse.data.input);
         parts.push({ type: 'tool-call', toolCallId: toolUse.data.id, toolName: toolUse.data.name, input: toolUse.data.input });
       }
     }
@@ -174,10 +181,15 @@ export class ClaudeCodeStreamParser {
     const parsed = claudeResultSchema.safeParse(event);
     if (!parsed.success) return [];
     const result = parsed.data;
-    const apiError = this.turns.get(sessionKey)?.apiError;
+    const turn = this.turns.get(sessionKey);
+    const apiError = turn?.apiError;
     this.turns.delete(sessionKey);
     const isError = result.is_error === true || (result.subtype?.startsWith('error') ?? false);
     const parts: AgentStreamPart[] = [];
+    for (const denial of result.permission_denials ?? []) {
+      if (denial.tool_use_id !== undefined && turn?.deniedToolUseIds.has(denial.tool_use_id)) continue;
+      parts.push(permissionDenied(denial.tool_name, denial.tool_use_id, denial.tool_input, undefined));
+    }
     const usage = usageOf(result);
     if (usage) parts.push({ type: 'usage', usage });
     if (isError) {
@@ -200,7 +212,7 @@ export class ClaudeCodeStreamParser {
         const oldest = this.turns.keys().next();
         if (!oldest.done) this.turns.delete(oldest.value);
       }
-      state = { streamedMessageIds: new Set(), toolNames: new Map(), apiError: undefined };
+      state = { streamedMessageIds: new Set(), toolNames: new Map(), toolInputs: new Map(), deniedToolUseIds: new Set(), apiError: undefined };
       this.turns.set(sessionKey, state);
     }
     return state;
@@ -238,6 +250,19 @@ function usageOf(result: ClaudeResultEvent): AgentUsage | undefined {
   if (thinking !== undefined) usage.reasoningTokens = thinking;
   if (result.total_cost_usd !== undefined) usage.costUsd = result.total_cost_usd;
   return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** The `warning` part of a tool call Claude Code refused for lack of permission. */
+function permissionDenied(toolName: string | undefined, toolUseId: string | undefined, input: unknown, message: string | undefined): AgentStreamPart {
+  const name = toolName ?? 'unknown';
+  return {
+    type: 'warning',
+    code: 'permission-denied',
+    message: message ?? `Claude Code refused the ${name} tool call for lack of permission`,
+    toolName: name,
+    ...(toolUseId !== undefined ? { toolCallId: toolUseId } : {}),
+    ...(input !== undefined ? { input } : {}),
+  };
 }
 
 function textOf(content: readonly unknown[]): string {

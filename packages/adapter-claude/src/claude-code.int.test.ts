@@ -147,6 +147,35 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
   );
 
   it(
+    'a write refused in ask mode: the turn completes, its result lists the denial and a warning part (issue 27)',
+    async () => {
+      server.setScenario('tool');
+      await startMember({ permissionMode: 'ask' });
+      const result = await manager.send('coder', 'Create hello.txt').result;
+      expect(result.outcome.status).toBe('completed');
+      expect(result.agentError).toBeUndefined();
+      expect(existsSync(join(workspace, 'hello.txt'))).toBe(false);
+      expect(result.permissionDenials).toEqual([expect.objectContaining({ toolName: 'Write', input: expect.objectContaining({ file_path: join(workspace, 'hello.txt') }) })]);
+      expect(result.parts).toContainEqual(expect.objectContaining({ type: 'warning', code: 'permission-denied', toolName: 'Write' }));
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
+    'one transient 500 on the first turn (no retries): the next turn succeeds (issue 27)',
+    async () => {
+      await startMember({ maxRetries: 0 });
+      server.enqueue('anthropic', { status: 500 });
+      const first = await manager.send('coder', 'Say hello').result;
+      expect(first.agentError?.status).toBe(500);
+      const second = await manager.send('coder', 'Say hello again').result;
+      expect(second.agentError).toBeUndefined();
+      expect(second.text).toBe(FAKE_TEXT);
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
     'slow reply: text deltas arrive while the turn is still running',
     async () => {
       server.setScenario('slow');

@@ -10,6 +10,7 @@ import {
   type ProcessConfig,
 } from '@troupe/core';
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
+import { CODEX_API_STATUS_LOG_FILTER, describeCodexTurnError } from './codex-api-status';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
 import { createCodexLineParser, parseCodexResponse, parseJson, type CodexLineParser } from './codex-line-parser';
 
@@ -101,7 +102,8 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         command: line.command,
         args: line.args,
         ...(line.cwd !== undefined ? { cwd: line.cwd } : {}),
-        env: line.env,
+        // Codex logs each model API request's HTTP status only under RUST_LOG (see describeTurnError); a RUST_LOG of the user's wins.
+        env: process.env.RUST_LOG === undefined && line.env.RUST_LOG === undefined ? { ...line.env, RUST_LOG: CODEX_API_STATUS_LOG_FILTER } : line.env,
         messageDelivery: resolved.promptDelivery === 'stdin' ? 'stdin' : 'argument',
         installHint: resolved.installHint,
         secrets: line.secrets, // redacted by core from every line, part, result and error
@@ -130,6 +132,8 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
     getCompletionStrategy: () => completion,
 
     startTurn: () => createCodexLineParser(parserOptions),
+
+    describeTurnError: describeCodexTurnError,
 
     parseLine: (line, json, context) =>
       (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJson(line) : json),

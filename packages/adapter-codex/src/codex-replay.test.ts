@@ -436,6 +436,40 @@ describe('failed turns', () => {
   });
 });
 
+describe('the model API status Codex leaves out of its stream (issue 27)', () => {
+  it('error500 with RUST_LOG: the AgentError carries status 500 from the request line Codex logged on stderr', async () => {
+    const { adapter, configs } = codexOverFakeCli(() => ({
+      replay: fixtureStdout('error500-api-status-log'),
+      exitCode: 1,
+      stderr: fixtureStderr('error500-api-status-log'),
+    }));
+    const manager = managerFor(adapter);
+    try {
+      await manager.ensureAgentStarted('coder', 'codex', { workDir: workDir.path });
+      const result = await manager.send('coder', 'Say hello').result;
+      expect(result.agentError?.status).toBe(500);
+      expect(result.agentError?.message).toBe('codex reported an error: status 500: We’re currently experiencing high demand, which may cause temporary errors.');
+      // The adapter asked Codex for those request lines (a RUST_LOG of the user's would win).
+      expect(configs[0]?.config.env?.RUST_LOG).toBe('codex_otel.trace_safe=info');
+    } finally {
+      await manager.cleanup();
+    }
+  });
+
+  it('without the request lines (no RUST_LOG output) the error stays as Codex streamed it', async () => {
+    const { adapter } = codexOverFakeCli(() => ({ replay: fixtureStdout('error500-no-retries'), exitCode: 1 }));
+    const manager = managerFor(adapter);
+    try {
+      await manager.ensureAgentStarted('coder', 'codex', { workDir: workDir.path });
+      const result = await manager.send('coder', 'Say hello').result;
+      expect(result.agentError?.status).toBeUndefined();
+      expect(result.agentError?.message).toBe('codex reported an error: We’re currently experiencing high demand, which may cause temporary errors.');
+    } finally {
+      await manager.cleanup();
+    }
+  });
+});
+
 describe('exit handling', () => {
   it('chat-wire-api-rejected: exit 1 with no event → ProcessError with the stderr reason', async () => {
     const { adapter } = codexOverFakeCli(() => ({

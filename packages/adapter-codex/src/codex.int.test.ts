@@ -195,7 +195,20 @@ describe('real Codex CLI 0.169.0', () => {
     const coder = await startCoder({ requestMaxRetries: 0, streamMaxRetries: 0 });
     const result = await coder.send('coder', 'Say hello').result;
     expect(result.agentError?.message).toContain('high demand');
+    // Codex streams only "high demand"; the status comes from the request line it logs on stderr (issue 27).
+    expect(result.agentError?.status).toBe(500);
+    expect(result.agentError?.message).toContain('status 500: ');
     expect(responsesRequests()).toHaveLength(1);
+  });
+
+  it('one transient 500 on the first turn (no retries): the next turn succeeds (issue 27)', async () => {
+    const coder = await startCoder({ requestMaxRetries: 0, streamMaxRetries: 0 });
+    server.enqueue('openai-responses', { status: 500 });
+    const first = await coder.send('coder', 'Say hello').result;
+    expect(first.agentError).toBeInstanceOf(AgentError);
+    const second = await coder.send('coder', 'Say hello again').result;
+    expect(second.agentError).toBeUndefined();
+    expect(second.text).toBe(FAKE_TEXT);
   });
 
   it('slow reply: the whole message arrives once, then the turn ends on turn.completed', async () => {

@@ -89,7 +89,8 @@ export function createGeminiAcpAdapter(settings: GeminiCliSettings = {}, options
     capabilities: geminiAcpCapabilities,
     // The member's env goes on top of the adapter's, as for the `-p` adapter.
     getProcessConfig: (member, workDir) => acp.getProcessConfig(member, workDir),
-    prepareMessage: (message) => message,
+    // systemPrompt 'none': the ACP adapter adds only what the model must hear (the reasons of denied tool calls), never the system prompt.
+    prepareMessage: (message, member) => acp.prepareMessage(message, member),
     getHome: () => environment.getHome(),
     dispose: () => environment.dispose(),
   };

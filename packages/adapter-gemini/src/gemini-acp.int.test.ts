@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core';
 import { createFakeLlmServer, FAKE_SLOW_CHUNKS, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, FAKE_TOOL_FILE_CONTENT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createGeminiAcpAdapter } from './acp';
+import { createGeminiAcpAdapter, type GeminiAcpOptions } from './acp';
 import type { GeminiCliSettings } from './index';
 
 const require = createRequire(import.meta.url);
@@ -33,7 +33,7 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: string) {
+async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: string, options: GeminiAcpOptions = {}) {
   scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-acp-int-'));
   const workDir = join(scratch, 'work');
   mkdirSync(workDir);
@@ -45,7 +45,7 @@ async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: 
     home: join(scratch, 'home'),
     tmpDir: join(scratch, 'tmp'),
     ...settings,
-  });
+  }, options);
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'gemini-acp', create: () => adapter });
   manager = new AgentManager({ adapters, defaultTimeoutMs: 60_000 });
@@ -84,6 +84,21 @@ describe('real Gemini CLI in ACP mode against the fake API', { timeout: 120_000 
     expect(result.outcome.status).toBe('completed');
     expect(result.parts.some((part) => part.type === 'tool-call')).toBe(true);
     expect(existsSync(join(workDir, 'hello.txt'))).toBe(false);
+  });
+
+  it('tool denied by canUseTool with a reason: a failed tool result carries it, and the model hears it with the next message (issue 27)', async () => {
+    server.setScenario('tool');
+    const { manager, workDir } = await startCoder({ permissionMode: 'ask' }, undefined, { canUseTool: () => ({ behavior: 'deny', message: 'TROUPE-DENY read-only review' }) });
+    const result = await manager.send('coder', 'Create hello.txt').result;
+    expect(existsSync(join(workDir, 'hello.txt'))).toBe(false);
+    expect(result.parts.find((part) => part.type === 'tool-result')).toMatchObject({ toolName: 'write_file', isError: true, output: 'Permission denied: TROUPE-DENY read-only review' });
+    expect(result.permissionDenials).toEqual([expect.objectContaining({ toolName: 'write_file', message: 'permission for write_file was denied: TROUPE-DENY read-only review' })]);
+    // Gemini CLI 0.61.0 tells its model only `Tool "write_file" was canceled by the user.`; the reason follows with the next message.
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('canceled by the user');
+    server.setScenario('text');
+    const next = await manager.send('coder', 'Why did you stop?').result;
+    expect(next.text).toBe(FAKE_TEXT);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('was denied: TROUPE-DENY read-only review');
   });
 
   it('401: an error response → AgentError with status 401, key never shown', async () => {

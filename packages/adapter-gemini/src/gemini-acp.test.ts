@@ -42,7 +42,9 @@ describe('the ACP driver (with a fake ACP agent)', () => {
       expect(result?.outcome.status).toBe('completed');
       answers[permissionMode] = result?.text ?? '';
       const toolResults = result?.parts.filter((part) => part.type === 'tool-result') ?? [];
-      expect(toolResults).toHaveLength(permissionMode === 'ask' ? 0 : 1);
+      // Denied (ask): the agent reports no result for the call, the parser adds a failed one with the reason.
+      expect(toolResults).toHaveLength(1);
+      expect(toolResults[0]).toMatchObject(permissionMode === 'ask' ? { isError: true, output: 'Permission denied: the permission was refused' } : { isError: false });
       expect(result?.sessionId).toBe('41612880-da9f-4554-95b2-e284473c4b9d');
     }
     expect(answers).toEqual({ ask: 'permission: cancel', 'auto-edit': 'permission: proceed_once', 'full-auto': 'permission: proceed_once' });

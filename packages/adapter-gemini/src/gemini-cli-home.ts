@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError } from '@troupe/core';
 import { forgetAtExit, removeAtExit } from './gemini-cli-exit-cleanup';
 
@@ -46,16 +47,37 @@ export async function prepareGeminiCliHome(home: string, options: GeminiCliHomeO
   return updateGeminiCliSettings(home, (existing) => deepMerge(existing, geminiCliSettingsPatch(options)));
 }
 
+/** Updates in flight by settings file: updates of one file in this process run one after another. */
+const pendingUpdates = new Map<string, Promise<unknown>>();
+
 /**
  * Rewrites `<home>/.gemini/settings.json` with `update(current settings)`
  * (an absent or empty file reads as `{}`), atomically. Returns the path.
+ *
+ * Safe when many turns share one home: updates of one file in this process
+ * are serialized (none loses another's change), the file is written only
+ * when its content changes, and each write goes through a temporary file of
+ * its own (pid and random suffix) renamed over the file, so concurrent
+ * writers (other processes too) never rename each other's file away and a
+ * CLI starting meanwhile never reads half a file.
  *
  * @throws ConfigError when the existing file is not a JSON object.
  * @internal
  */
 export async function updateGeminiCliSettings(home: string, update: (existing: JsonObject) => JsonObject): Promise<string> {
-  const dir = join(home, '.gemini');
-  const file = join(dir, 'settings.json');
+  const file = join(home, '.gemini', 'settings.json');
+  const previous = pendingUpdates.get(file) ?? Promise.resolve();
+  const current = previous.catch(() => {}).then(() => rewriteSettings(file, update));
+  pendingUpdates.set(file, current);
+  try {
+    return await current;
+  } finally {
+    if (pendingUpdates.get(file) === current) pendingUpdates.delete(file);
+  }
+}
+
+async function rewriteSettings(file: string, update: (existing: JsonObject) => JsonObject): Promise<string> {
+  const dir = dirname(file);
   await mkdir(dir, { recursive: true });
   let existing: JsonObject = {};
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -72,11 +94,17 @@ export async function updateGeminiCliSettings(home: string, update: (existing: J
     if (!isObject(parsed)) throw new ConfigError(file, [{ path: [], message: 'must hold a JSON object' }]);
     existing = parsed;
   }
-  const merged = update(existing);
+  const content = `${JSON.stringify(update(existing), null, 2)}\n`;
+  if (content === text) return file;
   // Write then rename, so a CLI starting concurrently never reads half a file.
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, file);
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, content, { mode: 0o600 });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
   return file;
 }
 

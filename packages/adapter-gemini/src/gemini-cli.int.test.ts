@@ -131,6 +131,23 @@ describe(`real Gemini CLI ${version} against the fake API`, { timeout: 120_000 }
     expect((await (await turn.run).exited).exitCode).toBe(244);
   });
 
+  it('one transient 500 on the first turn: the next turns start a fresh session and succeed (issue 27)', async () => {
+    server.setScenario('text');
+    const { manager } = await startCoder({ maxAttempts: 1 });
+    server.enqueue('gemini', { status: 500 });
+    const first = await manager.send('coder', 'Say hello').result;
+    expect(first.agentError?.status).toBe(500);
+    // Gemini saved no session for the failed turn: `--resume <its id>` would exit 42 ("No previous sessions found").
+    const second = await manager.send('coder', 'Say hello again').result;
+    expect(second.agentError).toBeUndefined();
+    expect(second.text).toBe(FAKE_TEXT);
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(second.parts[0]).toMatchObject({ type: 'warning', code: 'session-not-resumed' });
+    const third = await manager.send('coder', 'And once more').result;
+    expect(third.agentError).toBeUndefined();
+    expect(third.sessionId).toBe(second.sessionId);
+  });
+
   it('slow: text deltas stream before the turn ends', async () => {
     server.setScenario('slow');
     const { manager } = await startCoder();

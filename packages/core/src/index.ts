@@ -74,6 +74,7 @@ export {
   type AgentSendOptions,
   type AgentTurn,
   type AgentTurnResult,
+  type AgentPermissionDenial,
 } from './adapter/agent-manager';
 
 // Registry config

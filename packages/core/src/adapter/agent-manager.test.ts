@@ -92,6 +92,44 @@ describe('AgentManager', () => {
     await manager.cleanup();
   });
 
+  it('a session that began in a failed turn is not resumed: the next turn starts fresh, with a warning (issue 27)', async () => {
+    // Turn 0 fails (a 500, as Gemini reports it) in a new session; turns 1 and 2 succeed.
+    const failed = ['{"type":"session","id":"session-0"}', '{"type":"result","result":"[API Error: 500]","is_error":true}'];
+    const { manager, adapter, events } = setup({ cli: (turn) => (turn === 0 ? { lines: failed, exitCode: 244 } : { lines: reply(`answer ${turn}`, `session-${turn}`) }) });
+    await manager.ensureAgentStarted('gem', 'mock');
+    const first = await manager.send('gem', 'first').result;
+    expect(first.agentError?.message).toContain('[API Error: 500]');
+    expect(first.sessionId).toBe('session-0');
+    expect(first.parts.some((part) => part.type === 'warning')).toBe(false);
+    const second = await manager.send('gem', 'second').result;
+    expect(second.text).toBe('answer 1');
+    // The turn that does not resume says so first.
+    expect(second.parts[0]).toEqual({
+      type: 'warning',
+      code: 'session-not-resumed',
+      message: 'mock: not resuming session session-0: it began in a turn that failed, so the CLI may not have saved it; this turn starts a fresh session',
+    });
+    expect(events.some((event) => event.type === 'agent:part' && event.payload.part.type === 'warning')).toBe(true);
+    expect(await manager.sendAndReceive('gem', 'third')).toBe('answer 2');
+    const configs = adapter.calls.filter((c) => c.method === 'getProcessConfig');
+    expect(configs.map((c) => c.method === 'getProcessConfig' && c.context?.resumeSessionId)).toEqual([undefined, undefined, 'session-1']);
+    await manager.cleanup();
+  });
+
+  it('a failed turn that resumed a saved session keeps resuming it', async () => {
+    const failed = ['{"type":"session","id":"session-0"}', '{"type":"result","result":"[API Error: 500]","is_error":true}'];
+    const { manager, adapter } = setup({ cli: (turn) => (turn === 1 ? { lines: failed, exitCode: 244 } : { lines: reply(`answer ${turn}`, 'session-0') }) });
+    await manager.ensureAgentStarted('gem', 'mock');
+    expect(await manager.sendAndReceive('gem', 'first')).toBe('answer 0');
+    const second = await manager.send('gem', 'second').result;
+    expect(second.agentError).toBeInstanceOf(AgentError);
+    expect(second.parts.some((part) => part.type === 'warning')).toBe(false);
+    expect(await manager.sendAndReceive('gem', 'third')).toBe('answer 2');
+    const configs = adapter.calls.filter((c) => c.method === 'getProcessConfig');
+    expect(configs.map((c) => c.method === 'getProcessConfig' && c.context?.resumeSessionId)).toEqual([undefined, 'session-0', 'session-0']);
+    await manager.cleanup();
+  });
+
   it('turns a CLI-reported failure into an AgentError', async () => {
     const { manager } = setup({ cli: { lines: ['{"type":"result","result":"Invalid API key","is_error":true}'], exitCode: 1 } });
     await manager.ensureAgentStarted('r', 'mock');

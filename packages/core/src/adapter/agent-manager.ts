@@ -59,7 +59,12 @@ export interface AgentInstance {
   member: MemberAgentConfig;
   /** The process waiting for the next message, if any. */
   processId: string | undefined;
-  /** Session id from the last turn, used to resume when the adapter can. */
+  /**
+   * The session the next turn resumes (when the adapter can): the session of
+   * the last turn that succeeded, or that resumed an earlier session. A
+   * session first seen in a turn that failed is not kept (a CLI may never
+   * have saved it: Gemini refuses `--resume` of it); the previous one stays.
+   */
   sessionId: string | undefined;
   turns: number;
 }
@@ -95,11 +100,31 @@ export interface AgentTurnResult {
   text: string;
   parts: AgentStreamPart[];
   usage: AgentUsage | undefined;
+  /** The session this turn ran in (the one the CLI reported, else the one it resumed). */
   sessionId: string | undefined;
+  /**
+   * Tool calls the CLI refused for lack of permission (Claude Code's
+   * `permission_denials`, an ACP agent's rejected permission request). The
+   * turn may still end `completed` with text claiming the work was done:
+   * check this before trusting it. Empty when nothing was refused.
+   */
+  permissionDenials: AgentPermissionDenial[];
   /** The process outcome (status, exit code, duration, raw output). */
   outcome: ProcessOutcome;
   /** Set when the CLI reported the turn as failed (API error…), though the process completed. */
   agentError: AgentError | undefined;
+}
+
+/** One tool call the CLI refused for lack of permission (from a `warning` part with code `permission-denied`). */
+export interface AgentPermissionDenial {
+  /** The tool, as the CLI names it (`Write`, `write_file`…). */
+  toolName: string;
+  /** The CLI's id of the refused call, when it gives one. */
+  toolCallId: string | undefined;
+  /** The call's input, when the CLI reports it. */
+  input: unknown;
+  /** The CLI's explanation. */
+  message: string;
 }
 
 /** A turn in flight: stream its parts, await its result. */
@@ -133,6 +158,8 @@ export class AgentManager {
   private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
   /** Turns in flight by role, so stopping a member cancels them. */
   private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
+  /** Per role: why the session of its last turn is not resumed (reported as a `warning` part at the start of its next turn). */
+  private readonly unresumedSessions = new Map<string, string>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -197,6 +224,9 @@ export class AgentManager {
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
     const turnId = `${roleId}#${nextProcessCount('core.agent-turn-id')}`;
     let model: string | undefined;
+    // The session this turn resumes, and the one its CLI reports (kept for resuming only if the turn succeeds, see AgentInstance.sessionId).
+    const resumedSessionId = adapter.capabilities.resume ? instance.sessionId : undefined;
+    let turnSessionId: string | undefined;
     // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -217,7 +247,7 @@ export class AgentManager {
           for (const part of turn.parse(line, json)) {
             parts.push(part);
             if (part.type === 'session') {
-              instance.sessionId = part.sessionId;
+              turnSessionId = part.sessionId;
               model = part.model ?? model;
             }
             bus?.emit('agent:part', { roleId, turnId, part });
@@ -237,10 +267,28 @@ export class AgentManager {
       roleId,
       turnId,
       adapterType: adapter.adapterId,
-      ...(adapter.capabilities.resume && instance.sessionId !== undefined ? { resumeSessionId: instance.sessionId } : {}),
+      ...(resumedSessionId !== undefined ? { resumeSessionId: resumedSessionId } : {}),
       timestamp: Date.now(),
     });
-    const turnFields = () => ({ turnId, adapterType: adapter.adapterId, ...(model !== undefined ? { model } : {}), ...(instance.sessionId !== undefined ? { sessionId: instance.sessionId } : {}) });
+    // A session the last turn left unresumable: say so at the start of this turn, which does not resume it.
+    const unresumed = this.unresumedSessions.get(roleId);
+    if (unresumed !== undefined && adapter.capabilities.resume) {
+      this.unresumedSessions.delete(roleId);
+      const part: AgentStreamPart = {
+        type: 'warning',
+        code: 'session-not-resumed',
+        message:
+          `${adapter.adapterId}: not resuming ${unresumed}, so the CLI may not have saved it; ` +
+          (resumedSessionId !== undefined ? `this turn resumes the previous session ${resumedSessionId}` : 'this turn starts a fresh session'),
+      };
+      parts.push(part);
+      bus?.emit('agent:part', { roleId, turnId, part });
+    }
+    const sessionOfTurn = () => turnSessionId ?? instance.sessionId;
+    const turnFields = () => {
+      const sessionId = sessionOfTurn();
+      return { turnId, adapterType: adapter.adapterId, ...(model !== undefined ? { model } : {}), ...(sessionId !== undefined ? { sessionId } : {}) };
+    };
     // The turn's scope: events of its work (parts, usage) are charged to this role.
     const result = withEventScope({ event: started, bus, agentId: roleId }, async (): Promise<AgentTurnResult> => {
       let run: ProcessRun;
@@ -256,10 +304,19 @@ export class AgentManager {
       const outcome = await run.outcome;
       // The CLI is done with this turn: nothing may still run on its behalf.
       void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
+      const agentError: AgentError | undefined = outcome.status === 'completed' ? describeTurnError(adapter, agentErrorOfTurn(adapter.adapterId, parts), outcome) : undefined;
+      const failure = outcome.status !== 'completed' ? outcome.status : agentError ? 'failed' : undefined;
+      if (turnSessionId !== undefined) {
+        if (failure === undefined || turnSessionId === resumedSessionId) {
+          instance.sessionId = turnSessionId;
+          this.unresumedSessions.delete(roleId);
+        } else if (adapter.capabilities.resume) {
+          this.unresumedSessions.set(roleId, `session ${turnSessionId}: it began in a turn that ${failure === 'failed' ? 'failed' : `was ${failure}`}`);
+        }
+      }
       for (const listener of listeners) listener(undefined);
       instance.turns++;
       const usage = [...parts].reverse().find((p) => p.type === 'usage');
-      const agentError: AgentError | undefined = outcome.status === 'completed' ? agentErrorOfTurn(adapter.adapterId, parts) : undefined;
       bus?.emit('agent:turn-completed', {
         roleId,
         status: outcome.status,
@@ -272,7 +329,8 @@ export class AgentManager {
         text: outcome.status === 'completed' ? adapter.parseResponse(outcome.output) : '',
         parts,
         usage: usage?.type === 'usage' ? usage.usage : undefined,
-        sessionId: instance.sessionId,
+        sessionId: sessionOfTurn(),
+        permissionDenials: permissionDenialsOf(parts),
         outcome,
         agentError,
       };
@@ -339,6 +397,7 @@ export class AgentManager {
     const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
     if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
+    this.unresumedSessions.delete(roleId);
     for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
     await Promise.all([
       ...turns.map((turn) => turn.result.catch(() => {})),
@@ -482,4 +541,24 @@ function partsIterator(
     [Symbol.asyncIterator]: () => iterator,
   };
   return iterator;
+}
+
+/** The `permission-denied` warnings of a turn's parts, as {@link AgentPermissionDenial}s. */
+function permissionDenialsOf(parts: readonly AgentStreamPart[]): AgentPermissionDenial[] {
+  const denials: AgentPermissionDenial[] = [];
+  for (const part of parts) {
+    if (part.type !== 'warning' || part.code !== 'permission-denied') continue;
+    denials.push({ toolName: part.toolName ?? 'unknown', toolCallId: part.toolCallId, input: part.input, message: part.message });
+  }
+  return denials;
+}
+
+/** The adapter's `describeTurnError` applied to a failed turn's error (kept as is when the hook is absent or throws). */
+function describeTurnError(adapter: AgentAdapter, error: AgentError | undefined, outcome: ProcessOutcome): AgentError | undefined {
+  if (error === undefined || adapter.describeTurnError === undefined) return error;
+  try {
+    return adapter.describeTurnError(error, { head: outcome.stderrHead, tail: outcome.stderrTail });
+  } catch {
+    return error;
+  }
 }

@@ -27,6 +27,21 @@ afterEach(async () => {
 });
 
 describe('createAdapterAgent', () => {
+  it('a task timeout names the CLI and tells a silent CLI from a busy one (issue 27)', async () => {
+    const silent = createAdapterAgent({ manager: managerWith(new MockAgentAdapter({ cli: { hang: true } })), roleId: 'looper-coder', configId: 'mock' });
+    const tasks = new TaskManager();
+    const quiet = await waitForCompletion(tasks.startBackground(silent, 'hi', {}, { timeoutMs: 1_500 }).emitter).catch((e: unknown) => e);
+    expect(String(quiet)).toMatch(/\(looper-coder, mock\) timed out after 1500 ms: no output since the start \(the model API may not have answered\)/);
+    const working = createAdapterAgent({
+      manager: managerWith(new MockAgentAdapter({ cli: { lines: ['{"type":"session","id":"s-1"}'], hang: true } })),
+      roleId: 'looper-coder',
+      configId: 'mock',
+    });
+    const busy = await waitForCompletion(tasks.startBackground(working, 'hi', {}, { timeoutMs: 1_500 }).emitter).catch((e: unknown) => e);
+    expect(String(busy)).toMatch(/\(looper-coder, mock\) timed out after 1500 ms: the agent was still working \(last output .* ago\)/);
+    expect(createAdapterAgent({ manager: managerWith(new MockAgentAdapter()), roleId: 'r', configId: 'claude' }).cli).toBe('Claude Code');
+  });
+
   it('runs one CLI turn per run, streaming text and tool calls to the sinks', async () => {
     const adapter = new MockAgentAdapter({
       cli: {

@@ -73,6 +73,7 @@ export function createAdapterAgent(options: AdapterAgentOptions): RunnableAgent 
       sinks.status?.(`running ${configId}`);
       const turn = manager.send(roleId, input, { signal, ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}) });
       for await (const part of turn) {
+        if (part.type !== 'text-delta') sinks.activity?.();
         if (part.type === 'text-delta') sinks.text?.(part.text);
         else if (part.type === 'tool-call') sinks.status?.(`tool ${part.toolName}`);
         else if (part.type === 'error' && part.retrying) sinks.status?.(`retrying: ${part.message}`);
@@ -90,8 +91,25 @@ export function createAdapterAgent(options: AdapterAgentOptions): RunnableAgent 
   return Object.freeze({
     id,
     description: options.description ?? `${configId} CLI agent (role ${roleId})`,
+    get cli() {
+      return agentCliName(manager.getAgentInfo(roleId)?.adapter.adapterId ?? configId);
+    },
     start(input: string, context: AgentContext = {}, sinks: AgentSinks = {}): ExecutionHandle {
       return startExecution(context, (signal) => run(input, context, sinks, signal), `Agent "${id}"`);
     },
   });
+}
+
+/** People's names of the agent CLIs of Troupe's adapters, by adapter id. */
+const CLI_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  claude: 'Claude Code',
+  codex: 'Codex CLI',
+  gemini: 'Gemini CLI',
+  'gemini-acp': 'Gemini CLI (ACP)',
+  acp: 'ACP agent',
+});
+
+/** The CLI an adapter drives, for messages: `Claude Code` for `claude`, else the adapter id. */
+function agentCliName(adapterId: string): string {
+  return Object.hasOwn(CLI_NAMES, adapterId) ? (CLI_NAMES[adapterId] as string) : adapterId;
 }

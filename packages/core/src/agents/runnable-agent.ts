@@ -38,6 +38,12 @@ export interface AgentSinks {
   text?(delta: string): void;
   /** Short progress notes for a UI (`thinking`, `running tool write_file`). */
   status?(status: string): void;
+  /**
+   * The agent produced output that is neither text nor a status note (a
+   * tool result, usage, any CLI stream part): a timeout can then tell a busy
+   * agent from one whose model API never answered.
+   */
+  activity?(): void;
   /** Appends a complete message to the run's channel right away (e.g. an `[AUTO]` note). */
   message?(message: MessageInput): void;
 }
@@ -76,6 +82,8 @@ export interface RunnableAgent {
   readonly id: string;
   /** What the agent does, for people and for routing models. */
   readonly description: string;
+  /** The agent CLI it drives, named for people (`Claude Code`), for messages such as a timeout's. */
+  readonly cli?: string;
   /** Starts a run. Must not block: long work belongs behind `completion`. */
   start(input: string, context: AgentContext, sinks: AgentSinks): ExecutionHandle;
 }

@@ -77,6 +77,39 @@ describe('TaskManager', () => {
     expect(canceled).toBe(true);
   });
 
+  it('a timeout names the CLI and says the agent produced no output since the start (issue 27)', async () => {
+    let clock = 1_000;
+    const tasks = new TaskManager({ now: () => clock });
+    const silent: RunnableAgent = { id: 'looper-coder', description: 'hangs', cli: 'Claude Code', start: () => ({ completion: new Promise(() => {}), cancel: () => {} }) };
+    const { emitter } = tasks.startBackground(silent, 'x', {}, { timeoutMs: 20 });
+    clock += 20;
+    const error = (await waitForCompletion(emitter).catch((e: unknown) => e)) as CompletionTimeoutError;
+    expect(error).toBeInstanceOf(CompletionTimeoutError);
+    expect(error.message).toMatch(/^Task task-\d+ \(looper-coder, Claude Code\) timed out after 20 ms: no output since the start \(the model API may not have answered\)$/);
+    expect(error.cli).toBe('Claude Code');
+    expect(error.lastOutputAgoMs).toBeNull();
+  });
+
+  it('a timeout of a busy agent says when it last produced output (issue 27)', async () => {
+    let clock = 1_000;
+    const tasks = new TaskManager({ now: () => clock });
+    const busy: RunnableAgent = {
+      id: 'looper-coder',
+      description: 'works, then hangs',
+      cli: 'Gemini CLI',
+      start: (_input, _context, sinks) => {
+        clock += 5_000;
+        sinks.activity?.(); // e.g. a tool call
+        clock += 3_000;
+        return { completion: new Promise(() => {}), cancel: () => {} };
+      },
+    };
+    const { emitter } = tasks.startBackground(busy, 'x', {}, { timeoutMs: 20 });
+    const error = (await waitForCompletion(emitter).catch((e: unknown) => e)) as CompletionTimeoutError;
+    expect(error.message).toMatch(/^Task task-\d+ \(looper-coder, Gemini CLI\) timed out after 20 ms: the agent was still working \(last output 3 s ago\)$/);
+    expect(error.lastOutputAgoMs).toBe(3_000);
+  });
+
   it('uses the default timeout and rejects bad timeouts', async () => {
     const tasks = new TaskManager({ defaultTimeoutMs: 10 });
     const hang = defineAgent({ id: 'hang', description: 'h', run: () => new Promise<string>(() => {}) });

@@ -152,6 +152,11 @@ export class TaskManager {
       bus?.emit('task:failed', { taskId: task.id, agentId: task.agentId, status: status as 'failed' | 'canceled' | 'timed-out', durationMs, error: serializeError(error) });
       emitter.emit('failed', error, task);
     };
+    // When the agent last produced output (text, a message, any stream part); undefined: none yet.
+    let lastOutputAt: number | undefined;
+    const onOutput = () => {
+      lastOutputAt = this.now();
+    };
     const onAbort = () => settle(new AbortError(`Task ${task.id} (${agent.id}) was canceled`, { cause: options.signal?.reason }), 'canceled');
     this.tasks.set(task.id, { task, settle });
     const startedEvent = bus?.emit('task:started', { taskId: task.id, agentId: agent.id, ...(timeoutMs !== undefined ? { timeoutMs } : {}), timestamp: task.startedAt });
@@ -160,6 +165,7 @@ export class TaskManager {
     const sinks: AgentSinks = {
       text: (delta) => {
         if (task.status !== 'running') return;
+        onOutput();
         task.output += delta;
         forward.text?.(delta);
         emitter.emit('text', delta, task);
@@ -169,7 +175,20 @@ export class TaskManager {
         forward.status?.(status);
         emitter.emit('status', status, task);
       },
-      ...(forward.message ? { message: (message) => task.status === 'running' && forward.message?.(message) } : {}),
+      activity: () => {
+        if (task.status !== 'running') return;
+        onOutput();
+        forward.activity?.();
+      },
+      ...(forward.message
+        ? {
+            message: (message) => {
+              if (task.status !== 'running') return;
+              onOutput();
+              forward.message?.(message);
+            },
+          }
+        : {}),
     };
     // Settle on a later tick: listeners attached right after startBackground never miss the outcome.
     queueMicrotask(() => {
@@ -178,7 +197,7 @@ export class TaskManager {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs !== undefined) {
         timer = setTimeout(
-          () => settle(new CompletionTimeoutError(`Task ${task.id} (${agent.id}) timed out after ${timeoutMs} ms`, { timeoutMs }), 'timed-out'),
+          () => settle(taskTimeoutError(task, agent, timeoutMs, lastOutputAt === undefined ? null : this.now() - lastOutputAt), 'timed-out'),
           timeoutMs,
         );
       }
@@ -221,6 +240,24 @@ export class TaskManager {
   running(): Readonly<BackgroundTask>[] {
     return [...this.tasks.values()].map((entry) => entry.task);
   }
+}
+
+/**
+ * The error of a timed-out task, naming the agent's CLI and saying whether
+ * the agent produced any output: none since the start points at the model
+ * API (it may never have answered), recent output at an agent still working.
+ */
+function taskTimeoutError(task: BackgroundTask, agent: RunnableAgent, timeoutMs: number, lastOutputAgoMs: number | null): CompletionTimeoutError {
+  const cli = typeof agent.cli === 'string' && agent.cli !== '' ? agent.cli : undefined;
+  const why =
+    lastOutputAgoMs === null
+      ? 'no output since the start (the model API may not have answered)'
+      : `the agent was still working (last output ${lastOutputAgoMs < 1000 ? `${lastOutputAgoMs} ms` : `${Math.round(lastOutputAgoMs / 1000)} s`} ago)`;
+  return new CompletionTimeoutError(`Task ${task.id} (${agent.id}${cli ? `, ${cli}` : ''}) timed out after ${timeoutMs} ms: ${why}`, {
+    timeoutMs,
+    ...(cli ? { cli } : {}),
+    lastOutputAgoMs,
+  });
 }
 
 /**

@@ -29,6 +29,7 @@ export function wrapAgentAdapter(adapter: AgentAdapter, overrides: AgentAdapterO
     getCompletionStrategy: () => adapter.getCompletionStrategy(),
     ...(adapter.startTurn ? { startTurn: (turn) => adapter.startTurn?.(turn) } : {}),
     parseLine: (line, json, context) => adapter.parseLine(line, json, context),
+    ...(adapter.describeTurnError ? { describeTurnError: (error, stderr) => adapter.describeTurnError?.(error, stderr) ?? error } : {}),
     ...overrides,
   };
 }

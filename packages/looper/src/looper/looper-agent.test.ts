@@ -331,7 +331,7 @@ describe('Looper — limits and failures', () => {
     expect(seen[0]?.review).toMatchObject({ status: 'FAILED', timedOut: true, error: { name: 'CompletionTimeoutError' } });
     expect(formatJudgeInput(seen[0] as JudgeInput)).toContain('Review Result: FAILED\nCompletionTimeoutError: Task task-');
     expect(autos()).toContain(autos().find((m) => m.startsWith('[AUTO] Review failed (timed out)')));
-    expect(looper.getStatus().lastRun?.reason).toMatch(/^The review failed \(Task .* timed out after 30 ms\); the work could not be verified/);
+    expect(looper.getStatus().lastRun?.reason).toMatch(/^The review failed \(Task .* timed out after 30 ms: no output since the start \(the model API may not have answered\)\); the work could not be verified/);
   });
 
   it('parses a reviewer text report from a fenced JSON block, and falls back to warning when there is none', async () => {

@@ -1,3 +1,4 @@
+import type { AgentError } from '../../errors/agent-error';
 import type { CompletionStrategy } from '../../process/completion-strategy';
 import type { ProcessConfig } from '../../process/process-config';
 import type { AgentStreamPart } from './agent-stream-part';
@@ -114,6 +115,15 @@ export interface AgentAdapterV1<TTurnState = unknown> {
    * (a direct call outside a runner) treats its lines as one implicit turn.
    */
   parseLine(line: string, json: unknown, context?: AgentLineContext<TTurnState>): AgentStreamPart[];
+
+  /**
+   * Optional: completes the error of a turn the CLI reported as failed with
+   * what only its stderr shows (Codex logs the HTTP status of the model API
+   * there but streams a generic message). Gets the error built from the
+   * turn's parts and the turn's redacted stderr (first and last 4 KiB);
+   * returns the error to report. A throwing hook is ignored.
+   */
+  describeTurnError?(error: AgentError, stderr: { readonly head: string; readonly tail: string }): AgentError;
 }
 
 /** Any agent adapter version this core understands. */

@@ -44,6 +44,20 @@ export const agentStreamPartSchema = z.discriminatedUnion('type', [
     status: z.number().optional(),
     retrying: z.boolean().optional(),
   }),
+  /**
+   * Something the user should know that does not fail the turn: `code`
+   * `permission-denied` (the CLI refused a tool call for lack of permission;
+   * `toolName`, `toolCallId` and `input` name the call), `session-not-resumed`
+   * (the next turn starts a fresh session instead of resuming this one).
+   */
+  z.object({
+    type: z.literal('warning'),
+    code: z.string(),
+    message: z.string(),
+    toolCallId: z.string().optional(),
+    toolName: z.string().optional(),
+    input: z.unknown().optional(),
+  }),
   /** The turn ended; `text` is the final answer. */
   z.object({
     type: z.literal('turn-end'),
