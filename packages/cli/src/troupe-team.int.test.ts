@@ -130,3 +130,24 @@ it('a member names an agent registry entry (here in WORKSPACE/.troupe/agents.jso
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/^troupe: Team member "x" cannot start its agent "cursor"/);
 }, 60_000);
+
+it('a member whose turns fail makes the command exit 1, even when the conversation goes on past the failure', async () => {
+  const dir = teamWorkspace([
+    { id: 'you', name: 'You', role: 'product owner', type: 'human', order: 0 },
+    { id: 'broken', name: 'Broken', role: 'coder', type: 'ai', agentConfigId: 'broken-cli', order: 1 },
+  ]);
+  writeFileSync(
+    join(dir, '.troupe', 'agents.json'),
+    JSON.stringify({
+      schemaVersion: '1.2',
+      agents: { 'broken-cli': { name: 'broken-cli', command: process.execPath, baseArgs: ['-e', 'process.exit(3)'], capabilities: { supportsSystemPrompt: false, completionDetection: 'exit' } } },
+    }),
+  );
+  // The failed turn passes to the human (onMemberError: continue), who ends the conversation normally.
+  const team = startTroupe(['team', '--workspace', dir, '--from', 'you', '-p', 'Hi'], testEnv());
+  running.push(team);
+  team.child.stdin?.end('/end\n');
+  expect(await team.exited(), team.stdout() + team.stderr()).toBe(1);
+  expect(team.stdout()).toMatch(/Conversation ended \(human-end\)/);
+  expect(team.stderr()).toBe('troupe: 1 member turn failed (broken on turn 1: failed); exit code 1\n');
+}, 60_000);
