@@ -165,7 +165,7 @@ describe('permission requests', () => {
     const manager = new AgentManager({ adapters });
     try {
       await manager.ensureAgentStarted('coder', 'acp', {});
-      expect(await manager.sendAndReceive('coder', 'Create hello.txt', undefined, { timeout: 20_000 })).toBe('permission: cancelled');
+      expect(await manager.sendAndReceive('coder', 'Create hello.txt', { timeoutMs: 20_000 })).toBe('permission: cancelled');
     } finally {
       await manager.cleanup();
     }
