@@ -77,7 +77,7 @@ describe('shout adapter (custom adapter example)', () => {
     const manager = new AgentManager();
     try {
       await manager.ensureAgentStarted('crier', 'shout', { systemInstruction: 'a town crier', workDir });
-      const turn = manager.send('crier', 'hear ye', { timeout: 10_000 });
+      const turn = manager.send('crier', 'hear ye', { timeoutMs: 10_000 });
       const parts: AgentStreamPart[] = [];
       for await (const part of turn) parts.push(part);
       const result = await turn.result;
@@ -86,7 +86,7 @@ describe('shout adapter (custom adapter example)', () => {
       expect(parts.filter((part) => part.type === 'text-delta').map((part) => part.text)).toEqual(['A ', 'TOWN ', 'CRIER ', 'SAYS: ', 'HEAR ', 'YE!']);
       expect(parts.at(-1)).toEqual({ type: 'turn-end', text: 'A TOWN CRIER SAYS: HEAR YE!', isError: false, stopReason: 'done' });
 
-      const empty = await manager.send('crier', '   ', { timeout: 10_000 }).result;
+      const empty = await manager.send('crier', '   ', { timeoutMs: 10_000 }).result;
       // The agent error carries the CLI's own error text.
       expect(empty.agentError?.message).toBe('shout reported an error: shout-agent: nothing to shout (stdin was empty)');
       expect(empty.parts).toContainEqual({ type: 'error', message: 'shout-agent: nothing to shout (stdin was empty)' });

@@ -16,7 +16,7 @@ const elapsed = () => `${((performance.now() - started) / 1000).toFixed(2)}s`.pa
 
 try {
   await manager.ensureAgentStarted('crier', 'shout', { systemInstruction: 'a town crier', workDir: process.cwd() });
-  const turn = manager.send('crier', 'hear ye, the build is green', { timeout: 10_000 });
+  const turn = manager.send('crier', 'hear ye, the build is green', { timeoutMs: 10_000 });
   for await (const part of turn) {
     console.log(`${elapsed()}  ${part.type.padEnd(10)} ${JSON.stringify(part.type === 'text-delta' ? part.text : part)}`);
   }

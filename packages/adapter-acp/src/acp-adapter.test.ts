@@ -207,7 +207,7 @@ describe('permission requests', () => {
     });
     const manager = await startCoder(adapter);
     try {
-      expect(await manager.sendAndReceive('coder', 'Create hello.txt', undefined, { timeout: 20_000 })).toBe('permission: cancelled');
+      expect(await manager.sendAndReceive('coder', 'Create hello.txt', { timeoutMs: 20_000 })).toBe('permission: cancelled');
     } finally {
       await manager.cleanup();
     }

@@ -41,7 +41,10 @@ export const EXIT_CODES = Object.freeze({
   usage: 2,
   /** The run was stopped on request before JUDGE ended it. */
   stopped: 3,
-  /** The run ended with work open: the iteration limit, or JUDGE ended it while the review still reported findings. */
+  /**
+   * The run ended with work open: the iteration limit cut it off (JUDGE wanted to continue), or it ended while the
+   * review still reported findings or tasks queued with `add_pending` were never done.
+   */
   openFindings: 4,
   /** An agent failed: the last iteration's Coder or Review could not do its step. */
   agentFailure: 5,
@@ -51,18 +54,30 @@ export const EXIT_CODES = Object.freeze({
   terminated: 143,
 });
 
-/** What {@link exitCodeOfRun} reads: a Looper snapshot's last run and last iteration. */
+/** What {@link exitCodeOfRun} reads: a Looper snapshot's last run, last iteration and pending queue. */
 export interface RunEnding {
   lastRun: { outcome: 'terminated' | 'stopped' | 'max-iterations' | 'failed' | 'budget-exceeded' } | null;
   last: { coder: { status: 'SUCCESS' | 'FAILED' }; review: { status: 'SUCCESS' | 'FAILED'; report?: { health: string } | undefined } } | null;
+  /**
+   * Tasks still queued with `add_pending` (a snapshot's `pending`). A run that
+   * ends with any left ended with work open, whatever the review said.
+   */
+  pending?: readonly unknown[] | undefined;
 }
 
 /**
- * The exit code of a finished Looper run: 0 only when JUDGE terminated it and
- * the last review passed (health `normal`); 3 stopped; 5 when the last
- * iteration's Coder or Review failed; 4 for the iteration limit, or a
- * termination with findings still open; 1 when the loop itself failed. A run
- * its budget stopped exits 3, like a stopped one.
+ * The exit code of a finished Looper run: 0 only when JUDGE terminated it,
+ * the last review passed (health `normal`) and no task queued with
+ * `add_pending` is left; 3 stopped; 5 when the last iteration's Coder or
+ * Review failed; 4 for work left open (JUDGE wanted to go on past the
+ * iteration limit, findings still open, or pending tasks never done); 1 when
+ * the loop itself failed. A run its budget stopped exits 3, like a stopped
+ * one.
+ *
+ * Reaching the iteration limit alone is not a failure: when the last
+ * iteration's review passed, nothing is pending and JUDGE itself ended the
+ * run (the rule policy always does at the limit), the limit cut nothing off
+ * and the run exits 0, as it would have one iteration earlier.
  */
 export function exitCodeOfRun(ending: RunEnding): number {
   const { lastRun, last } = ending;
@@ -71,5 +86,6 @@ export function exitCodeOfRun(ending: RunEnding): number {
   if (lastRun.outcome === 'failed') return EXIT_CODES.failure;
   if (last && (last.coder.status === 'FAILED' || last.review.status === 'FAILED')) return EXIT_CODES.agentFailure;
   if (lastRun.outcome === 'max-iterations') return EXIT_CODES.openFindings;
+  if ((ending.pending?.length ?? 0) > 0) return EXIT_CODES.openFindings;
   return last?.review.report?.health === 'normal' ? EXIT_CODES.ok : EXIT_CODES.openFindings;
 }

@@ -226,14 +226,13 @@ describe('troupe doctor and the agent registry', () => {
     const result = await runCliCaptured(['doctor', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, HOME: workspace() }) });
     expect(result.code, result.stdout).toBe(2);
     expect(result.stdout).toContain(`Agent registry: ${path} (schema 1.2)`);
-    expect(result.stdout).toContain('  ✓ claude (adapter: claude)');
-    expect(result.stdout).toContain(`      command: ${join(fakeBinDir, 'claude')}`);
+    expect(result.stdout).toContain(`  ✓ claude ${join(fakeBinDir, 'claude')} 2.1.330\n      adapter: claude\n`);
     expect(result.stdout).toContain('      model: claude-sonnet-5-5');
     expect(result.stdout).toContain('      env: SECRET_TOKEN');
     expect(result.stdout).not.toContain('env-secret-value');
-    expect(result.stdout).toContain('  ✗ local-codex (adapter: codex)');
-    expect(result.stdout).toContain('      ✗ apiKeyEnv: the environment variable TROUPE_TEST_UNSET_KEY is not set');
-    expect(result.stdout).toContain('      ✗ codex is not installed or not executable');
+    expect(result.stdout).toMatch(
+      /\n  ✗ local-codex: apiKeyEnv: the environment variable TROUPE_TEST_UNSET_KEY is not set[^\n;]*; codex is not installed or not executable\n      adapter: codex\n      command: codex\n/,
+    );
     expect(result.stdout).toContain('      note: completionDetection idleTimeout: a turn ends after 2000 ms without output');
     const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, TROUPE_TEST_UNSET_KEY: 'k' }) })).stdout);
     expect(json.registry.entries.map((entry: { key: string; apiKeySet?: boolean; completion: string }) => [entry.key, entry.apiKeySet, entry.completion])).toEqual([
@@ -258,17 +257,71 @@ describe('troupe doctor and the agent registry', () => {
     );
     const result = await runCliCaptured(['doctor', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, HOME: workspace() }) });
     expect(result.code, result.stdout).toBe(2);
-    expect(result.stdout).toContain('  ✓ gemini-acp (adapter: acp)');
+    expect(result.stdout).toContain(`  ✓ gemini-acp ${join(dirname(process.execPath), 'node')} ${process.versions.node}\n      adapter: acp\n`);
     expect(result.stdout).toContain('      env: GOOGLE_GEMINI_BASE_URL');
     expect(result.stdout).toContain('      note: ACP agent: `command baseArgs` driven over the Agent Client Protocol');
     expect(result.stdout).not.toContain('generic adapter');
-    expect(result.stdout).toContain('  ✗ bad-acp (adapter: acp)');
-    expect(result.stdout).toContain('      ✗ model: an ACP agent (adapter "acp") cannot take model from the registry; set it with the agent\'s own flag in baseArgs');
+    expect(result.stdout).toContain('  ✗ bad-acp: model: an ACP agent (adapter "acp") cannot take model from the registry; set it with the agent\'s own flag in baseArgs');
     const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env: testEnv({ PATH: FAKE_PATH }) })).stdout);
     expect(json.registry.entries.map((entry: { key: string; adapter: string; generic: boolean; completion: string }) => [entry.key, entry.adapter, entry.generic, entry.completion])).toEqual([
       ['gemini-acp', 'acp', false, 'jsonl'],
       ['bad-acp', 'acp', false, 'jsonl'],
     ]);
+  });
+
+  it('judges the agent CLIs by the registry entries, with PATH stripped: each entry with its command and version, and the demo runs real', async () => {
+    const bin = workspace();
+    const fake = (name: string, output: string) => {
+      writeFileSync(join(bin, name), `#!/bin/sh\necho "${output}"\n`);
+      chmodSync(join(bin, name), 0o755);
+      return join(bin, name);
+    };
+    const claude = fake('claude-code', '2.1.330 (Claude Code)');
+    const codex = fake('codex-cli', 'codex-cli 0.169.0');
+    const silent = fake('silent', 'no version here');
+    const path = join(bin, 'agents.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        schemaVersion: '1.2',
+        agents: {
+          claude: { name: 'claude', command: claude, baseArgs: [], capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'jsonl', completionTypes: ['result'] } },
+          'fast-codex': { name: 'codex', command: codex, baseArgs: ['exec', '--json'], capabilities: caps },
+          quiet: { name: 'quiet', command: silent, baseArgs: [], capabilities: { supportsSystemPrompt: false, completionDetection: 'exit' } },
+        },
+      }),
+    );
+    // Nothing on PATH: only the registry's absolute commands can be found.
+    const env = testEnv({ PATH: workspace(), HOME: workspace(), ANTHROPIC_API_KEY: 'sk-ant-doctor-test' });
+    const result = await runCliCaptured(['doctor', '--registry', path], { env });
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).not.toMatch(/✗ (claude|codex) /);
+    expect(result.stdout).toContain(`  ✓ claude  ${claude} — 2.1.330 (tested); credentials: ANTHROPIC_API_KEY (registry entry "claude")`);
+    expect(result.stdout).toContain(`  ! codex   ${codex} — 0.169.0 (tested); no credentials found (registry entry "fast-codex")`);
+    expect(result.stdout).toContain('The demo would run with real agents:');
+    expect(result.stdout).toContain('Coder: Claude Code 2.1.330 (credentials: ANTHROPIC_API_KEY).');
+    expect(result.stdout).toContain(`  ✓ claude ${claude} 2.1.330\n`);
+    expect(result.stdout).toContain(`  ✓ fast-codex ${codex} 0.169.0\n`);
+    expect(result.stdout).toMatch(new RegExp(`  ✓ quiet ${silent} \\(version unknown: "${silent} --version" exited with code 0 without a version number\\)\n`));
+    const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env })).stdout);
+    expect(json.clis.map((cli: { id: string; registryEntry?: string; path?: string; version?: string }) => [cli.id, cli.registryEntry, cli.path, cli.version])).toEqual([
+      ['claude', 'claude', claude, '2.1.330'],
+      ['codex', 'fast-codex', codex, '0.169.0'],
+      ['gemini', undefined, undefined, undefined],
+    ]);
+    expect(json.demo).toMatchObject({ mode: 'real', coder: 'claude' });
+    expect(json.registry.entries.map((entry: { key: string; version?: string }) => [entry.key, entry.version])).toEqual([
+      ['claude', '2.1.330'],
+      ['fast-codex', '0.169.0'],
+      ['quiet', undefined],
+    ]);
+    // An entry whose command is gone: the CLI is reported missing through its entry, and the doctor exits 2.
+    writeFileSync(path, JSON.stringify({ schemaVersion: '1.2', agents: { claude: { name: 'claude', command: join(bin, 'gone'), baseArgs: [], capabilities: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['result'] } } } }));
+    const gone = await runCliCaptured(['doctor', '--registry', path], { env });
+    expect(gone.code).toBe(2);
+    expect(gone.stdout).toContain(`  ✗ claude  ${join(bin, 'gone')} not found or not executable (registry entry "claude")`);
+    expect(gone.stdout).toContain(`  ✗ claude: ${join(bin, 'gone')} is not installed or not executable\n`);
+    expect(gone.stdout).toContain('The demo would run OFFLINE');
   });
 
   it('an invalid registry: the problems, one per line, and exit 2; the workspace\'s .troupe/agents.json comes before the home one', async () => {
@@ -340,6 +393,9 @@ describe('exit codes and languages, as data', () => {
     expect(exitCodeOfRun(ran('terminated', 'SUCCESS'))).toBe(5);
     expect(exitCodeOfRun(ran('stopped', 'SUCCESS', 'normal'))).toBe(3);
     expect(exitCodeOfRun(ran('failed', 'SUCCESS', 'normal'))).toBe(1);
+    // A task queued with add_pending and never done is work left open, even when the last review passed.
+    expect(exitCodeOfRun({ ...ran('terminated', 'SUCCESS', 'normal'), pending: [{ id: 'p1', task: 'Add logging' }] })).toBe(4);
+    expect(exitCodeOfRun({ ...ran('terminated', 'SUCCESS', 'normal'), pending: [] })).toBe(0);
     expect(EXIT_CODES).toMatchObject({ ok: 0, failure: 1, usage: 2, stopped: 3, openFindings: 4, agentFailure: 5, interrupted: 130 });
   });
 

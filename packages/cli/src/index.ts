@@ -14,9 +14,10 @@ export {
   type DetectEnvironmentOptions,
   type EnvironmentReport,
   type ModelKeyReport,
+  type RegistryAgentCli,
 } from './doctor/detect-environment';
 export { MODEL_PROVIDERS, type ModelProviderId } from './doctor/model-providers';
-export { formatRegistryReport, inspectRegistry, type RegistryEntryReport, type RegistryReport } from './doctor/registry-report';
+export { formatRegistryReport, inspectRegistry, registryAgentClis, type RegistryEntryReport, type RegistryReport } from './doctor/registry-report';
 export { registryCandidates, type RegistryLookup } from './registry/cli-registry';
 export {
   createTestRunReview,

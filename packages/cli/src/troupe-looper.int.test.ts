@@ -116,6 +116,33 @@ describe('seed 000 §8 CLI tests', () => {
     expect(after.stdout).toContain('Last run: terminated after 2 iteration(s)');
   }, 90_000);
 
+  it('the iteration limit with a task queued by add_pending and never done exits 4; at the limit with the review passing and nothing pending, 0', async () => {
+    const dir = workspace();
+    const gate = workspace();
+    const env = testEnv({
+      FAKE_CLAUDE_GATE_DIR: gate,
+      FAKE_CLAUDE_LOG: join(gate, 'coder.jsonl'),
+      FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }),
+    });
+    const runner = start(['looper', '-w', dir, '--reviewer', 'tests', '--max-iterations', '1', '-p', 'Optimize all files'], env);
+    await runner.waitFor(/Iteration 1\/1 started/);
+    const pending = await runTroupe(['looper', '-w', dir, '-p', '{"type":"add_pending","task":"Add logging"}'], env);
+    expect(pending.code, pending.stderr).toBe(0);
+    await runner.waitFor(/looper: Task queued \(pending: 1\): Add logging/);
+    writeFileSync(join(gate, 'release-1'), '');
+    expect(await runner.exited(), runner.stdout()).toBe(4);
+    expect(runner.stdout()).toMatch(/Reached the iteration limit \(1 of 1\)\. Left undone: 1 pending message still queued\./);
+    expect(runner.stdout()).toContain('Exit code 4: ended with work open');
+
+    // The same limit with the review passing and nothing queued cut nothing off: exit 0 (see the README's exit codes).
+    const done = await runTroupe(['looper', '-w', workspace(), '--reviewer', 'tests', '--max-iterations', '1', '-p', 'Optimize all files'], testEnv({
+      FAKE_CLAUDE_FILES: JSON.stringify({ 'ok.test.js': "require('node:test')('ok', () => {});\n" }),
+    }));
+    expect(done.code, done.stdout + done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/Loop finished \(terminated\) after 1 iteration: Reached the iteration limit \(1 of 1\)\.\n/);
+    expect(done.stdout).not.toContain('Exit code');
+  }, 90_000);
+
   it('{"type":"stop","now":true} from a second process cancels the step in progress: the runner ends at once with exit 3', async () => {
     const dir = workspace();
     const gate = workspace();

@@ -69,6 +69,12 @@ function teamWorkspace(members: unknown[]): string {
   return created.dir;
 }
 
+/** WORKSPACE/.troupe/agents.json with one entry, `key`, that runs `node -e SCRIPT` (the generic adapter, ending at exit). */
+function nodeEntry(dir: string, key: string, script: string): void {
+  const entry = { name: key, command: process.execPath, baseArgs: ['-e', script], capabilities: { supportsSystemPrompt: false, completionDetection: 'exit' } };
+  writeFileSync(join(dir, '.troupe', 'agents.json'), JSON.stringify({ schemaVersion: '1.2', agents: { [key]: entry } }));
+}
+
 const PAIR = [
   { id: 'you', name: 'You', role: 'product owner', type: 'human', order: 0 },
   { id: 'max', name: 'Max', role: 'tech lead', type: 'ai', agentConfigId: 'claude', order: 1 },
@@ -105,20 +111,7 @@ it('a member names an agent registry entry (here in WORKSPACE/.troupe/agents.jso
     { id: 'you', name: 'You', role: 'product owner', type: 'human', order: 0 },
     { id: 'echo', name: 'Echo', role: 'parrot', type: 'ai', agentConfigId: 'echo-cli', order: 1 },
   ]);
-  writeFileSync(
-    join(dir, '.troupe', 'agents.json'),
-    JSON.stringify({
-      schemaVersion: '1.2',
-      agents: {
-        'echo-cli': {
-          name: 'echo-cli',
-          command: process.execPath,
-          baseArgs: ['-e', "process.stdin.on('data', () => {}).on('end', () => console.log('echo from ' + process.cwd()))"],
-          capabilities: { supportsSystemPrompt: false, completionDetection: 'exit' },
-        },
-      },
-    }),
-  );
+  nodeEntry(dir, 'echo-cli', "process.stdin.on('data', () => {}).on('end', () => console.log('echo from ' + process.cwd()))");
   const team = startTroupe(['team', '--workspace', dir, '--from', 'you', '-p', 'Hi'], testEnv());
   running.push(team);
   team.child.stdin?.end('/end\n');
@@ -129,4 +122,19 @@ it('a member names an agent registry entry (here in WORKSPACE/.troupe/agents.jso
   const result = await runTroupe(['team', '--workspace', unknown, '-p', 'Hi']);
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/^troupe: Team member "x" cannot start its agent "cursor"/);
+}, 60_000);
+
+it('a member whose turns fail makes the command exit 1, even when the conversation goes on past the failure', async () => {
+  const dir = teamWorkspace([
+    { id: 'you', name: 'You', role: 'product owner', type: 'human', order: 0 },
+    { id: 'broken', name: 'Broken', role: 'coder', type: 'ai', agentConfigId: 'broken-cli', order: 1 },
+  ]);
+  nodeEntry(dir, 'broken-cli', 'process.exit(3)');
+  // The failed turn passes to the human (onMemberError: continue), who ends the conversation normally.
+  const team = startTroupe(['team', '--workspace', dir, '--from', 'you', '-p', 'Hi'], testEnv());
+  running.push(team);
+  team.child.stdin?.end('/end\n');
+  expect(await team.exited(), team.stdout() + team.stderr()).toBe(1);
+  expect(team.stdout()).toMatch(/Conversation ended \(human-end\)/);
+  expect(team.stderr()).toBe('troupe: 1 member turn failed (broken on turn 1: failed); exit code 1\n');
 }, 60_000);

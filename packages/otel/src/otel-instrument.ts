@@ -5,11 +5,12 @@ import {
   enableEventScopes,
   eventScopeChain,
   InvalidArgumentError,
+  EventBus,
   parseTraceparent,
   registerEventScopeWrapper,
+  registerFallbackEventBus,
   registerTraceCarrierProvider,
   type AnyTroupeEvent,
-  type EventBus,
   type EventScope,
   type ModelPrice,
   type TraceCarrier,
@@ -60,6 +61,13 @@ export type Uninstrument = () => void;
  * your own instrumentation nests under it. No prompt, answer, tool argument
  * or secret goes into an attribute.
  *
+ * Each `runToolLoop` run is one span (`tool_loop <model>`) with its model
+ * and tool calls as children: one trace per run. Instrumentation is on for
+ * the whole process: `runToolLoop`, `generateObject` and observed models
+ * called without an `eventBus`, outside any run, report to the instrumented
+ * bus (registered as core's fallback bus), so they are traced too; with no
+ * `bus` argument, a bus of its own is instrumented for them.
+ *
  * Bring your own SDK (`@opentelemetry/sdk-node` or `sdk-trace-node`) and
  * register it before instrumenting; `@opentelemetry/api` is a peer dependency.
  *
@@ -75,7 +83,7 @@ export type Uninstrument = () => void;
  * const looper = new Looper({ coder: { configId: 'claude' }, review: { configId: 'codex' }, eventBus: bus });
  * ```
  */
-export function instrumentTroupe(bus: EventBus, options: InstrumentTroupeOptions = {}): Uninstrument {
+export function instrumentTroupe(bus: EventBus = new EventBus(), options: InstrumentTroupeOptions = {}): Uninstrument {
   if (bus === null || typeof bus !== 'object' || typeof bus.on !== 'function') throw new InvalidArgumentError('bus', 'expected an EventBus');
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer('@troupe/otel', OTEL_VERSION);
   const spans = new TroupeSpans(tracer, { ...defaultModelPrices, ...(options.prices ? checkPriceTable(options.prices) : {}) });
@@ -87,6 +95,8 @@ export function instrumentTroupe(bus: EventBus, options: InstrumentTroupeOptions
       return parent ? context.with(parent, work) : work();
     }),
     registerTraceCarrierProvider(() => spans.carrier()),
+    // Model calls and tool loops given no bus, outside any run, report here: traced without passing `eventBus`.
+    registerFallbackEventBus(bus),
   ];
   let stopped = false;
   return () => {

@@ -48,6 +48,9 @@ type Rule<T extends TroupeEventType> = (event: TroupeEvent<T>, spans: SpanAction
 type Rules = { [T in TroupeEventType]?: Rule<T> };
 
 const error = (failed: boolean, value: SerializedError | string | undefined, fallback: string) => (failed ? (value ?? fallback) : undefined);
+const toolLoop = (loopId: string) => `tool-loop|${loopId}`;
+/** A call's parent when a tool loop made it and its span is open (else the scope decides). */
+const loopParent = (spans: SpanActions, loopId: string | undefined) => (loopId !== undefined && spans.has(toolLoop(loopId)) ? toolLoop(loopId) : undefined);
 
 /**
  * Which spans each event starts or ends. Keys name spans by the ids the
@@ -102,11 +105,39 @@ export const spanRules: Rules = {
     spans.end(`turn|${p.turnId}`, end);
   },
 
+  // ---------------------------------------------------------------- tool loops (runToolLoop): the root of their calls
+  'tool-loop:started': (e, spans) =>
+    spans.start(toolLoop(e.payload.loopId), {
+      name: `tool_loop ${e.payload.modelId}`,
+      attributes: {
+        [GEN_AI.operationName]: 'invoke_agent',
+        ...providerAttributes(e.payload.provider),
+        [GEN_AI.requestModel]: e.payload.modelId,
+        'troupe.tool_loop.id': e.payload.loopId,
+        'troupe.tool_loop.max_steps': e.payload.maxSteps,
+        'troupe.tool_loop.tool_count': e.payload.toolCount,
+      },
+    }),
+  'tool-loop:completed': (e, spans) => {
+    const p = e.payload;
+    spans.endUnder(`${toolLoop(p.loopId)}|`, { error: 'the tool loop ended first' });
+    spans.end(toolLoop(p.loopId), {
+      attributes: defined({
+        ...usageAttributes(p.usage),
+        'troupe.outcome': p.status,
+        'troupe.tool_loop.steps': p.steps,
+        'troupe.tool_loop.step_limit_reached': p.stepLimitReached,
+      }),
+      error: error(p.status !== 'completed', p.error, p.status),
+    });
+  },
+
   // ---------------------------------------------------------------- model and tool calls (APIs)
   'model:call-started': (e, spans) =>
     spans.start(`model|${e.payload.callId}`, {
       name: `chat ${e.payload.modelId}`,
       kind: SpanKind.CLIENT,
+      parentKey: loopParent(spans, e.payload.loopId),
       attributes: defined({
         [GEN_AI.operationName]: 'chat',
         ...providerAttributes(e.payload.provider),
@@ -143,6 +174,7 @@ export const spanRules: Rules = {
     spans.note(`tool-open|${e.payload.toolCallId}`, key);
     spans.start(key, {
       name: `execute_tool ${e.payload.toolName}`,
+      parentKey: loopParent(spans, e.payload.loopId),
       attributes: { [GEN_AI.operationName]: 'execute_tool', [GEN_AI.toolName]: e.payload.toolName, [GEN_AI.toolCallId]: e.payload.toolCallId, [GEN_AI.toolType]: 'function' },
     });
   },

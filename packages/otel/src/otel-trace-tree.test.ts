@@ -213,9 +213,10 @@ describe('OpenTelemetry trace tree', () => {
       '    pipeline.planning 0',
       '    pipeline.execution 0',
       '      pipeline.task 0-0',
-      '        chat task-model',
-      '        execute_tool lookup',
-      '        chat task-model',
+      '        tool_loop task-model',
+      '          chat task-model',
+      '          execute_tool lookup',
+      '          chat task-model',
     ]);
   });
 
@@ -236,11 +237,12 @@ describe('OpenTelemetry trace tree', () => {
     await first;
     await loop.stop();
     const iteration = exporter.getFinishedSpans().find((span) => span.name === 'loop.iteration thinker' && span.attributes['troupe.loop.iteration'] === 1) as ReadableSpan;
-    expect(tree('x', [iteration, ...exporter.getFinishedSpans().filter((span) => span !== iteration && span.name !== 'loop.iteration thinker')]).slice(0, 4)).toEqual([
+    expect(tree('x', [iteration, ...exporter.getFinishedSpans().filter((span) => span !== iteration && span.name !== 'loop.iteration thinker')]).slice(0, 5)).toEqual([
       'loop.iteration thinker',
       '  loop.phase sense',
       '  loop.phase plan',
-      '    chat loop-model',
+      '    tool_loop loop-model',
+      '      chat loop-model',
     ]);
   });
 
@@ -252,11 +254,59 @@ describe('OpenTelemetry trace tree', () => {
       await runToolLoop({ model, prompt: 'x', eventBus: bus });
       span.end();
     });
-    expect(tree('outer')).toEqual(['outer', '  chat m']);
+    expect(tree('outer')).toEqual(['outer', '  tool_loop m', '    chat m']);
     stop();
     exporter.reset();
     await runToolLoop({ model, prompt: 'y', eventBus: bus });
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+
+  it('a tool loop is one trace: a root span with its 3 model calls and 2 tool calls as children, with no eventBus passed', async () => {
+    const stop = instrumentTroupe(undefined, { tracerProvider: provider });
+    cleanups.push(stop);
+    const model = createScriptedChatModel({
+      modelId: 'loop-model',
+      responses: [
+        { toolCalls: [{ id: 'c1', name: 'lookup', input: {} }], usage: { inputTokens: 10, outputTokens: 2 } },
+        { toolCalls: [{ id: 'c2', name: 'lookup', input: {} }], usage: { inputTokens: 12, outputTokens: 2 } },
+        { text: 'found', usage: { inputTokens: 14, outputTokens: 3 } },
+      ],
+    });
+    const lookup = defineTool({ name: 'lookup', description: 'looks up', parameters: z.object({}), execute: () => 'value' });
+    // No eventBus, no enclosing run or span: the instrumentation's own bus (core's fallback bus) gets the events.
+    const result = await runToolLoop({ model, prompt: 'find it', tools: [lookup] });
+    expect(result.steps).toHaveLength(3);
+
+    const spans = exporter.getFinishedSpans();
+    expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
+    expect(tree('tool_loop loop-model')).toEqual([
+      'tool_loop loop-model',
+      '  chat loop-model',
+      '  execute_tool lookup',
+      '  chat loop-model',
+      '  execute_tool lookup',
+      '  chat loop-model',
+    ]);
+    const root = spanNamed('tool_loop loop-model');
+    expect(root.parentSpanContext).toBeUndefined();
+    expect(spans.filter((span) => span.parentSpanContext?.spanId === root.spanContext().spanId)).toHaveLength(5);
+    expect(root.attributes).toMatchObject({
+      'gen_ai.request.model': 'loop-model',
+      'troupe.outcome': 'completed',
+      'troupe.tool_loop.steps': 3,
+      'troupe.tool_loop.step_limit_reached': false,
+      'gen_ai.usage.input_tokens': 36,
+      'gen_ai.usage.output_tokens': 7,
+    });
+
+    // A second run is a second trace; after uninstrumenting, nothing is recorded and no bus is left registered.
+    exporter.reset();
+    await runToolLoop({ model: createScriptedChatModel({ modelId: 'm2', responses: [{ text: 'a' }] }), prompt: 'x' });
+    expect(tree('tool_loop m2')).toEqual(['tool_loop m2', '  chat m2']);
+    stop();
+    exporter.reset();
+    await runToolLoop({ model: createScriptedChatModel({ modelId: 'm3', responses: [{ text: 'b' }] }), prompt: 'y' });
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

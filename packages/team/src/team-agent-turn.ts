@@ -65,7 +65,7 @@ export async function sendAgentTurn(
   prompt: string,
   options: SendAgentTurnOptions,
 ): Promise<AgentTurnOutcome> {
-  const turn = agentManager.send(member.id, prompt, { timeout: options.timeoutMs, signal: options.signal });
+  const turn = agentManager.send(member.id, prompt, { timeoutMs: options.timeoutMs, signal: options.signal });
   turn.run.then((run) => options.trackExit(run.exited), () => {});
   let result;
   try {

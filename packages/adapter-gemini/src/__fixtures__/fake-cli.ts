@@ -42,7 +42,7 @@ export async function runTurns(
   try {
     await manager.ensureAgentStarted('member', adapter.adapterId, member);
     const results: AgentTurnResult[] = [];
-    for (const message of messages) results.push(await manager.send('member', message, { timeout: 20_000 }).result);
+    for (const message of messages) results.push(await manager.send('member', message, { timeoutMs: 20_000 }).result);
     return results;
   } finally {
     await manager.cleanup();

@@ -16,8 +16,9 @@ import { openWorkspace, resolveWorkspacePath } from '../workspace/troupe-workspa
  * their agents (a registry entry or a built-in adapter), in their `workDir`
  * or else the workspace; human members' turns are the lines of stdin (typed
  * at a prompt, or piped); Ctrl-C ends the conversation. Exits 0 when it
- * ended normally, 1 on an error or failed members, 2 for a bad team file or
- * registry, 130 when interrupted.
+ * ended normally with every member turn done, 1 on an error or when any
+ * member's turn failed (also when the conversation went on past it), 2 for a
+ * bad team file or registry, 130 when interrupted.
  */
 export async function runTeamCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const m = catalogueOf(io).cli;
@@ -68,6 +69,12 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
     });
     io.stdout.write(`${m.team.ended(result.reason, result.turns, result.detail)}\n`);
     if (result.reason === 'aborted') return EXIT_CODES.interrupted;
+    // A failed member turn fails the command, even when the conversation went on past it (`onMemberError: continue`).
+    if (result.failures.length > 0) {
+      const members = [...new Set(result.failures.map((failure) => `${failure.memberId} on turn ${failure.turn}: ${failure.kind}`))].join(', ');
+      io.stderr.write(`troupe: ${m.team.failedTurns(result.failures.length, members)}\n`);
+      return EXIT_CODES.failure;
+    }
     return ['error', 'member-failed', 'too-many-failures'].includes(result.reason) ? EXIT_CODES.failure : EXIT_CODES.ok;
   } catch (error) {
     if (TroupeError.isInstance(error)) throw error;

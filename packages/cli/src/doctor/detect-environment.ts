@@ -48,8 +48,11 @@ function home(env: Env): string {
 export interface AgentCliReport {
   id: AgentCliId;
   displayName: string;
+  /** The command checked: the registry entry's (see `registryEntry`), else the CLI's name on `PATH`. */
   command: string;
-  /** Absolute path found on `PATH`. */
+  /** The agent registry entry the CLI runs through (`--coder claude` picks it), when the registry has one. */
+  registryEntry: string | undefined;
+  /** Absolute path of `command` (as given, or found on `PATH`). */
   path: string | undefined;
   /** The version it reports (`--version`), when it ran. */
   version: string | undefined;
@@ -91,12 +94,35 @@ export interface EnvironmentReport {
   demo: DemoPlan;
 }
 
+/**
+ * An agent CLI as an agent registry entry defines it. What `troupe looper
+ * --coder claude` runs is the registry's `claude` entry when there is one, so
+ * the doctor checks that entry's command, not a `claude` on `PATH`.
+ */
+export interface RegistryAgentCli {
+  /** The entry's key. */
+  entry: string;
+  /** Its `command` (absolute, or looked up on `PATH`). */
+  command: string;
+  /** Names of the variables its `env` sets (they count as credentials when they are the CLI's). */
+  envNames?: readonly string[];
+  /** Its `apiKeyEnv`, counted as a credential when `apiKeySet`. */
+  apiKeyEnv?: string | undefined;
+  apiKeySet?: boolean | undefined;
+  /** The version already read from `command --version` (skips reading it again). */
+  version?: string | undefined;
+  /** Why reading the version failed, when it was read and did. */
+  versionProblem?: string | undefined;
+}
+
 /** Options for {@link detectEnvironment}. */
 export interface DetectEnvironmentOptions {
   /** Environment to inspect. Default `process.env`. */
   env?: Env;
   /** Time limit of each `--version` call. Default 10 000 ms. */
   versionTimeoutMs?: number;
+  /** The agent registry's entries for the CLIs, by CLI id: each replaces the `PATH` lookup of that CLI (see {@link registryAgentClis}). */
+  registry?: Partial<Record<AgentCliId, RegistryAgentCli>>;
   signal?: AbortSignal;
 }
 
@@ -127,8 +153,13 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Runs `PATH --version` through core's process runner (its process group is killed on timeout or abort). */
-async function readVersion(path: string, env: Env, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ version?: string; problem?: string }> {
+/**
+ * Runs `PATH --version` through core's process runner (its process group is
+ * killed on timeout or abort) and picks the first dotted version number of
+ * its output. `troupe doctor` reads every CLI's and registry entry's version
+ * with it.
+ */
+export async function readCommandVersion(path: string, env: Env, timeoutMs: number, signal: AbortSignal | undefined): Promise<{ version?: string; problem?: string }> {
   const outcome = await runProcess(
     { command: path, args: ['--version'], env: { ...env }, inheritEnv: false },
     { timeoutMs, ...(signal ? { signal } : {}) },
@@ -159,14 +190,18 @@ export async function detectEnvironment(options: DetectEnvironmentOptions = {}):
   const timeoutMs = options.versionTimeoutMs ?? 10_000;
   const clis = await Promise.all(
     AGENT_CLIS.map(async (cli): Promise<AgentCliReport> => {
-      const path = findExecutable(cli.command, env);
+      const entry = options.registry?.[cli.id];
+      const command = entry?.command ?? cli.command;
+      const path = findExecutable(command, env);
       const credentialSources = [
-        ...cli.credentialEnv.filter((name) => Boolean(env[name])),
+        ...cli.credentialEnv.filter((name) => Boolean(env[name]) || entry?.envNames?.includes(name)),
+        ...(entry?.apiKeyEnv !== undefined && entry.apiKeySet && !(cli.credentialEnv as readonly string[]).includes(entry.apiKeyEnv) ? [entry.apiKeyEnv] : []),
         ...cli.credentialFiles(env).filter((file) => existsSync(file)),
       ];
-      const base = { id: cli.id, displayName: cli.displayName, command: cli.command, testedVersion: cli.testedVersion, installHint: cli.installHint, credentialSources };
+      const base = { id: cli.id, displayName: cli.displayName, command, registryEntry: entry?.entry, testedVersion: cli.testedVersion, installHint: cli.installHint, credentialSources };
       if (!path) return { ...base, path: undefined, version: undefined, versionStatus: 'unknown', problem: undefined };
-      const { version, problem } = await readVersion(path, env, timeoutMs, options.signal);
+      const read = entry?.version !== undefined || entry?.versionProblem !== undefined;
+      const { version, problem } = read ? { version: entry?.version, problem: entry?.versionProblem } : await readCommandVersion(path, env, timeoutMs, options.signal);
       const comparison = version === undefined ? undefined : compareVersions(version, cli.testedVersion);
       const versionStatus = comparison === undefined ? 'unknown' : comparison === 0 ? 'tested' : comparison > 0 ? 'newer' : 'older';
       return { ...base, path, version, versionStatus, problem };
@@ -189,7 +224,7 @@ function planDemo(clis: readonly AgentCliReport[], modelKeys: readonly ModelKeyR
     reasons.push(
       installed.length === 0
         ? 'Coder: offline fake (no agent CLI installed: claude, codex or gemini).'
-        : `Coder: offline fake (${installed.map((cli) => cli.command).join(', ')} installed but ${installed.some((cli) => !cli.version) ? 'not runnable or ' : ''}without credentials).`,
+        : `Coder: offline fake (${installed.map((cli) => cli.id).join(', ')} installed but ${installed.some((cli) => !cli.version) ? 'not runnable or ' : ''}without credentials).`,
     );
   }
   const key = modelKeys.find((entry) => entry.env);
@@ -202,8 +237,13 @@ function planDemo(clis: readonly AgentCliReport[], modelKeys: readonly ModelKeyR
 export function formatEnvironmentReport(report: EnvironmentReport): string {
   const lines = [`Node ${report.node}`, '', 'Agent CLIs:'];
   for (const cli of report.clis) {
+    const from = cli.registryEntry === undefined ? '' : ` (registry entry "${cli.registryEntry}")`;
     if (!cli.path) {
-      lines.push(`  ✗ ${cli.command.padEnd(7)} not installed (tested: ${cli.testedVersion}) — install: ${cli.installHint}`);
+      lines.push(
+        cli.registryEntry === undefined
+          ? `  ✗ ${cli.id.padEnd(7)} not installed (tested: ${cli.testedVersion}) — install: ${cli.installHint}`
+          : `  ✗ ${cli.id.padEnd(7)} ${cli.command} not found or not executable${from}`,
+      );
       continue;
     }
     const version =
@@ -213,7 +253,7 @@ export function formatEnvironmentReport(report: EnvironmentReport): string {
           ? `${cli.version} (tested)`
           : `${cli.version} (${cli.versionStatus} than tested ${cli.testedVersion}${cli.versionStatus === 'newer' ? '; usually fine' : '; upgrade recommended'})`;
     const credentials = cli.credentialSources.length > 0 ? `credentials: ${cli.credentialSources.join(', ')}` : 'no credentials found';
-    lines.push(`  ${cli.version && cli.credentialSources.length > 0 ? '✓' : '!'} ${cli.command.padEnd(7)} ${cli.path} — ${version}; ${credentials}`);
+    lines.push(`  ${cli.version && cli.credentialSources.length > 0 ? '✓' : '!'} ${cli.id.padEnd(7)} ${cli.path} — ${version}; ${credentials}${from}`);
   }
   lines.push('', 'Model API keys (DevHub, JUDGE):');
   for (const key of report.modelKeys) lines.push(`  ${key.env ? '✓' : '✗'} ${key.displayName.padEnd(9)} ${key.env ? `${key.env} is set` : 'not set'}`);

@@ -2,7 +2,7 @@ import { ConfigError, formatIssuePath, type AgentDefinition, type CompletionStra
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { createCliAdapterRegistry } from '../looper/create-cli-looper';
 import { DEDICATED_ADAPTERS, loadCliRegistry, registryCandidates, type RegistryLookup } from '../registry/cli-registry';
-import { findExecutable } from './detect-environment';
+import { AGENT_CLIS, findExecutable, readCommandVersion, type AgentCliId, type RegistryAgentCli } from './detect-environment';
 
 /** What `troupe doctor` found about one registry entry. Never holds a secret: env values and keys are left out. */
 export interface RegistryEntryReport {
@@ -14,6 +14,10 @@ export interface RegistryEntryReport {
   command: string;
   /** Where `command` resolves, when it is found. */
   commandPath: string | undefined;
+  /** What `command --version` printed (its first dotted number), when it ran and printed one. */
+  version: string | undefined;
+  /** Why no version was read (no answer in time, no number printed); undefined when one was, or the command is missing. */
+  versionProblem: string | undefined;
   model: string | undefined;
   baseUrl: string | undefined;
   apiKeyEnv: string | undefined;
@@ -41,8 +45,9 @@ export type RegistryReport =
  * Finds the agent registry `troupe` would use (`--registry FILE`, then
  * `<workspace>/.troupe/agents.json`, then `~/.troupe/agents/config.json`),
  * validates it and reports each entry: its adapter, whether its command is
- * installed, which settings it carries, and any it cannot honour. Reads
- * files only; `signal` stops it before it starts.
+ * installed and its version (`command --version`, within
+ * `versionTimeoutMs`, default 5 000 ms), which settings it carries, and any
+ * it cannot honour. `signal` stops it, and the `--version` calls in flight.
  *
  * @example
  * ```ts
@@ -54,7 +59,7 @@ export type RegistryReport =
 export async function inspectRegistry(
   lookup: RegistryLookup,
   messages: CliMessages = englishCliMessages,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; versionTimeoutMs?: number } = {},
 ): Promise<RegistryReport> {
   options.signal?.throwIfAborted();
   const warnings: string[] = [];
@@ -68,6 +73,16 @@ export async function inspectRegistry(
   if (!registry) return { status: 'none', searched: registryCandidates(lookup).map((candidate) => candidate.path) };
   const adapters = createCliAdapterRegistry(false, registry);
   const entries = Object.entries(registry.parsed.config.agents).map(([key, definition]) => inspectEntry(key, definition, adapters, lookup.env, messages));
+  const timeoutMs = options.versionTimeoutMs ?? 5000;
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (entry.commandPath === undefined) return;
+      const env = { ...lookup.env, ...registry.parsed.config.agents[entry.key]?.env };
+      const { version, problem } = await readCommandVersion(entry.commandPath, env, timeoutMs, options.signal);
+      entry.version = version;
+      entry.versionProblem = problem;
+    }),
+  );
   return { status: 'ok', path: registry.path, sourceVersion: registry.parsed.sourceVersion, warnings, shadowed: registry.shadowed, entries };
 }
 
@@ -100,6 +115,8 @@ function inspectEntry(
     generic,
     command: definition.command,
     commandPath,
+    version: undefined,
+    versionProblem: undefined,
     model: definition.model,
     baseUrl: definition.baseUrl,
     apiKeyEnv: definition.apiKeyEnv,
@@ -125,9 +142,11 @@ export function formatRegistryReport(report: RegistryReport, m: CliMessages = en
   const lines = [m.doctor.registryFile(report.path, report.sourceVersion), ...report.shadowed.map((path) => m.doctor.registryShadowed(path))];
   for (const warning of report.warnings) lines.push(`  ${m.config.warning(warning)}`);
   for (const entry of report.entries) {
-    lines.push(m.doctor.entry(entry.key, entry.adapter, entry.problems.length === 0));
-    lines.push(m.doctor.entryDetail('command', entry.commandPath ?? entry.command));
+    const version = entry.version ?? m.doctor.versionUnknown(entry.versionProblem ?? '');
+    lines.push(entry.problems.length === 0 ? m.doctor.entryOk(entry.key, entry.commandPath ?? entry.command, version) : m.doctor.entryFailed(entry.key, entry.problems.join('; ')));
     const details: [string, string | undefined][] = [
+      ['adapter', entry.adapter],
+      ['command', entry.problems.length === 0 ? undefined : entry.commandPath === undefined ? entry.command : `${entry.commandPath} ${version}`],
       ['model', entry.model],
       ['baseUrl', entry.baseUrl],
       ['apiKeyEnv', entry.apiKeyEnv === undefined ? undefined : entry.apiKeySet ? m.doctor.apiKeySet(entry.apiKeyEnv) : entry.apiKeyEnv],
@@ -137,8 +156,32 @@ export function formatRegistryReport(report: RegistryReport, m: CliMessages = en
       ['completion', entry.completion],
     ];
     for (const [label, value] of details) if (value !== undefined) lines.push(m.doctor.entryDetail(label, value));
-    for (const problem of entry.problems) lines.push(m.doctor.entryProblem(problem));
     for (const note of entry.notes) lines.push(m.doctor.entryNote(note));
   }
   return lines.join('\n');
+}
+
+/**
+ * The registry's entries for the agent CLIs, by CLI id, for
+ * `detectEnvironment`'s `registry` option: the entry keyed `claude`, `codex`
+ * or `gemini` (what `--coder claude` picks), else the first entry whose
+ * adapter is that CLI's. Empty without a usable registry.
+ */
+export function registryAgentClis(report: RegistryReport): Partial<Record<AgentCliId, RegistryAgentCli>> {
+  if (report.status !== 'ok') return {};
+  const clis: Partial<Record<AgentCliId, RegistryAgentCli>> = {};
+  for (const { id } of AGENT_CLIS) {
+    const entry = report.entries.find((candidate) => candidate.key === id) ?? report.entries.find((candidate) => candidate.adapter === id);
+    if (entry === undefined) continue;
+    clis[id] = {
+      entry: entry.key,
+      command: entry.commandPath ?? entry.command,
+      envNames: entry.envNames,
+      apiKeyEnv: entry.apiKeyEnv,
+      apiKeySet: entry.apiKeySet,
+      version: entry.version,
+      versionProblem: entry.commandPath === undefined ? undefined : (entry.versionProblem ?? (entry.version === undefined ? 'no version printed' : undefined)),
+    };
+  }
+  return clis;
 }

@@ -117,6 +117,8 @@ export const englishCliMessages = {
     ended: (reason: string, turns: number, detail: string) => `Conversation ended (${reason}) after ${turns} turn(s): ${detail}`,
     couldNotRun: (message: string) => `the team could not run: ${message}`,
     noMoreInput: (member: string) => `(no more input for ${member}: stdin is closed; ending the conversation)`,
+    /** Printed on stderr when members' turns failed (the command then exits 1). */
+    failedTurns: (count: number, members: string) => `${count} member turn${count === 1 ? '' : 's'} failed (${members}); exit code 1`,
   },
   dashboard: {
     serving: (url: string) => `Dashboard: ${url}\n(open it in a browser on this machine; Ctrl-C stops it)`,
@@ -175,9 +177,12 @@ export const englishCliMessages = {
     registryFile: (path: string, version: string) => `Agent registry: ${path} (schema ${version})`,
     registryShadowed: (path: string) => `  (also found, not used: ${path})`,
     registryInvalid: (path: string) => `Agent registry: ${path} is INVALID:`,
-    entry: (key: string, adapter: string, ok: boolean) => `  ${ok ? '✓' : '✗'} ${key} (adapter: ${adapter})`,
+    /** A usable entry: its key, the command it runs (resolved) and that command's version. */
+    entryOk: (key: string, command: string, version: string) => `  ✓ ${key} ${command} ${version}`,
+    /** An entry that cannot be used, and why (every problem, `; `-separated). */
+    entryFailed: (key: string, why: string) => `  ✗ ${key}: ${why}`,
+    versionUnknown: (why: string) => `(version unknown${why ? `: ${why}` : ''})`,
     entryDetail: (label: string, value: string) => `      ${label}: ${value}`,
-    entryProblem: (text: string) => `      ✗ ${text}`,
     entryNote: (text: string) => `      note: ${text}`,
     commandMissing: (command: string) => `${command} is not installed or not executable`,
     idleTimeoutNote: (adapter: string, ms: number) =>
@@ -213,11 +218,11 @@ export const englishCliMessages = {
   },
   /** What each exit code means (help, README, the last line of a run that did not pass). */
   exitCodes: {
-    0: 'done: JUDGE ended the run and the last review passed (or the command was answered)',
+    0: 'done: JUDGE ended the run, the last review passed and no pending task is left (or the command was answered)',
     1: 'failed or refused (the message says why)',
     2: 'bad input or configuration (unknown command or option, malformed JSON, invalid registry or team file)',
     3: 'stopped on request before JUDGE ended the run',
-    4: 'ended with work open: the iteration limit was reached, or JUDGE ended the run while the review still reported findings',
+    4: 'ended with work open: the iteration limit cut the run off, or it ended while the review still reported findings or pending tasks were never done',
     5: 'an agent failed: the Coder or the Review could not do its step (CLI missing, crashed, timed out, rejected credentials)',
     130: 'interrupted (Ctrl-C, SIGINT); the run stays resumable',
     143: 'terminated (SIGTERM); the run stays resumable',

@@ -4,6 +4,7 @@ import {
   AdapterRegistry,
   AgentError,
   AgentManager,
+  CompletionTimeoutError,
   InvalidArgumentError,
   type AgentAdapterV1,
   type AgentStreamPart,
@@ -168,11 +169,11 @@ describe('AgentManager: turn-end and agent errors', () => {
 });
 
 describe('AgentManager.sendAndReceive options', () => {
-  it('takes { member, signal, timeout }: a signal needs no placeholder for the member', async () => {
+  it('takes { member, signal, timeoutMs }: a signal needs no placeholder for the member', async () => {
     const mock = new MockAgentAdapter({ adapterId: 'echo', capabilities: { systemPrompt: 'message' }, cli: (turn) => (turn === 0 ? { lines: [line({ type: 'result', result: 'ok' })] } : { hang: true }) });
     const manager = track(managerWith(mock));
     await manager.ensureAgentStarted('r', 'echo', { systemInstruction: 'default persona' });
-    expect(await manager.sendAndReceive('r', 'hi', { member: { systemInstruction: 'other persona' }, timeout: 10_000 })).toBe('ok');
+    expect(await manager.sendAndReceive('r', 'hi', { member: { systemInstruction: 'other persona' }, timeoutMs: 10_000 })).toBe('ok');
     expect(mock.calls.find((call) => call.method === 'prepareMessage')).toMatchObject({ member: { systemInstruction: 'other persona' } });
     const controller = new AbortController();
     const pending = manager.sendAndReceive('r', 'hang', { signal: controller.signal });
@@ -180,23 +181,46 @@ describe('AgentManager.sendAndReceive options', () => {
     await expect(pending).rejects.toBeInstanceOf(AbortError);
   });
 
-  it('still accepts the deprecated (roleId, message, member, options) form', async () => {
+  it('timeoutMs limits the turn; the deprecated timeout still does, with a warning naming timeoutMs', async () => {
+    const mock = new MockAgentAdapter({ adapterId: 'echo', cli: { hang: true } });
+    const manager = track(managerWith(mock));
+    await manager.ensureAgentStarted('r', 'echo');
+    await expect(manager.sendAndReceive('r', 'hi', { timeoutMs: 100 })).rejects.toBeInstanceOf(CompletionTimeoutError);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      await expect(manager.sendAndReceive('r', 'hi', { timeout: 100 })).rejects.toBeInstanceOf(CompletionTimeoutError);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((warning) => warning.message)).toContain(
+      'AgentManager.send options.timeout is deprecated and will be removed in the next minor version: rename it to timeoutMs (milliseconds).',
+    );
+    await expect(manager.sendAndReceive('r', 'hi', { timeout: 100, timeoutMs: 100 })).rejects.toThrow('give only timeoutMs');
+  });
+
+  it('a wrong option name is refused naming the right one, never taken for a member config (the deprecated overload is gone)', async () => {
     const mock = new MockAgentAdapter({ adapterId: 'echo', capabilities: { systemPrompt: 'message' }, cli: { lines: [line({ type: 'result', result: 'ok' })] } });
     const manager = track(managerWith(mock));
     await manager.ensureAgentStarted('r', 'echo');
-    expect(await manager.sendAndReceive('r', 'a', { systemInstruction: 'legacy persona' })).toBe('ok');
-    expect(await manager.sendAndReceive('r', 'b', undefined, { timeout: 10_000 })).toBe('ok');
-    expect(await manager.sendAndReceive('r', 'c', { workDir: process.cwd() }, { timeout: 10_000 })).toBe('ok');
-    const members = mock.calls.filter((call) => call.method === 'prepareMessage').map((call) => call.method === 'prepareMessage' && call.member);
-    expect(members).toEqual([{ systemInstruction: 'legacy persona' }, {}, { workDir: process.cwd() }]);
+    for (const wrong of ['timeOut', 'timeout_ms', 'turnTimeoutMs', 'defaultTimeoutMs']) {
+      await expect(manager.sendAndReceive('r', 'hi', { [wrong]: 5000 } as never)).rejects.toThrow(
+        `Invalid argument "options.${wrong}": not an option; the time limit of a turn is "timeoutMs" (milliseconds)`,
+      );
+    }
+    // A member config where the options go: named, with where it belongs.
+    await expect(manager.sendAndReceive('r', 'hi', { systemInstruction: 'legacy persona' } as never)).rejects.toThrow(
+      'Invalid argument "options.systemInstruction": not an option (options: timeoutMs, signal, member); the member config goes in options.member',
+    );
+    expect(() => manager.send('r', 'hi', { timout: 5 } as never)).toThrow('Invalid argument "options.timout": not an option; the time limit of a turn is "timeoutMs"');
+    expect(mock.calls.filter((call) => call.method === 'prepareMessage')).toHaveLength(0);
   });
 
-  it('rejects an options object that mixes member config and send options, naming the keys', async () => {
+  it('rejects options that are not an object', async () => {
     const manager = track(managerWith(new MockAgentAdapter({ adapterId: 'echo' })));
     await manager.ensureAgentStarted('r', 'echo');
-    await expect(manager.sendAndReceive('r', 'hi', { systemInstruction: 'x', timeout: 5 } as never)).rejects.toThrow(
-      'Invalid argument "options": mixes send options (timeout) with other keys (systemInstruction); pass the member config as options.member',
-    );
     await expect(manager.sendAndReceive('r', 'hi', 'fast' as never)).rejects.toThrow(InvalidArgumentError);
   });
 });

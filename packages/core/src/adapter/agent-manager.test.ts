@@ -146,7 +146,7 @@ describe('AgentManager', () => {
     await crash.manager.cleanup();
     const hang = setup({ cli: { hang: true } });
     await hang.manager.ensureAgentStarted('h', 'mock');
-    await expect(hang.manager.sendAndReceive('h', 'hi', undefined, { timeout: 200 })).rejects.toBeInstanceOf(CompletionTimeoutError);
+    await expect(hang.manager.sendAndReceive('h', 'hi', { timeoutMs: 200 })).rejects.toBeInstanceOf(CompletionTimeoutError);
     await hang.manager.cleanup();
   });
 

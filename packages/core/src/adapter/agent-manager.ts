@@ -12,6 +12,7 @@ import { outputOrThrow, ProcessManager } from '../process/process-manager';
 import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
 import { serializeError } from '../util/serialize-error';
+import { assertKnownOptions, readTimeoutMs } from '../util/timeout-option';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
 import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
 import { agentErrorOfTurn, startAdapterTurn } from './agent-turn-parts';
@@ -71,7 +72,9 @@ export interface AgentInstance {
 
 /** Options for one turn. */
 export interface AgentSendOptions {
-  /** Total timeout in ms. Default: the manager's `defaultTimeoutMs`. */
+  /** Time limit of the turn in ms. Default: the manager's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** @deprecated Renamed `timeoutMs`; still read, with a warning, until the next minor version. */
   timeout?: number;
   /** Cancels the turn: its whole process group is killed and the turn settles `canceled` (`AbortError`). */
   signal?: AbortSignal;
@@ -79,19 +82,16 @@ export interface AgentSendOptions {
   member?: MemberAgentConfig;
 }
 
-const SEND_OPTION_KEYS: ReadonlySet<string> = new Set(['timeout', 'signal', 'member']);
+const SEND_OPTION_KEYS: readonly string[] = ['timeoutMs', 'signal', 'member'];
 
-/** Whether the third argument of `sendAndReceive` is its options object (or the deprecated member config). */
-function isSendOptions(value: object): boolean {
-  const keys = Object.keys(value);
-  const optionKeys = keys.filter((key) => SEND_OPTION_KEYS.has(key));
-  if (optionKeys.length > 0 && optionKeys.length < keys.length) {
-    throw new InvalidArgumentError(
-      'options',
-      `mixes send options (${optionKeys.join(', ')}) with other keys (${keys.filter((key) => !SEND_OPTION_KEYS.has(key)).join(', ')}); pass the member config as options.member`,
-    );
+/** The send options, checked: not an object, or a key that is not a send option, is an error naming the right one. */
+function checkSendOptions(value: unknown): AgentSendOptions {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object') {
+    throw new InvalidArgumentError('options', `expected { member?, signal?, timeoutMs? }, got ${value === null ? 'null' : typeof value}`);
   }
-  return optionKeys.length > 0 || keys.length === 0;
+  assertKnownOptions(value, SEND_OPTION_KEYS, 'options', { hint: 'the member config goes in options.member', deprecated: ['timeout'] });
+  return value as AgentSendOptions;
 }
 
 /** Everything a finished turn produced. */
@@ -218,6 +218,8 @@ export class AgentManager {
       });
     }
     if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
+    checkSendOptions(options);
+    const timeoutMs = readTimeoutMs(options, 'AgentManager.send options');
     const { adapter } = instance;
     const bus = this.options.eventBus;
     const parts: AgentStreamPart[] = [];
@@ -241,7 +243,7 @@ export class AgentManager {
       const turn = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared });
       return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
-        timeout: options.timeout ?? this.defaultTimeoutMs,
+        timeoutMs: timeoutMs ?? this.defaultTimeoutMs,
         signal,
         onLine: ({ line, json }) => {
           for (const part of turn.parse(line, json)) {
@@ -359,28 +361,11 @@ export class AgentManager {
    *
    * @example
    * ```ts
-   * const answer = await manager.sendAndReceive('coder', 'Add a README', { signal: AbortSignal.timeout(300_000) });
+   * const answer = await manager.sendAndReceive('coder', 'Add a README', { timeoutMs: 300_000, signal });
    * ```
    */
-  sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string>;
-  /**
-   * @deprecated Pass the member inside the options:
-   * `sendAndReceive(roleId, message, { member, signal, timeout })`.
-   */
-  sendAndReceive(roleId: string, message: string, member: MemberAgentConfig | undefined, options?: AgentSendOptions): Promise<string>;
-  async sendAndReceive(roleId: string, message: string, memberOrOptions?: MemberAgentConfig | AgentSendOptions, legacyOptions?: AgentSendOptions): Promise<string> {
-    if (memberOrOptions !== undefined && (memberOrOptions === null || typeof memberOrOptions !== 'object')) {
-      throw new InvalidArgumentError('options', `expected { member?, signal?, timeout? }, got ${memberOrOptions === null ? 'null' : typeof memberOrOptions}`);
-    }
-    let options: AgentSendOptions;
-    if (legacyOptions !== undefined || (memberOrOptions !== undefined && !isSendOptions(memberOrOptions))) {
-      // The deprecated form: (roleId, message, member?, options?).
-      const member = memberOrOptions as MemberAgentConfig | undefined;
-      options = { ...legacyOptions, ...(member ? { member } : {}) };
-    } else {
-      options = (memberOrOptions as AgentSendOptions | undefined) ?? {};
-    }
-    const result = await this.send(roleId, message, options).result;
+  async sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string> {
+    const result = await this.send(roleId, message, checkSendOptions(options)).result;
     outputOrThrow(result.outcome);
     if (result.agentError) throw result.agentError;
     return result.text;

@@ -71,7 +71,7 @@ export function createAdapterAgent(options: AdapterAgentOptions): RunnableAgent 
       const workDir = member.workDir ?? context.workspacePath;
       await manager.ensureAgentStarted(roleId, configId, workDir !== undefined ? { ...member, workDir } : member);
       sinks.status?.(`running ${configId}`);
-      const turn = manager.send(roleId, input, { signal, ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}) });
+      const turn = manager.send(roleId, input, { signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
       for await (const part of turn) {
         if (part.type !== 'text-delta') sinks.activity?.();
         if (part.type === 'text-delta') sinks.text?.(part.text);

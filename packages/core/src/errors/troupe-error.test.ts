@@ -42,6 +42,21 @@ describe('TroupeError', () => {
     expect(error.registered).toEqual(['claude', 'codex']);
   });
 
+  it('AdapterNotFoundError suggests the real adapter packages, never a made-up one', () => {
+    const unknown = new AdapterNotFoundError('nope', ['claude']);
+    expect(unknown.message).not.toContain('@troupe/adapter-nope');
+    expect(unknown.message).toBe(
+      'No agent adapter registered for "nope". Registered adapters: claude. ' +
+        "Troupe's adapters are claude (@troupe/adapter-claude), codex (@troupe/adapter-codex), gemini/gemini-acp (@troupe/adapter-gemini), acp (@troupe/adapter-acp). " +
+        "For another CLI, register your own: registerAdapter({ type: 'nope', create: (definition) => createGenericAdapter(definition) }) from @troupe/core.",
+    );
+    // A published type that is not registered names its package and the call that registers it.
+    expect(new AdapterNotFoundError('gemini', []).message).toBe(
+      'No agent adapter registered for "gemini". Registered adapters: (none registered). ' +
+        '"gemini" comes from @troupe/adapter-gemini: install it and call its registerGeminiCliAdapter() or registerGeminiAcpAdapter().',
+    );
+  });
+
   it('ConfigError keeps every zod issue path', () => {
     const schema = z.object({ agents: z.record(z.string(), z.object({ command: z.string(), baseArgs: z.array(z.string()) })) });
     const result = schema.safeParse({ agents: { claude: { command: 3, baseArgs: ['ok', 4] } } });

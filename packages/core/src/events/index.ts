@@ -12,6 +12,7 @@ export {
 } from './event-bus';
 export type { AnyTroupeEvent, SerializedError, TroupeEvent, TroupeEventPayloads, TroupeEventType } from './event-map';
 export { eventVersion } from './event-versions';
+export { fallbackEventBus, registerFallbackEventBus } from './fallback-event-bus';
 export {
   currentEventScope,
   enableEventScopes,

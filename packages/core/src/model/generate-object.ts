@@ -32,7 +32,7 @@ export interface GenerateObjectOptions<TSchema extends z.ZodType> {
   maxOutputTokens?: number;
   temperature?: number;
   headers?: Record<string, string>;
-  /** Receives `model:call-*` events (tracing, usage ledger). Default: the bus of the run it is called in. */
+  /** Receives `model:call-*` events (tracing, usage ledger). Default: the bus of the run it is called in, else the fallback bus (`registerFallbackEventBus`). */
   eventBus?: EventBus;
 }
 

@@ -1,5 +1,6 @@
 import type { EventBus } from '../events/event-bus';
 import { currentEventScope } from '../events/event-scope';
+import { fallbackEventBus } from '../events/fallback-event-bus';
 import { TroupeError } from '../errors/troupe-error';
 import { serializeError } from '../util/serialize-error';
 import type { ChatModelV1, ChatModelV1Request, ChatModelV1Response } from './v1/chat-model-v1';
@@ -17,22 +18,28 @@ interface CallEnd {
   error?: unknown;
 }
 
-/** The bus a model call reports to: the given one, else the bus of the run it is made in. */
-function busFor(eventBus: EventBus | undefined): EventBus | undefined {
-  return eventBus ?? currentEventScope()?.bus;
+/**
+ * @internal The bus a model or tool call reports to: the given one, else the
+ * bus of the run it is made in, else the fallback bus (the one
+ * `instrumentTroupe` registers).
+ */
+export function busFor(eventBus: EventBus | undefined): EventBus | undefined {
+  return eventBus ?? currentEventScope()?.bus ?? fallbackEventBus();
 }
 
 /**
  * @internal Emits `model:call-started` now and returns the function that
  * emits its `model:call-completed` (once). Nothing is emitted without a bus.
+ * `loopId` names the `runToolLoop` run that makes the call.
  */
-export function startModelCallEvents(model: ChatModelV1, request: ChatModelV1Request, stream: boolean, eventBus?: EventBus): (end: CallEnd) => void {
+export function startModelCallEvents(model: ChatModelV1, request: ChatModelV1Request, stream: boolean, eventBus?: EventBus, loopId?: string): (end: CallEnd) => void {
   const bus = busFor(eventBus);
   if (!bus) return () => {};
   const callId = `call-${++callCounter}`;
   const started = Date.now();
   bus.emit('model:call-started', {
     callId,
+    ...(loopId !== undefined ? { loopId } : {}),
     provider: model.provider,
     modelId: model.modelId,
     stream,
@@ -71,7 +78,8 @@ export function failedCall(error: unknown, signal: AbortSignal | undefined): Cal
   return { status: signal?.aborted || TroupeError.hasCode(error, 'ABORTED') ? 'canceled' : 'failed', error };
 }
 
-function definedCounts(usage: ChatUsage): Record<string, number> {
+/** @internal The token counts a usage carries, as they travel in events (no undefined fields). */
+export function definedCounts(usage: ChatUsage): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const key of ['inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens'] as const) {
     const value = usage[key];

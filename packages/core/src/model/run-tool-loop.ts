@@ -5,7 +5,10 @@ import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext 
 import { assertChatModel } from './assert-chat-model';
 import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
-import { completedCall, failedCall, startModelCallEvents } from './observe-model-call';
+import { withEventScope } from '../events/event-scope';
+import { nextProcessCount } from '../util/process-singleton';
+import { serializeError } from '../util/serialize-error';
+import { busFor, completedCall, definedCounts, failedCall, startModelCallEvents } from './observe-model-call';
 import { observeToolCall } from './observe-tool-call';
 import type { EventBus } from '../events/event-bus';
 import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolPermission } from './tool-loop-types';
@@ -43,7 +46,7 @@ const NEVER = new AbortController().signal;
  * ```
  */
 export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoopResult> {
-  const { model, signal } = options;
+  const { model } = options;
   assertChatModel(model, 'model');
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) {
@@ -51,6 +54,47 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
   }
   const tools = toolMap(options.tools ?? []);
   const messages: ChatMessage[] = initialMessages(options.messages, options.prompt);
+  const bus = busFor(options.eventBus);
+  if (!bus) return runSteps(options, maxSteps, tools, messages, { bus: undefined, loopId: undefined });
+  // The run's root: its model and tool calls carry its id and run in its scope (one trace per run).
+  const loopId = `tool-loop-${nextProcessCount('core.tool-loop')}`;
+  const identity = { loopId, provider: model.provider, modelId: model.modelId };
+  const started = bus.emit('tool-loop:started', { ...identity, toolCount: tools.size, maxSteps, timestamp: Date.now() });
+  let steps = 0;
+  try {
+    const result = await withEventScope({ event: started, bus }, () =>
+      runSteps({ ...options, onStep: (step) => ((steps = step.stepNumber), options.onStep?.(step)) }, maxSteps, tools, messages, { bus, loopId }),
+    );
+    bus.emit('tool-loop:completed', {
+      ...identity,
+      status: 'completed',
+      steps: result.steps.length,
+      stepLimitReached: result.stepLimitReached,
+      durationMs: Math.max(0, Date.now() - started.timestamp),
+      usage: definedCounts(result.usage),
+    });
+    return result;
+  } catch (error) {
+    bus.emit('tool-loop:completed', {
+      ...identity,
+      status: failedCall(error, options.signal).status,
+      steps,
+      stepLimitReached: false,
+      durationMs: Math.max(0, Date.now() - started.timestamp),
+      error: serializeError(error),
+    });
+    throw error;
+  }
+}
+
+/** Where a run's events go, and its id (both undefined without a bus). */
+interface LoopTrace {
+  bus: EventBus | undefined;
+  loopId: string | undefined;
+}
+
+async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Map<string, AnyTool>, messages: ChatMessage[], trace: LoopTrace): Promise<ToolLoopResult> {
+  const { model, signal } = options;
   const inputCount = messages.length;
   const stream = options.stream ?? options.onTextDelta !== undefined;
   const abortSignal = signal ?? NEVER;
@@ -70,10 +114,10 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
       ...(signal !== undefined ? { abortSignal: signal } : {}),
     };
     // Streamed tool calls start as soon as the provider delivers them, while the rest of the answer streams.
-    const runs = new ToolCallRuns(tools, messages, stepNumber, options, abortSignal, stream);
+    const runs = new ToolCallRuns(tools, messages, stepNumber, options, abortSignal, stream, trace);
     let response: ChatModelV1Response;
     try {
-      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call), options.eventBus);
+      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call), trace.bus ?? options.eventBus, trace.loopId);
     } catch (error) {
       runs.abort(error);
       throw error;
@@ -145,8 +189,9 @@ export async function callModel(
   onTextDelta?: (text: string) => void,
   onToolCall?: (call: ChatToolCall) => void,
   eventBus?: EventBus,
+  loopId?: string,
 ): Promise<ChatModelV1Response> {
-  const end = startModelCallEvents(model, request, stream, eventBus);
+  const end = startModelCallEvents(model, request, stream, eventBus, loopId);
   try {
     const response = stream
       ? await collectChatStream((await model.doStream(request)).stream, {
@@ -216,6 +261,7 @@ class ToolCallRuns {
     private readonly options: RunToolLoopOptions,
     private readonly loopSignal: AbortSignal,
     streamed: boolean,
+    private readonly trace: LoopTrace,
   ) {
     if (!streamed) {
       this.signal = loopSignal;
@@ -287,7 +333,7 @@ class ToolCallRuns {
       ...(options.agentKind !== undefined ? { agentKind: options.agentKind } : {}),
       ...(options.toolData !== undefined ? { data: options.toolData } : {}),
     };
-    return { ...base, input, result: await observeToolCall(call, options.eventBus, () => executeTool(tool, input, context)), denied: false };
+    return { ...base, input, result: await observeToolCall(call, this.trace.bus ?? options.eventBus, () => executeTool(tool, input, context), this.trace.loopId), denied: false };
   }
 }
 

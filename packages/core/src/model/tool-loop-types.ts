@@ -94,8 +94,10 @@ export interface RunToolLoopOptions {
    */
   stream?: boolean;
   /**
-   * Receives `model:call-*` and `tool:call-*` events for tracing and the
-   * usage ledger. Default: the bus of the run this loop runs in (its event scope), if any.
+   * Receives `tool-loop:*`, `model:call-*` and `tool:call-*` events for
+   * tracing and the usage ledger. Default: the bus of the run this loop runs
+   * in (its event scope), else the fallback bus (`registerFallbackEventBus`;
+   * `instrumentTroupe` registers the bus it instruments), if any.
    */
   eventBus?: EventBus;
 }

@@ -40,7 +40,7 @@ describe('ProcessManager (seed 001 §1 API)', () => {
     const failing = await manager.startProcess(fakeAgentProcessConfig({ exitCode: 4 }));
     await expect(manager.sendAndReceive(failing, 'x', { completionStrategy: { type: 'exit' } })).rejects.toBeInstanceOf(ProcessError);
     const hanging = await manager.startProcess(fakeAgentProcessConfig({ hang: true }));
-    await expect(manager.sendAndReceive(hanging, 'x', { timeout: 100, completionStrategy: { type: 'exit' } })).rejects.toBeInstanceOf(
+    await expect(manager.sendAndReceive(hanging, 'x', { timeoutMs: 100, completionStrategy: { type: 'exit' } })).rejects.toBeInstanceOf(
       CompletionTimeoutError,
     );
     expect(() => manager.send('proc-does-not-exist', 'x')).toThrow(/No process "proc-does-not-exist"/);

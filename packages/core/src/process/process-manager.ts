@@ -1,5 +1,6 @@
 import { ProcessError } from '../errors/process-error';
 import { InvalidStateError } from '../errors/invalid-argument-error';
+import { readTimeoutMs } from '../util/timeout-option';
 import type { EventBus } from '../events/event-bus';
 import { AgentProcess, type ProcessRun, type RunOptions } from './agent-process';
 import type { CompletionStrategy } from './completion-strategy';
@@ -8,7 +9,9 @@ import type { ProcessOutcome } from './process-outcome';
 
 /** Options for `send` / `sendAndReceive` (seed 001 §1, plus cancellation and streaming). */
 export interface SendOptions extends Omit<RunOptions, 'message' | 'completion' | 'timeoutMs'> {
-  /** Total timeout in ms. Default: the manager's `defaultTimeoutMs` (30 000, as in the seed). */
+  /** Time limit of the turn in ms. Default: the manager's `defaultTimeoutMs` (30 000, as in the seed). */
+  timeoutMs?: number;
+  /** @deprecated Renamed `timeoutMs`; still read, with a warning, until the next minor version. */
   timeout?: number;
   /** Completion detection. Default: idle timeout of 3 000 ms, as in the seed. */
   completionStrategy?: CompletionStrategy;
@@ -36,7 +39,7 @@ export interface ProcessManagerOptions {
  * const id = await manager.startProcess({ command: 'claude', args: ['-p', '--output-format', 'stream-json', '--verbose'] });
  * const output = await manager.sendAndReceive(id, 'Say hello', {
  *   completionStrategy: { type: 'jsonl', completionTypes: ['result'] },
- *   timeout: 120_000,
+ *   timeoutMs: 120_000,
  * });
  * ```
  */
@@ -74,12 +77,13 @@ export class ProcessManager {
    */
   send(processId: string, message: string, options: SendOptions = {}): ProcessRun {
     const proc = this.get(processId);
-    const { timeout, completionStrategy, ...rest } = options;
+    const timeoutMs = readTimeoutMs(options, 'ProcessManager.send options');
+    const { timeout: _timeout, completionStrategy, ...rest } = options;
     return proc.run({
       ...rest,
       message,
       completion: completionStrategy ?? this.defaultStrategy,
-      timeoutMs: timeout ?? this.defaultTimeoutMs,
+      timeoutMs: timeoutMs ?? this.defaultTimeoutMs,
     });
   }
 

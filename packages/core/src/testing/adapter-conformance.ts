@@ -240,7 +240,7 @@ export async function runAdapterConformance(options: AdapterConformanceOptions):
     try {
       await manager.ensureAgentStarted('conformance', fresh.adapterId, { workDir });
       const controller = new AbortController();
-      const turn = manager.send('conformance', 'hello', { signal: controller.signal, timeout: 20_000 });
+      const turn = manager.send('conformance', 'hello', { signal: controller.signal, timeoutMs: 20_000 });
       const run = await turn.run;
       setTimeout(() => controller.abort(new Error('test abort')), 50);
       const result = await turn.result;
@@ -279,7 +279,7 @@ export async function replayThroughAdapter(adapter: AgentAdapter, replay: Confor
   const manager = new AgentManager({ adapters });
   try {
     await manager.ensureAgentStarted('replay', adapter.adapterId, { workDir });
-    const result = await manager.send('replay', 'replayed prompt', { timeout: 20_000 }).result;
+    const result = await manager.send('replay', 'replayed prompt', { timeoutMs: 20_000 }).result;
     return {
       status: result.outcome.status,
       error: result.outcome.status === 'completed' ? undefined : result.outcome.error.message,

@@ -1,0 +1,43 @@
+import { InvalidArgumentError } from '../errors/invalid-argument-error';
+
+const warned = new Set<string>();
+
+/**
+ * The time limit of one turn or step, in ms, from an options object: its
+ * `timeoutMs`, else the deprecated `timeout` (a `TroupeWarning`, once per
+ * place, says to rename it; it goes in the next minor version). Every
+ * Troupe option for "how long one turn may take" is named `timeoutMs`.
+ *
+ * @throws InvalidArgumentError when both names are given.
+ */
+export function readTimeoutMs(options: { timeoutMs?: number | undefined; timeout?: number | undefined }, where: string): number | undefined {
+  if (options.timeout === undefined) return options.timeoutMs;
+  if (options.timeoutMs !== undefined) throw new InvalidArgumentError(`${where}.timeout`, 'give only timeoutMs (timeout is its deprecated name)');
+  if (!warned.has(where)) {
+    warned.add(where);
+    process.emitWarning(`${where}.timeout is deprecated and will be removed in the next minor version: rename it to timeoutMs (milliseconds).`, {
+      type: 'TroupeWarning',
+      code: 'TROUPE_TIMEOUT_RENAMED',
+    });
+  }
+  return options.timeout;
+}
+
+/**
+ * Refuses keys of an options object that are not among `known`, naming the
+ * right one: a misspelt time limit (`timeOut`, `timeout_ms`,
+ * `turnTimeoutMs`…) is told it is `timeoutMs`, other keys get the list of
+ * options (`hint` added). `deprecated` names are let through unlisted.
+ * Without it a wrong name is silently ignored, or mistaken for another kind
+ * of option.
+ *
+ * @throws InvalidArgumentError naming the first unknown key.
+ */
+export function assertKnownOptions(options: object, known: readonly string[], where: string, more: { hint?: string; deprecated?: readonly string[] } = {}): void {
+  const { hint, deprecated = [] } = more;
+  for (const key of Object.keys(options)) {
+    if (known.includes(key) || deprecated.includes(key)) continue;
+    if (/time?.?out|deadline/i.test(key)) throw new InvalidArgumentError(`${where}.${key}`, `not an option; the time limit of a turn is "timeoutMs" (milliseconds)`);
+    throw new InvalidArgumentError(`${where}.${key}`, `not an option (options: ${known.join(', ')})${hint ? `; ${hint}` : ''}`);
+  }
+}
