@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { currentTraceCarrier } from '@troupe/core/events';
+import { readJsonLines } from '@troupe/core/util';
 import { CliError } from '../cli-errors';
-import type { ControlBusEvent, ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
+import { MAX_CONTROL_LINE_LENGTH, type ControlBusEvent, type ControlMessageEvent, type ControlRequest } from './control-protocol';
 
 type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id' | 'trace'> : never) : never;
 
@@ -72,32 +73,29 @@ function wrap(socket: Socket): ControlClient {
   const eventListeners: ((event: ControlMessageEvent) => void)[] = [];
   const busListeners: ((event: ControlBusEvent) => void)[] = [];
   const closeListeners: (() => void)[] = [];
-  let buffer = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    let index: number;
-    while ((index = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, index);
-      buffer = buffer.slice(index + 1);
-      if (line.trim() === '') continue;
-      let message: ControlResponse | ControlMessageEvent | ControlBusEvent;
-      try {
-        message = JSON.parse(line) as ControlResponse | ControlMessageEvent | ControlBusEvent;
-      } catch {
-        continue;
+  // A pushed message or bus event can be long (a whole agent reply): the client allows more than a request.
+  readJsonLines(socket, {
+    maxLineLength: MAX_CONTROL_LINE_LENGTH * 16,
+    onValue: (value) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+      const frame = value as Record<string, unknown>;
+      if (frame.event === 'bus' && typeof frame.envelope === 'object' && frame.envelope !== null) {
+        for (const listener of busListeners) listener(frame as unknown as ControlBusEvent);
+        return;
       }
-      if ('event' in message) {
-        if (message.event === 'bus') for (const listener of busListeners) listener(message);
-        else for (const listener of eventListeners) listener(message);
-        continue;
+      if (frame.event === 'message' && typeof frame.message === 'object' && frame.message !== null) {
+        for (const listener of eventListeners) listener(frame as unknown as ControlMessageEvent);
+        return;
       }
-      const waiter = pending.get(message.id);
-      if (!waiter) continue;
-      pending.delete(message.id);
-      if (message.ok) waiter.resolve(message.result);
-      else waiter.reject(new CliError(message.error));
-    }
+      const waiter = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
+      if (!waiter) return;
+      pending.delete(frame.id as number);
+      if (frame.ok === true) waiter.resolve(frame.result);
+      else waiter.reject(new CliError(typeof frame.error === 'string' ? frame.error : 'the running troupe process sent a malformed answer'));
+    },
+    // Not a frame of this protocol: nothing to match it to.
+    onInvalid: () => {},
+    onLineTooLong: () => socket.destroy(),
   });
   socket.on('error', () => {});
   socket.on('close', () => {

@@ -1,4 +1,5 @@
-// `@troupe/core/util`: secret redaction, error serialization and process-wide singletons.
+// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons, and line framing
+// (zod-free, for code that must start fast: the ACP driver, the `troupe` control socket).
 export {
   createSecretRedactor,
   hostSecretRedactor,
@@ -11,3 +12,6 @@ export {
 } from './redact-secrets';
 export { serializeError } from './serialize-error';
 export { nextProcessCount, processSingleton } from './process-singleton';
+export { LineSplitter, type LineSplitterOptions } from '../process/line-splitter';
+export { readJsonLines, type JsonLineReaderOptions } from '../process/json-line-reader';
+export { limitedWarning } from './limited-warning';
