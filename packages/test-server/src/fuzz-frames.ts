@@ -207,3 +207,37 @@ export async function fuzzRounds(options: FuzzRoundsOptions): Promise<{ rounds: 
   }
   return { rounds, junkAnswers };
 }
+
+/**
+ * Sends one line of `length` bytes (`x`, no newline) in `chunkBytes` writes,
+ * each after the last was flushed, so the server reads it in many small
+ * chunks (the case that made a reader rescanning its whole buffer per chunk
+ * quadratic); stops when the server closes. Resolves with the lines the server
+ * answered and the number of bytes written, never rejects; gives up after `timeoutMs`.
+ */
+export function sendHugeLine(
+  target: string | { port: number },
+  options: { length: number; chunkBytes: number; timeoutMs: number },
+): Promise<{ answers: string[]; written: number }> {
+  return new Promise((resolve) => {
+    const socket = typeof target === 'string' ? connect(target) : connect(target.port, '127.0.0.1');
+    const chunk = Buffer.alloc(options.chunkBytes, 'x');
+    let received = '';
+    let written = 0;
+    const timer = setTimeout(() => socket.destroy(), options.timeoutMs);
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => (received += text));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ answers: received.split('\n').filter((line) => line !== ''), written });
+    });
+    const writeNext = () => {
+      if (socket.destroyed || !socket.writable) return;
+      if (written >= options.length) return void socket.end();
+      written += chunk.length;
+      socket.write(chunk, () => setImmediate(writeNext));
+    };
+    socket.on('connect', writeNext);
+  });
+}

@@ -59,6 +59,9 @@ describe('LineSplitter with maxLineLength', () => {
       const lines = [...splitter.push(text.slice(0, cut)), ...splitter.push(text.slice(cut)), ...splitter.end()];
       expect(lines, `cut at ${cut}`).toEqual(['short', 'after', 'last']);
       expect(tooLong, `cut at ${cut}`).toHaveLength(2);
+      // The length reported is what was seen of the line: past the limit, never more than the line.
+      for (const length of tooLong) expect(length).toBeGreaterThan(10);
+      expect(tooLong[0]).toBeLessThanOrEqual(50);
     }
   });
 

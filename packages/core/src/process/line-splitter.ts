@@ -43,8 +43,9 @@ export class LineSplitter {
         // The end of a line already reported as too long.
         this.discarding = false;
       } else if ((from === 0 ? this.pending.length : 0) + newline - from > this.maxLineLength) {
+        const length = (from === 0 ? this.pending.length : 0) + newline - from;
         this.pending = '';
-        this.onLineTooLong?.(newline - from);
+        this.onLineTooLong?.(length);
       } else {
         let line = from === 0 && this.pending !== '' ? this.pending + text.slice(0, newline) : text.slice(from, newline);
         if (from === 0) this.pending = '';
