@@ -39,18 +39,23 @@ function exchange(socketPath: string, text: string | Buffer, waitMs = 2000): Pro
 }
 
 describe('control socket under fuzz', () => {
-  let dir: string;
-  let server: ControlServer | undefined;
+  const cleanups: (() => unknown)[] = [];
   afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
+  /** A socket path in a fresh temp folder (removed after the test). */
+  function socketInTempDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-ctl-fuzz-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return controlSocketPath(dir);
+  }
+
+  /** A control server that echoes each request's input (or its op). */
   async function start(): Promise<string> {
-    dir = mkdtempSync(join(tmpdir(), 'troupe-ctl-fuzz-'));
-    const socketPath = controlSocketPath(dir);
-    server = await startControlServer(socketPath, async (request) => ({ echoed: request.op === 'looper' || request.op === 'devhub' ? request.input : request.op }));
+    const socketPath = socketInTempDir();
+    const server: ControlServer = await startControlServer(socketPath, async (request) => ({ echoed: request.op === 'looper' || request.op === 'devhub' ? request.input : request.op }));
+    cleanups.push(() => server.close());
     return socketPath;
   }
 
@@ -127,8 +132,7 @@ describe('control socket under fuzz', () => {
   }, 60_000);
 
   it('the client survives a server that sends null, arrays, numbers and malformed frames, and still matches its answer', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'troupe-ctl-fuzz-'));
-    const socketPath = controlSocketPath(dir);
+    const socketPath = socketInTempDir();
     const fake = createServer((socket) => {
       socket.setEncoding('utf8');
       socket.on('data', (chunk: string) => {
