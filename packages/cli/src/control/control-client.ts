@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { currentTraceCarrier } from '@troupe/core/events';
 import { readJsonLines } from '@troupe/core/util';
 import { CliError } from '../cli-errors';
-import { MAX_CONTROL_LINE_LENGTH, type ControlBusEvent, type ControlMessageEvent, type ControlRequest } from './control-protocol';
+import type { ControlBusEvent, ControlMessageEvent, ControlRequest } from './control-protocol';
 
 type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id' | 'trace'> : never) : never;
 
@@ -18,6 +18,12 @@ export interface ControlClient {
   onClose(listener: () => void): void;
   close(): void;
 }
+
+/**
+ * Longest line the client reads (UTF-16 units): a pushed message or bus event can be long (a whole agent reply),
+ * so more than a request may be. A value here, not from control-protocol: that module loads zod, and `status` must not.
+ */
+const MAX_PUSHED_LINE_LENGTH = 16 * 1024 * 1024;
 
 /** Connect errors that mean "busy or not listening yet": the listen backlog is full (EAGAIN), or the socket is being set up. */
 const RETRYABLE = new Set(['EAGAIN', 'ECONNREFUSED', 'ENOENT']);
@@ -73,9 +79,8 @@ function wrap(socket: Socket): ControlClient {
   const eventListeners: ((event: ControlMessageEvent) => void)[] = [];
   const busListeners: ((event: ControlBusEvent) => void)[] = [];
   const closeListeners: (() => void)[] = [];
-  // A pushed message or bus event can be long (a whole agent reply): the client allows more than a request.
   readJsonLines(socket, {
-    maxLineLength: MAX_CONTROL_LINE_LENGTH * 16,
+    maxLineLength: MAX_PUSHED_LINE_LENGTH,
     onValue: (value) => {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
       const frame = value as Record<string, unknown>;
