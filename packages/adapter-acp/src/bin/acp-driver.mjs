@@ -28,6 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { readJsonLines } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { permission: 'deny', socket: undefined, mcpConfig: undefined, resume: undefined, installHint: undefined };
@@ -75,32 +76,55 @@ agent.stdin.on('error', () => {
   // EPIPE when the agent exits early: its exit code tells the story.
 });
 
+/** Longest answer line read from the host (an outcome is a few dozen bytes). */
+const MAX_HOST_LINE_LENGTH = 64 * 1024;
 /** The answer to one permission request: from the host over the socket, else the fixed policy. */
 let socketLine = 0;
 const socketWaiters = new Map();
 let socket;
+const cancelWaiters = () => {
+  for (const resolve of socketWaiters.values()) resolve({ outcome: 'cancelled' });
+  socketWaiters.clear();
+};
+/** The ACP outcome in a host answer, or undefined when the answer is malformed (the request is then cancelled). */
+function hostOutcome(reply) {
+  const outcome = reply?.outcome;
+  if (outcome?.outcome === 'cancelled') return { outcome: 'cancelled' };
+  if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string') return { outcome: 'selected', optionId: outcome.optionId };
+  return undefined;
+}
 function askHost(params, signal) {
   if (!socket) {
     socket = createConnection(options.socket);
-    socket.setEncoding('utf8');
-    let buffer = '';
-    socket.on('data', (chunk) => {
-      buffer += chunk;
-      let newline;
-      while ((newline = buffer.indexOf('\n')) !== -1) {
-        const reply = JSON.parse(buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
-        socketWaiters.get(reply.id)?.(reply.outcome);
+    // Framed and parsed by core's reader: a bad line from the host is reported and the request cancelled, never a crash.
+    // A host that sends something other than answers is broken: its open requests are cancelled and it is not asked again.
+    const giveUp = (why) => {
+      process.stderr.write(`acp-driver: the host's permission socket ${why}; its open requests are cancelled\n`);
+      socket.destroy();
+    };
+    readJsonLines(socket, {
+      maxLineLength: MAX_HOST_LINE_LENGTH,
+      onValue: (reply) => {
+        const waiter = Number.isSafeInteger(reply?.id) ? socketWaiters.get(reply.id) : undefined;
+        const outcome = hostOutcome(reply);
+        if (!waiter) {
+          // A late answer (the request was aborted) is fine; a malformed frame is not.
+          if (outcome === undefined) giveUp(`sent a frame that is not an answer (${typeof reply?.error === 'string' ? reply.error : 'no id or outcome'})`);
+          return;
+        }
         socketWaiters.delete(reply.id);
-      }
+        if (outcome === undefined) process.stderr.write(`acp-driver: the host refused or garbled a permission answer (${typeof reply?.error === 'string' ? reply.error : 'no valid outcome'}); the request is cancelled\n`);
+        waiter(outcome ?? { outcome: 'cancelled' });
+      },
+      onInvalid: (reason) => giveUp(`sent a line that is ${reason}`),
+      onLineTooLong: () => giveUp('sent an over-long line'),
     });
-    socket.on('error', () => {
-      for (const resolve of socketWaiters.values()) resolve({ outcome: 'cancelled' });
-      socketWaiters.clear();
-    });
+    socket.on('error', cancelWaiters);
+    socket.on('close', cancelWaiters);
   }
   const id = ++socketLine;
   return new Promise((resolve) => {
+    if (socket.destroyed) return resolve({ outcome: 'cancelled' });
     socketWaiters.set(id, resolve);
     signal.addEventListener('abort', () => resolve({ outcome: 'cancelled' }), { once: true });
     socket.write(`${JSON.stringify({ id, request: params })}\n`);

@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { currentTraceCarrier } from '@troupe/core/events';
+import { readJsonLines } from '@troupe/core/util';
 import { CliError } from '../cli-errors';
-import type { ControlBusEvent, ControlMessageEvent, ControlRequest, ControlResponse } from './control-protocol';
+import type { ControlBusEvent, ControlMessageEvent, ControlRequest } from './control-protocol';
 
 type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? Omit<R, 'id' | 'trace'> : never) : never;
 
@@ -17,6 +18,12 @@ export interface ControlClient {
   onClose(listener: () => void): void;
   close(): void;
 }
+
+/**
+ * Longest line the client reads (UTF-16 units): a pushed message or bus event can be long (a whole agent reply),
+ * so more than a request may be. A value here, not from control-protocol: that module loads zod, and `status` must not.
+ */
+const MAX_PUSHED_LINE_LENGTH = 16 * 1024 * 1024;
 
 /** Connect errors that mean "busy or not listening yet": the listen backlog is full (EAGAIN), or the socket is being set up. */
 const RETRYABLE = new Set(['EAGAIN', 'ECONNREFUSED', 'ENOENT']);
@@ -72,32 +79,28 @@ function wrap(socket: Socket): ControlClient {
   const eventListeners: ((event: ControlMessageEvent) => void)[] = [];
   const busListeners: ((event: ControlBusEvent) => void)[] = [];
   const closeListeners: (() => void)[] = [];
-  let buffer = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    let index: number;
-    while ((index = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, index);
-      buffer = buffer.slice(index + 1);
-      if (line.trim() === '') continue;
-      let message: ControlResponse | ControlMessageEvent | ControlBusEvent;
-      try {
-        message = JSON.parse(line) as ControlResponse | ControlMessageEvent | ControlBusEvent;
-      } catch {
-        continue;
+  readJsonLines(socket, {
+    maxLineLength: MAX_PUSHED_LINE_LENGTH,
+    onValue: (value) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+      const frame = value as Record<string, unknown>;
+      if (frame.event === 'bus' && typeof frame.envelope === 'object' && frame.envelope !== null) {
+        for (const listener of busListeners) listener(frame as unknown as ControlBusEvent);
+        return;
       }
-      if ('event' in message) {
-        if (message.event === 'bus') for (const listener of busListeners) listener(message);
-        else for (const listener of eventListeners) listener(message);
-        continue;
+      if (frame.event === 'message' && typeof frame.message === 'object' && frame.message !== null) {
+        for (const listener of eventListeners) listener(frame as unknown as ControlMessageEvent);
+        return;
       }
-      const waiter = pending.get(message.id);
-      if (!waiter) continue;
-      pending.delete(message.id);
-      if (message.ok) waiter.resolve(message.result);
-      else waiter.reject(new CliError(message.error));
-    }
+      const waiter = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
+      if (!waiter) return;
+      pending.delete(frame.id as number);
+      if (frame.ok === true) waiter.resolve(frame.result);
+      else waiter.reject(new CliError(typeof frame.error === 'string' ? frame.error : 'the running troupe process sent a malformed answer'));
+    },
+    // Not a frame of this protocol: nothing to match it to.
+    onInvalid: () => {},
+    onLineTooLong: () => socket.destroy(),
   });
   socket.on('error', () => {});
   socket.on('close', () => {

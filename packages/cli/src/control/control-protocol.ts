@@ -54,5 +54,9 @@ export interface PingResult {
   devhub: boolean;
 }
 
-/** Longest line accepted on the socket (a command with a long task fits easily). */
-export const MAX_CONTROL_LINE_BYTES = 1024 * 1024;
+/**
+ * Longest line accepted on the socket, in UTF-16 units (a command with a long
+ * task fits easily): a longer one is answered with an error and its connection
+ * closed, without the server ever holding more than this of it.
+ */
+export const MAX_CONTROL_LINE_LENGTH = 1024 * 1024;

@@ -1,14 +1,16 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { checkTraceCarrier, withEventScope } from '@troupe/core/events';
-import { serializeError } from '@troupe/core/util';
+import { limitedWarning, readJsonLines, serializeError } from '@troupe/core/util';
 import { removeStaleSocket } from './control-socket-path';
-import { controlRequestSchema, MAX_CONTROL_LINE_BYTES, type ControlBusEvent, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
+import { controlRequestSchema, MAX_CONTROL_LINE_LENGTH, type ControlBusEvent, type ControlMessageEvent, type ControlRequest, type ControlResponse } from './control-protocol';
 
 /** How long closing waits for requests still being answered. */
 const CLOSE_WAIT_MS = 5000;
 /** Pending connections the socket queues before refusing (EAGAIN); clients also retry. */
 const CONTROL_BACKLOG = 4096;
+/** Bad requests reported as warnings per server; later ones are still answered, not logged (no log flood). */
+const WARNINGS_PER_SERVER = 5;
 
 /** Handles one request; `push` sends events to this connection (for `subscribe`). */
 export type ControlHandler = (request: ControlRequest, connection: ControlConnection) => Promise<unknown>;
@@ -37,9 +39,9 @@ export async function startControlServer(socketPath: string, handler: ControlHan
   const sockets = new Set<Socket>();
   /** Requests being answered: closing waits for them, so a command that ends the run (stop now) still gets its reply. */
   const inflight = new Set<Promise<void>>();
+  const warn = limitedWarning('Troupe control socket', WARNINGS_PER_SERVER);
   const server: Server = createServer((socket) => {
     sockets.add(socket);
-    socket.setEncoding('utf8');
     const closeListeners: (() => void)[] = [];
     const connection: ControlConnection = {
       push: (event) => {
@@ -47,23 +49,25 @@ export async function startControlServer(socketPath: string, handler: ControlHan
       },
       onClose: (listener) => closeListeners.push(listener),
     };
-    let buffer = '';
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      if (Buffer.byteLength(buffer) > MAX_CONTROL_LINE_BYTES) {
-        socket.end(`${JSON.stringify({ id: -1, ok: false, error: 'request too long' } satisfies ControlResponse)}\n`);
-        return;
-      }
-      let index: number;
-      while ((index = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, index);
-        buffer = buffer.slice(index + 1);
-        if (line.trim() !== '') {
-          const answering = answer(line, socket, connection);
-          inflight.add(answering);
-          void answering.finally(() => inflight.delete(answering));
-        }
-      }
+    const refuse = (id: number, reason: string) => {
+      warn(`bad request answered with an error: ${reason}`);
+      if (!socket.destroyed) socket.write(`${JSON.stringify({ id, ok: false, error: reason } satisfies ControlResponse)}\n`);
+    };
+    readJsonLines(socket, {
+      maxLineLength: MAX_CONTROL_LINE_LENGTH,
+      onInvalid: (reason) => refuse(-1, `invalid control request: ${reason}`),
+      onLineTooLong: (length) => {
+        warn(`a request line of over ${length} characters (the limit is ${MAX_CONTROL_LINE_LENGTH}); connection closed`);
+        if (!socket.destroyed) socket.end(`${JSON.stringify({ id: -1, ok: false, error: 'request too long' } satisfies ControlResponse)}\n`);
+        setTimeout(() => socket.destroy(), 1000).unref();
+      },
+      onValue: (value) => {
+        const parsed = controlRequestSchema.safeParse(value);
+        if (!parsed.success) return refuse(idOf(value), `invalid control request: ${describeIssue(parsed.error.issues[0])}`);
+        const answering = answer(parsed.data, socket, connection);
+        inflight.add(answering);
+        void answering.finally(() => inflight.delete(answering));
+      },
     });
     socket.on('error', () => {});
     socket.on('close', () => {
@@ -72,19 +76,14 @@ export async function startControlServer(socketPath: string, handler: ControlHan
     });
   });
 
-  async function answer(line: string, socket: Socket, connection: ControlConnection): Promise<void> {
-    let id = -1;
+  async function answer(request: ControlRequest, socket: Socket, connection: ControlConnection): Promise<void> {
     let response: ControlResponse;
     try {
-      const parsed = controlRequestSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`invalid control request: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`);
-      id = parsed.data.id;
       // The sender's trace context (if any) is the parent of what this request starts.
-      const traceContext = checkTraceCarrier(parsed.data.trace);
-      const request = parsed.data;
-      response = { id, ok: true, result: await withEventScope({ traceContext }, () => handler(request, connection)) };
+      const traceContext = checkTraceCarrier(request.trace);
+      response = { id: request.id, ok: true, result: await withEventScope({ traceContext }, () => handler(request, connection)) };
     } catch (error) {
-      response = { id, ok: false, error: serializeError(error).message };
+      response = { id: request.id, ok: false, error: serializeError(error).message };
     }
     if (!socket.destroyed) socket.write(`${JSON.stringify(response)}\n`);
   }
@@ -115,4 +114,17 @@ export async function startControlServer(socketPath: string, handler: ControlHan
       removeStaleSocket(socketPath);
     },
   };
+}
+
+/** The request's id when it has a valid one, so the sender can match the error to its request; else -1. */
+function idOf(value: unknown): number {
+  const id = value !== null && typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
+  return Number.isSafeInteger(id) ? (id as number) : -1;
+}
+
+/** A zod issue as one phrase naming the field (`input: expected string`), never the value sent. */
+function describeIssue(issue: { path: readonly PropertyKey[]; message: string } | undefined): string {
+  if (issue === undefined) return 'unknown shape';
+  const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+  return `${where}${issue.message}`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, parseJsonLine } from '@troupe/core';
+import { PassThrough } from 'node:stream';
+import { LineSplitter, parseJsonLine, readJsonLines } from '@troupe/core';
 
 function splitAll(chunks: (Buffer | string)[]): string[] {
   const splitter = new LineSplitter();
@@ -46,6 +47,77 @@ describe('LineSplitter', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]?.length).toBe(big.length);
     expect(lines[1]).toBe('next');
+  });
+});
+
+describe('LineSplitter with maxLineLength', () => {
+  it('drops a line that grows past the limit, wherever it is cut, reports it once, and goes on after its newline', () => {
+    const text = `short\n${'y'.repeat(50)}\nafter\n${'z'.repeat(11)}\nlast\n`;
+    for (let cut = 1; cut < text.length; cut++) {
+      const tooLong: number[] = [];
+      const splitter = new LineSplitter({ maxLineLength: 10, onLineTooLong: (length) => tooLong.push(length) });
+      const lines = [...splitter.push(text.slice(0, cut)), ...splitter.push(text.slice(cut)), ...splitter.end()];
+      expect(lines, `cut at ${cut}`).toEqual(['short', 'after', 'last']);
+      expect(tooLong, `cut at ${cut}`).toHaveLength(2);
+      // The length reported is what was seen of the line: past the limit, never more than the line.
+      for (const length of tooLong) expect(length).toBeGreaterThan(10);
+      expect(tooLong[0]).toBeLessThanOrEqual(50);
+    }
+  });
+
+  it('holds at most the limit of an endless line (32 MiB in 64 KiB chunks), and a last line without a newline is checked too', () => {
+    const splitter = new LineSplitter({ maxLineLength: 1024 * 1024, onLineTooLong: () => {} });
+    const chunk = Buffer.alloc(65_536, 'x');
+    let most = 0;
+    for (let i = 0; i < 512; i++) {
+      expect(splitter.push(chunk)).toEqual([]);
+      most = Math.max(most, splitter.pendingLength);
+    }
+    expect(most).toBeLessThanOrEqual(1024 * 1024);
+    expect(splitter.push('\nok\n')).toEqual(['ok']);
+    const tooLong: number[] = [];
+    const last = new LineSplitter({ maxLineLength: 3, onLineTooLong: (length) => tooLong.push(length) });
+    expect(last.push('abc\nabc')).toEqual(['abc']);
+    expect(last.end()).toEqual(['abc']);
+    expect(new LineSplitter({ maxLineLength: 3 }).push('abcd\n')).toEqual([]);
+    expect(tooLong).toEqual([]);
+    expect(() => new LineSplitter({ maxLineLength: 0 })).toThrow(/maxLineLength/);
+  });
+});
+
+describe('readJsonLines', () => {
+  it('hands every JSON value up (null included), names bad lines without echoing them, and survives a throwing callback', () => {
+    const stream = new PassThrough();
+    const values: unknown[] = [];
+    const invalid: string[] = [];
+    const tooLong: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    readJsonLines(stream, {
+      maxLineLength: 100,
+      onValue: (value) => {
+        if (value === 'throw') throw new Error('callback bug');
+        values.push(value);
+      },
+      onInvalid: (reason) => invalid.push(reason),
+      onLineTooLong: (length) => tooLong.push(length),
+    });
+    stream.write('null\n[1]\n  \n42\n"throw"\n{"__proto__":{"x":1},"id":1}\n');
+    stream.write(Buffer.from('{"s":"é'.concat('"}\n'), 'utf8').subarray(0, 7));
+    stream.write(Buffer.from('{"s":"é"}\n', 'utf8').subarray(7));
+    stream.write(`{"secret":"sk-ant-0123456789abcdef",\n${'x'.repeat(500)}\n{"after":true}\n{"tail":1}`);
+    stream.end();
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      process.off('warning', onWarning);
+      expect(values).toEqual([null, [1], 42, JSON.parse('{"__proto__":{"x":1},"id":1}'), { s: 'é' }, { after: true }, { tail: 1 }]);
+      expect(({} as Record<string, unknown>).x).toBeUndefined();
+      expect(invalid).toHaveLength(1);
+      expect(invalid[0]).toMatch(/^not JSON/);
+      expect(invalid[0]).not.toContain('sk-ant');
+      expect(tooLong).toHaveLength(1);
+      expect(warnings.some((warning) => warning.includes('callback bug'))).toBe(true);
+    });
   });
 });
 

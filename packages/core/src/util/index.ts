@@ -1,4 +1,5 @@
-// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons and the local HTTP guard.
+// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons, the local HTTP guard, and
+// line framing (zod-free, for code that must start fast: the ACP driver, the `troupe` control socket).
 export {
   createSecretRedactor,
   hostSecretRedactor,
@@ -12,3 +13,6 @@ export {
 export { serializeError } from './serialize-error';
 export { nextProcessCount, processSingleton } from './process-singleton';
 export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type LocalHttpGuardOptions, type LocalHttpRequest } from './local-http-guard';
+export { LineSplitter, type LineSplitterOptions } from '../process/line-splitter';
+export { readJsonLines, type JsonLineReaderOptions } from '../process/json-line-reader';
+export { limitedWarning } from './limited-warning';
