@@ -1,3 +1,4 @@
+import { seededRandom } from '@troupe/core/testing';
 // The ACP permission socket under hostile input (issue 26). Its path is in the driver's argv, so the ACP agent
 // can read it from /proc and connect: nothing sent there may crash or stall the host. The socket is the real
 // one a turn opens (through getProcessConfig), answering with the real canUseTool plumbing; it runs in this
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBus } from '@troupe/core';
-import { FAKE_ACP_AGENT_PATH, fuzzRounds, fuzzSeed, seededRandom, sendHugeLine } from '@troupe/test-server';
+import { FAKE_ACP_AGENT_PATH, fuzzRounds, fuzzSeed, sendHugeLine } from '@troupe/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpDriverPath, createAcpAdapter, type AcpPermissionRequest } from './index';
 import { MAX_PERMISSION_LINE_LENGTH } from './acp-permission-socket';
@@ -127,7 +128,7 @@ describe('ACP permission socket: hostile frames', () => {
     const socket = await openSocket();
     cleanups.push(socket.cleanup);
     const seed = fuzzSeed('ACP permission socket');
-    const random = seededRandom(seed);
+    const random = seededRandom(seed).next;
     const client = lineClient(socket.path);
     const { rounds, junkAnswers } = await fuzzRounds({
       random,

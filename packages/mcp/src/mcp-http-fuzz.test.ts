@@ -1,9 +1,10 @@
+import { seededRandom } from '@troupe/core/testing';
 // The MCP HTTP tool server under hostile input (issue 26): raw junk bytes, HTTP requests with random methods,
 // paths, headers and bodies, with and without the token, for a bounded number of rounds. The server runs in
 // this process (an exception it threw fails the file); requests without the token or with a foreign Host or
 // Origin must be refused, and a real authenticated client interleaved with the junk keeps getting answers.
 import { defineTool, type AnyTool } from '@troupe/core';
-import { fuzzJunkLine, fuzzSeed, seededRandom, sendJunkConnection, type FuzzRandom } from '@troupe/test-server';
+import { fuzzJunkLine, fuzzSeed, sendJunkConnection, type FuzzRandom } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { connectMcpServer, startMcpToolServer } from './index';
@@ -28,7 +29,7 @@ describe('MCP HTTP tool server under fuzz', () => {
     const context = () => ({ toolCallId: 'x', toolName: 'lookup', abortSignal: new AbortController().signal });
     const token = String(server.config.headers?.Authorization);
     const seed = fuzzSeed('MCP HTTP');
-    const random = seededRandom(seed);
+    const random = seededRandom(seed).next;
     const deadline = Date.now() + 5000;
     const statuses = new Map<string, number[]>();
     let rounds = 0;

@@ -1,6 +1,9 @@
 import { connect } from 'node:net';
 
-/** A seeded pseudo-random source in [0, 1) (mulberry32): a failing fuzz run replays from its seed. */
+/**
+ * A seeded pseudo-random source in [0, 1): `seededRandom(seed).next` from
+ * `@troupe/core/testing`, so a failing fuzz run replays from its seed.
+ */
 export type FuzzRandom = () => number;
 
 /**
@@ -12,18 +15,6 @@ export function fuzzSeed(label: string): number {
   const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) >>> 0 : Math.floor(Math.random() * 2 ** 32);
   console.log(`[fuzz] ${label}: seed ${seed} (replay with TROUPE_FUZZ_SEED=${seed})`);
   return seed;
-}
-
-/** mulberry32: small, fast, good enough to pick fuzz cases. */
-export function seededRandom(seed: number): FuzzRandom {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 const pick = <T>(random: FuzzRandom, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;

@@ -29,4 +29,4 @@ export {
 } from './fake-llm-constants';
 export { FakeLlmServerError } from './fake-llm-error';
 export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';
-export { fuzzJunkLine, fuzzRounds, fuzzSeed, seededRandom, sendHugeLine, sendJunkConnection, type FuzzRandom, type FuzzRoundsOptions, type JunkConnectionReport } from './fuzz-frames';
+export { fuzzJunkLine, fuzzRounds, fuzzSeed, sendHugeLine, sendJunkConnection, type FuzzRandom, type FuzzRoundsOptions, type JunkConnectionReport } from './fuzz-frames';

@@ -1,3 +1,4 @@
+import { seededRandom } from '@troupe/core/testing';
 // Fuzzes the `troupe` control socket (issue 26): random and malformed frames, partial frames, huge lines,
 // many connections, abrupt closes, for a bounded number of rounds. The server runs in this process: an
 // exception it threw would fail the file (vitest reports uncaught errors), and valid requests interleaved
@@ -7,7 +8,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fuzzRounds, fuzzSeed, seededRandom, sendHugeLine } from '@troupe/test-server';
+import { fuzzRounds, fuzzSeed, sendHugeLine } from '@troupe/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectControl } from './control-client';
 import { MAX_CONTROL_LINE_LENGTH } from './control-protocol';
@@ -107,7 +108,7 @@ describe('control socket under fuzz', () => {
   it('keeps answering valid requests while junk connections come and go (seeded)', async () => {
     const socketPath = await start();
     const seed = fuzzSeed('control socket');
-    const random = seededRandom(seed);
+    const random = seededRandom(seed).next;
     const client = await connectControl(socketPath);
     const { rounds, junkAnswers } = await fuzzRounds({
       random,
