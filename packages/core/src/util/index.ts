@@ -9,5 +9,6 @@ export {
   type SecretRedactor,
   type SecretRedactorOptions,
 } from './redact-secrets';
+export type { SecretStreamRedactor } from './redact-secret-stream';
 export { serializeError } from './serialize-error';
 export { nextProcessCount, processSingleton } from './process-singleton';
