@@ -11,11 +11,12 @@ import type { ProcessRun } from '../process/agent-process';
 import { outputOrThrow, ProcessManager } from '../process/process-manager';
 import type { ProcessOutcome } from '../process/process-outcome';
 import type { AgentDefinition } from '../registry/registry-schema';
+import type { SecretRedactor } from '../util/redact-secrets';
 import { serializeError } from '../util/serialize-error';
 import { assertKnownOptions, readTimeoutMs } from '../util/timeout-option';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
 import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
-import { agentErrorOfTurn, startAdapterTurn } from './agent-turn-parts';
+import { agentErrorOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
@@ -229,6 +230,19 @@ export class AgentManager {
     // The session this turn resumes, and the one its CLI reports (kept for resuming only if the turn succeeds, see AgentInstance.sessionId).
     const resumedSessionId = adapter.capabilities.resume ? instance.sessionId : undefined;
     let turnSessionId: string | undefined;
+    let turn: AdapterTurnParser | undefined;
+    /** The process's redactor, for the answer text (`parseResponse` joins and decodes what the lines held in pieces). */
+    let redactor: SecretRedactor | undefined;
+    const redactAnswer = (text: string): string => (redactor ? redactor.redact(text) : text);
+    const deliver = (part: AgentStreamPart): void => {
+      parts.push(part);
+      if (part.type === 'session') {
+        turnSessionId = part.sessionId;
+        model = part.model ?? model;
+      }
+      bus?.emit('agent:part', { roleId, turnId, part });
+      for (const listener of listeners) listener(part);
+    };
     // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -240,21 +254,15 @@ export class AgentManager {
       instance.processId = undefined; // one turn per process
       const member = options.member ?? instance.member;
       const prepared = adapter.prepareMessage(message, member);
-      const turn = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared });
+      redactor = this.processManager.redactorOf(processId);
+      const parser = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared }, { redactor });
+      turn = parser;
       return this.processManager.send(processId, prepared, {
         completionStrategy: adapter.getCompletionStrategy(),
         timeoutMs: timeoutMs ?? this.defaultTimeoutMs,
         signal,
         onLine: ({ line, json }) => {
-          for (const part of turn.parse(line, json)) {
-            parts.push(part);
-            if (part.type === 'session') {
-              turnSessionId = part.sessionId;
-              model = part.model ?? model;
-            }
-            bus?.emit('agent:part', { roleId, turnId, part });
-            for (const listener of listeners) listener(part);
-          }
+          for (const part of parser.parse(line, json)) deliver(part);
         },
       });
     };
@@ -304,6 +312,8 @@ export class AgentManager {
       }
       resolveRun(run);
       const outcome = await run.outcome;
+      // Whatever the outcome, text held back as a possible secret is released (redacted) before the turn ends.
+      for (const part of turn?.end() ?? []) deliver(part);
       // The CLI is done with this turn: nothing may still run on its behalf.
       void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
       const agentError: AgentError | undefined = outcome.status === 'completed' ? describeTurnError(adapter, agentErrorOfTurn(adapter.adapterId, parts), outcome) : undefined;
@@ -328,7 +338,7 @@ export class AgentManager {
         ...(usage?.type === 'usage' ? { usage: usage.usage } : {}),
       });
       return {
-        text: outcome.status === 'completed' ? adapter.parseResponse(outcome.output) : '',
+        text: outcome.status === 'completed' ? redactAnswer(adapter.parseResponse(outcome.output)) : '',
         parts,
         usage: usage?.type === 'usage' ? usage.usage : undefined,
         sessionId: sessionOfTurn(),

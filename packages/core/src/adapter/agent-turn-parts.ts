@@ -1,4 +1,5 @@
 import { AgentError } from '../errors/agent-error';
+import type { SecretRedactor } from '../util/redact-secrets';
 import { serializeError } from '../util/serialize-error';
 import type { AgentAdapter, AgentLineContext, AgentTurnStart } from './v1/agent-adapter-v1';
 import type { AgentStreamPart } from './v1/agent-stream-part';
@@ -7,6 +8,20 @@ import type { AgentStreamPart } from './v1/agent-stream-part';
 export interface AdapterTurnParser {
   /** Parts for one stdout line. Never throws: a throwing adapter yields an `error` part. */
   parse(line: string, json: unknown): AgentStreamPart[];
+  /** Text held back by the redactor (a possible secret at the end of the last delta); call once when the turn ends. */
+  end(): AgentStreamPart[];
+}
+
+/** How {@link startAdapterTurn} hides secrets in the parts. */
+export interface AdapterTurnOptions {
+  /**
+   * The process's redactor. Every part is redacted with it (an adapter may
+   * join or decode what the line redaction saw in pieces), and the text
+   * deltas as one stream: a secret written over several deltas is hidden,
+   * a tail that may begin one is held back until the next part or
+   * {@link AdapterTurnParser.end}.
+   */
+  redactor?: SecretRedactor;
 }
 
 /**
@@ -21,18 +36,37 @@ export interface AdapterTurnParser {
  *
  * @throws whatever `startTurn` throws (the turn cannot start).
  */
-export function startAdapterTurn(adapter: AgentAdapter, start: AgentTurnStart): AdapterTurnParser {
+export function startAdapterTurn(adapter: AgentAdapter, start: AgentTurnStart, options: AdapterTurnOptions = {}): AdapterTurnParser {
   const state = adapter.startTurn?.(start);
+  const { redactor } = options;
+  const text = redactor?.stream();
   let lineIndex = 0;
   let turnEnds = 0;
+  /** The deltas' held-back text, as a part (none when nothing is held). */
+  const flush = (): AgentStreamPart[] => {
+    const rest = text?.end();
+    return rest ? [{ type: 'text-delta', text: rest }] : [];
+  };
+  const redact = (parts: AgentStreamPart[]): AgentStreamPart[] => {
+    if (!redactor || !text) return parts;
+    const out: AgentStreamPart[] = [];
+    for (const part of parts) {
+      if (part.type === 'text-delta') {
+        const shown = text.write(part.text);
+        if (shown !== '') out.push(shown === part.text ? part : { ...part, text: shown });
+      } else out.push(...flush(), redactor.redactValue(part));
+    }
+    return out;
+  };
   return {
+    end: flush,
     parse(line, json) {
       const context: AgentLineContext = { ...start, state, lineIndex: lineIndex++ };
       let parts: AgentStreamPart[];
       try {
-        parts = adapter.parseLine(line, json, context);
+        parts = redact(adapter.parseLine(line, json, context));
       } catch (error) {
-        return [{ type: 'error', message: `adapter ${adapter.adapterId} could not parse a line: ${serializeError(error).message}` }];
+        return redact([{ type: 'error', message: `adapter ${adapter.adapterId} could not parse a line: ${serializeError(error).message}` }]);
       }
       for (const part of parts) {
         if (part.type === 'turn-end' && ++turnEnds === 2) {

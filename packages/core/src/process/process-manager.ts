@@ -6,6 +6,7 @@ import { AgentProcess, type ProcessRun, type RunOptions } from './agent-process'
 import type { CompletionStrategy } from './completion-strategy';
 import type { ProcessConfig } from './process-config';
 import type { ProcessOutcome } from './process-outcome';
+import type { SecretRedactor } from '../util/redact-secrets';
 
 /** Options for `send` / `sendAndReceive` (seed 001 §1, plus cancellation and streaming). */
 export interface SendOptions extends Omit<RunOptions, 'message' | 'completion' | 'timeoutMs'> {
@@ -97,6 +98,18 @@ export class ProcessManager {
   async sendAndReceive(processId: string, message: string, options: SendOptions = {}): Promise<string> {
     const outcome = await this.send(processId, message, options).outcome;
     return outputOrThrow(outcome);
+  }
+
+  /**
+   * The redactor of a process's secrets (its environment's secret values,
+   * `ProcessConfig.secrets`, the well-known key shapes): its lines are
+   * redacted with it already; use it on anything built from them (text
+   * joined over several lines, parsed and decoded values).
+   *
+   * @throws InvalidStateError (`PROCESS_NOT_FOUND`) for an unknown process.
+   */
+  redactorOf(processId: string): SecretRedactor {
+    return this.get(processId).redactor;
   }
 
   /** Kills a process group and forgets the process. Unknown ids are ignored. */

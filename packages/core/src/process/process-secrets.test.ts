@@ -74,6 +74,38 @@ describe('secrets are redacted on the stream', () => {
     expect(outcome.output).not.toContain('pa\\"ss');
   });
 
+  it('a secret written with \\u escapes (every character, or only the non-ASCII ones) is hidden in the parsed value, the line and the output', async () => {
+    const escapeAll = (text: string) => [...text].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const accented = 'pässwörd-canary-4471'; // JSON.dumps(ensure_ascii=True) writes p\u00e4ssw\u00f6rd-canary-4471
+    const ascii = JSON.stringify(accented).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).slice(1, -1);
+    const github = 'ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123';
+    const run = runProcess(
+      fakeAgentProcessConfig(
+        {
+          lines: [
+            `{"type":"tool_use","name":"${escapeAll(ENV.MY_SERVICE_PASSWORD)}","input":{"${escapeAll('key')}":"${escapeAll(ENV.ANTHROPIC_API_KEY)}"}}`,
+            `{"type":"text","text":"github ${escapeAll(github)}, accented ${ascii}\\nbye"}`,
+            `{"type":"result","result":"${escapeAll(ENV.MY_SERVICE_PASSWORD)}"}`,
+          ],
+        },
+        { env: { ...ENV, ACCENTED_PASSWORD: accented } },
+      ),
+      { completion: jsonl, timeoutMs: 20_000 },
+    );
+    const { lines, outcome } = await collect(run);
+    expect(outcome.status).toBe('completed');
+    expect(lines.map((line) => line.json)).toEqual([
+      { type: 'tool_use', name: REDACTED, input: { key: REDACTED } },
+      { type: 'text', text: `github ${REDACTED}, accented ${REDACTED}\nbye` },
+      { type: 'result', result: REDACTED },
+    ]);
+    // The line and the output are the redacted value, so whoever parses them again finds no secret either.
+    expect(lines.map((line) => JSON.parse(line.line) as unknown)).toEqual(lines.map((line) => line.json));
+    expect(outcome.output.split('\n').filter(Boolean)).toEqual(lines.map((line) => line.line));
+    const decoded = JSON.stringify(outcome.output.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown));
+    for (const secret of [ENV.MY_SERVICE_PASSWORD, ENV.ANTHROPIC_API_KEY, accented, github]) expect(decoded).not.toContain(secret);
+  });
+
   it('a secret pattern given in `secrets` is matched too', async () => {
     const run = runProcess(fakeAgentProcessConfig({ lines: ['token acme_0123456789abcdef0123456789abcdef done'] }, { secrets: [/acme_[0-9a-f]{32}/] }));
     const { outcome } = await collect(run);

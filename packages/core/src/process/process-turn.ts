@@ -123,17 +123,31 @@ export class ProcessTurn implements AttachedTurn {
     } else this.output += text;
   }
 
-  /** One raw line (with its `\r`, if any): redacted, kept, parsed, passed on, checked for completion. */
+  /**
+   * One raw line (with its `\r`, if any): redacted, kept, parsed, passed on, checked for completion.
+   * A JSON line's parsed values are redacted too: a secret written with `\u` escapes is whole only
+   * once parsed. Such a line is passed on and kept re-serialized from its redacted value.
+   */
   private onLine(raw: string, terminated: boolean): void {
-    const redacted = this.proc.redactor.redact(raw);
-    this.appendOutput(terminated ? `${redacted}\n` : redacted);
-    const line = redacted.charCodeAt(redacted.length - 1) === 13 ? redacted.slice(0, -1) : redacted;
+    const redactor = this.proc.redactor;
+    const redacted = redactor.redact(raw);
+    let line = redacted.charCodeAt(redacted.length - 1) === 13 ? redacted.slice(0, -1) : redacted;
     let json = parseJsonLine(line);
+    let rewritten = false;
     if (json === undefined && redacted !== raw) {
       // A secret outside a JSON string (a bare number, say): parse the original and redact its values.
       const original = parseJsonLine(raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw);
-      if (original !== undefined) json = this.proc.redactor.redactValue(original);
+      if (original !== undefined) json = redactor.redactValue(original);
+    } else if (json !== undefined && line.includes('\\')) {
+      // Only an escape can hide a secret from the line's redaction: without a backslash every
+      // parsed string is a piece of the line as it was redacted.
+      const clean = redactor.redactValue(json);
+      rewritten = clean !== json;
+      json = clean;
     }
+    if (rewritten) line = JSON.stringify(json);
+    const kept = rewritten ? line : redacted;
+    this.appendOutput(terminated ? `${kept}\n` : kept);
     const entry: OutputLine = { line, json, index: this.lineCount++ };
     try {
       this.options.onLine?.(entry);

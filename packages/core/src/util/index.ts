@@ -10,6 +10,7 @@ export {
   type SecretRedactor,
   type SecretRedactorOptions,
 } from './redact-secrets';
+export type { SecretStreamRedactor } from './redact-secret-stream';
 export { serializeError } from './serialize-error';
 export { nextProcessCount, processSingleton } from './process-singleton';
 export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type LocalHttpGuardOptions, type LocalHttpRequest } from './local-http-guard';

@@ -10,6 +10,12 @@ describe('redactSecrets', () => {
     expect(redactSecrets(text, secrets)).toBe('key [REDACTED] token [REDACTED] home /home/u and [REDACTED] and [REDACTED]');
   });
 
+  it('hides a secret pattern whole when it has capture groups of its own', () => {
+    // The kept `Bearer ` word was read from group 1: a caller's group there came out before [REDACTED].
+    const redactor = createSecretRedactor({ secrets: [/acme_([a-z0-9]{12})/] });
+    expect(redactor.redact('id acme_abcdef123456 ok, Bearer tok3n-0123456789')).toBe(`id ${REDACTED} ok, Bearer ${REDACTED}`);
+  });
+
   it('hides a secret that contains another one', () => {
     expect(redactSecrets('value: outer-inner-secret', ['inner', 'outer-inner-secret'])).toBe('value: [REDACTED]');
   });

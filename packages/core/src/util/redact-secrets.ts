@@ -1,3 +1,5 @@
+import { createSecretStream, type SecretStreamRedactor } from './redact-secret-stream';
+
 /** Names of environment variables whose values are secrets (`*_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`…). */
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
 /** Secret-looking names whose values are not secret text (a socket path, a desktop session's type): not redacted. */
@@ -22,8 +24,13 @@ const KEY_SHAPES = [
   String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
   String.raw`\bAKIA[0-9A-Z]{16}\b`,
 ];
-/** `Bearer <token>`: the token has a digit and at least 12 characters, so prose ("Bearer authentication") stays. */
-const BEARER = String.raw`(\b[Bb]earer[ \t]+|\bBEARER[ \t]+)(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{12,}=*`;
+/** How each of {@link KEY_SHAPES} and `Bearer` begins: a streamed word that begins one is held back until it is whole. */
+const KEY_PREFIXES = ['sk-', 'AIza', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-', 'AKIA', 'Bearer', 'bearer', 'BEARER'];
+/**
+ * `Bearer <token>`: the token has a digit and at least 12 characters, so prose ("Bearer authentication") stays.
+ * The kept word is a named group: a caller's pattern may have groups of its own.
+ */
+const BEARER = String.raw`(?<troupeBearer>\b[Bb]earer[ \t]+|\bBEARER[ \t]+)(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{12,}=*`;
 
 /** Replacement text for a redacted secret. */
 export const REDACTED = '[REDACTED]';
@@ -71,6 +78,19 @@ export interface SecretRedactor {
   test(text: string): boolean;
   /** A redactor that also hides `more`. */
   extend(more: Iterable<string | RegExp>): SecretRedactor;
+  /**
+   * A redactor for text that arrives in pieces (one per stream: a turn's
+   * text deltas), so that a secret cut over several pieces is hidden too,
+   * which redacting each piece cannot do. See {@link SecretStreamRedactor}.
+   *
+   * @example
+   * ```ts
+   * const stream = redactor.stream();
+   * for await (const delta of deltas) process.stdout.write(stream.write(delta));
+   * process.stdout.write(stream.end());
+   * ```
+   */
+  stream(): SecretStreamRedactor;
 }
 
 /** What {@link createSecretRedactor} hides, besides the well-known key shapes. */
@@ -89,6 +109,14 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
+type MatchGroups = Record<string, string | undefined> | undefined;
+
+/** The text that replaces one match: `[REDACTED]`, after the kept `Bearer ` word. */
+function replacement(groups: MatchGroups): string {
+  const bearer = groups?.troupeBearer;
+  return bearer ? `${bearer}${REDACTED}` : REDACTED;
+}
+
 class PatternRedactor implements SecretRedactor {
   private readonly pattern: RegExp;
 
@@ -98,11 +126,13 @@ class PatternRedactor implements SecretRedactor {
     this.pattern = new RegExp(alternatives.join('|'), 'g');
   }
 
+
   redact(text: string): string {
     if (typeof text !== 'string' || text.length < MIN_SECRET_LENGTH) return text;
     this.pattern.lastIndex = 0;
     if (!this.pattern.test(text)) return text;
-    return text.replace(this.pattern, (_match: string, bearer: string | undefined) => (bearer ? `${bearer}${REDACTED}` : REDACTED));
+    // With a named group in the pattern, the replacer's last argument is the groups object.
+    return text.replace(this.pattern, (...args: unknown[]) => replacement(args.at(-1) as MatchGroups));
   }
 
   test(text: string): boolean {
@@ -112,6 +142,17 @@ class PatternRedactor implements SecretRedactor {
 
   redactValue<T>(value: T): T {
     return redactDeep(value, this, 0) as T;
+  }
+
+  stream(): SecretStreamRedactor {
+    return createSecretStream({
+      // Its own copy: the stream keeps `lastIndex` between calls of its own.
+      pattern: new RegExp(this.pattern.source, 'g'),
+      literals: [...this.sources.literals],
+      keyPrefixes: KEY_PREFIXES,
+      holdEveryWord: this.sources.patterns.length > 0,
+      replace: (match) => replacement(match.groups),
+    });
   }
 
   extend(more: Iterable<string | RegExp>): SecretRedactor {
