@@ -4,7 +4,7 @@ import type { Options } from 'tsup';
 
 /**
  * Shared tsup settings for every published `@troupe/*` package: ESM + CJS,
- * `.d.ts`/`.d.cts`, source maps (without embedded sources), Node 20 target and the package version
+ * `.d.ts`/`.d.cts`, source maps with their sources embedded, Node 20 target and the package version
  * injected as `__TROUPE_VERSION__`.
  */
 export function troupeTsup(packageDir: string, overrides: Options = {}): Options {
@@ -21,9 +21,11 @@ export function troupeTsup(packageDir: string, overrides: Options = {}): Options
     splitting: false,
     treeshake: true,
     define: { __TROUPE_VERSION__: JSON.stringify(pkg.version) },
-    // Maps point at the sources by path; embedding them (`sourcesContent`) made up 60% of core's tarball.
+    // Maps carry their sources (`sourcesContent`): `src/` is not published, and a map naming files that are not
+    // in the package sent stack traces and debuggers to nowhere. It costs tarball size; maps without the
+    // sources cost users their debugging.
     esbuildOptions(options) {
-      options.sourcesContent = false;
+      options.sourcesContent = true;
     },
     ...overrides,
   };

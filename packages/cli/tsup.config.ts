@@ -22,7 +22,7 @@ export default defineConfig(() => {
       // (adapter-acp's ACP driver, the dashboard's page), which a bundle would not carry along.
       external: ['better-sqlite3', 'esbuild'],
       esbuildOptions(options) {
-        options.sourcesContent = false;
+        options.sourcesContent = true; // as troupeTsup: src/ is not published
         options.chunkNames = 'bin-chunks/[name]-[hash]';
       },
       onSuccess: async () => dropEmptySourceMaps(join(import.meta.dirname, 'dist', 'bin-chunks')),

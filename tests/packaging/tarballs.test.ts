@@ -1,64 +1,33 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishedPackages, repoRoot, type PublishedPackage } from './packaging-kit';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { publishedPackages, repoRoot, type PackedTarball, type PublishedPackage } from './packaging-kit';
 
-// What `npm pack` / `pnpm publish` ship for every published package. Each package is packed from a copy of its
-// folder (package.json, README, LICENSE, dist, node10 stubs) next to a copy of scripts/, so its prepack/postpack
-// pair runs for real without touching the repo's manifests while other tests resolve them.
+// What `npm pack` / `pnpm publish` ship for every published package, packed once by the global setup
+// (`packPublished` in packaging-kit.ts).
 
 const SOURCE_CONDITION = '@troupe/source';
 const work = mkdtempSync(join(tmpdir(), 'troupe-tarballs-'));
 const rootLicense = readFileSync(join(repoRoot, 'LICENSE'), 'utf8');
 
-interface Packed {
+interface Packed extends PackedTarball {
   pkg: PublishedPackage;
   files: string[];
   manifest: Record<string, unknown>;
-  /** The copy's package.json after the pack (postpack must have restored it). */
-  after: string;
-  before: string;
-  leftovers: string[];
   read(file: string): string;
 }
 
 const packed = new Map<string, Packed>();
 
-function pack(pkg: PublishedPackage): Packed {
-  const folder = pkg.dir.split('/').at(-1) as string;
-  const copy = join(work, 'packages', folder);
-  mkdirSync(copy, { recursive: true });
-  for (const entry of readdirSync(pkg.dir)) {
-    if (entry === 'node_modules' || entry === 'src' || entry.endsWith('.ts')) continue;
-    cpSync(join(pkg.dir, entry), join(copy, entry), { recursive: true });
-  }
-  const before = readFileSync(join(copy, 'package.json'), 'utf8');
-  const destination = join(work, 'tarballs', folder);
-  mkdirSync(destination, { recursive: true });
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const result = spawnSync('npm', ['pack', '--pack-destination', destination, '--loglevel=error'], { cwd: copy, env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`npm pack ${pkg.name} failed:\n${result.stderr}`);
-  const tarball = join(destination, readdirSync(destination).find((file) => file.endsWith('.tgz')) as string);
-  const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((file) => file.replace(/^package\//, ''));
-  const read = (file: string) => execFileSync('tar', ['-xzOf', tarball, `package/${file}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  return {
-    pkg,
-    files,
-    manifest: JSON.parse(read('package.json')) as Record<string, unknown>,
-    after: readFileSync(join(copy, 'package.json'), 'utf8'),
-    before,
-    leftovers: readdirSync(copy).filter((file) => file.includes('troupe-original')),
-    read,
-  };
-}
-
 beforeAll(() => {
-  mkdirSync(join(work, 'scripts'), { recursive: true });
-  cpSync(join(repoRoot, 'scripts', 'pack-manifest.mjs'), join(work, 'scripts', 'pack-manifest.mjs'));
-  for (const pkg of publishedPackages()) packed.set(pkg.name, pack(pkg));
+  for (const tarball of inject('packedTarballs')) {
+    const files = execFileSync('tar', ['-tzf', tarball.tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((file) => file.replace(/^package\//, ''));
+    const read = (file: string) => execFileSync('tar', ['-xzOf', tarball.tarball, `package/${file}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const pkg = publishedPackages().find((candidate) => candidate.name === tarball.name) as PublishedPackage;
+    packed.set(tarball.name, { ...tarball, pkg, files, manifest: JSON.parse(read('package.json')) as Record<string, unknown>, read });
+  }
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -96,14 +65,17 @@ describe.each(publishedPackages().map((pkg) => ({ name: pkg.name })))('the $name
     expect(manifest.license).toBe('Apache-2.0');
   });
 
-  it('ships source maps without embedded sources', () => {
+  it('ships source maps that carry every source they name (src/ is not in the package)', () => {
     const { files, read } = get();
     const maps = files.filter((file) => file.endsWith('.map'));
     expect(maps.length).toBeGreaterThan(0);
     for (const map of maps) {
-      const parsed = JSON.parse(read(map)) as { sources: string[]; sourcesContent?: unknown[] };
-      expect(parsed.sourcesContent, map).toBeUndefined();
-      expect(parsed.sources.length).toBeGreaterThan(0);
+      const parsed = JSON.parse(read(map)) as { sources: string[]; sourcesContent?: (string | null)[] };
+      expect(parsed.sources.length, map).toBeGreaterThan(0);
+      parsed.sources.forEach((source, index) => {
+        const shipped = files.includes(join(dirname(map), source));
+        expect(shipped || typeof parsed.sourcesContent?.[index] === 'string', `${map}: ${source} is neither shipped nor embedded`).toBe(true);
+      });
     }
   });
 

@@ -2,7 +2,7 @@ import { defineTool, runToolLoop, type ChatModelV1StreamPart } from '@troupe/cor
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai-v7/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fromAISdk, type AISdkLanguageModel } from './index';
+import { fromAISdk } from './index';
 
 // AI SDK 7 (specification v4), through that version's own mock model: v3's shapes plus parts Troupe leaves out.
 
@@ -26,7 +26,7 @@ describe('fromAISdk (specification v4)', () => {
         warnings: [],
       },
     });
-    const model = fromAISdk(mock as AISdkLanguageModel);
+    const model = fromAISdk(mock);
     expect(model).toMatchObject({ provider: 'openai.responses', modelId: 'gpt-5.5' });
     expect(await model.doGenerate({ messages: [{ role: 'user', content: 'hi' }] })).toMatchObject({
       text: 'Half an answer',
@@ -53,7 +53,7 @@ describe('fromAISdk (specification v4)', () => {
     const mock = new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(answers.shift() ?? []) }) });
     const upper = defineTool({ name: 'upper', description: 'Upper-cases', parameters: z.object({ text: z.string() }), execute: ({ text }) => text.toUpperCase() });
     const parts: string[] = [];
-    const result = await runToolLoop({ model: fromAISdk(mock as AISdkLanguageModel), prompt: 'shout hey', tools: [upper], onTextDelta: (text) => parts.push(text) });
+    const result = await runToolLoop({ model: fromAISdk(mock), prompt: 'shout hey', tools: [upper], onTextDelta: (text) => parts.push(text) });
     expect(result.text).toBe('It is HEY.');
     expect(parts).toEqual(['It is HEY.']);
     expect(mock.doStreamCalls[1]?.prompt.at(-1)).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'upper', output: { type: 'text', value: 'HEY' } }] });
@@ -70,7 +70,7 @@ describe('fromAISdk (specification v4)', () => {
         ]),
       },
     });
-    const { stream } = await fromAISdk(mock as AISdkLanguageModel).doStream({ messages: [{ role: 'user', content: 'hi' }] });
+    const { stream } = await fromAISdk(mock).doStream({ messages: [{ role: 'user', content: 'hi' }] });
     const types: string[] = [];
     for await (const part of stream as unknown as AsyncIterable<ChatModelV1StreamPart>) types.push(part.type);
     expect(types).toEqual(['text-delta', 'usage', 'turn-end']);

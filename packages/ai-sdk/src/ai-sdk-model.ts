@@ -115,7 +115,8 @@ export class AISdkChatModel implements ChatModelV1 {
   async doGenerate(request: ChatModelV1Request): Promise<ChatModelV1Response> {
     AbortError.throwIfAborted(request?.abortSignal, `The ${this.provider} request`);
     const options = toAISdkCallOptions(request, request.abortSignal, this.providerOptions);
-    const result = await this.withRetries(request, () => this.languageModel.doGenerate(options) as PromiseLike<AISdkGenerateResult>);
+    // `never`: the options are built for the model's own specification version (see AISdkLanguageModel).
+    const result = await this.withRetries(request, () => this.languageModel.doGenerate(options as never) as PromiseLike<AISdkGenerateResult>);
     return toChatResponse(result);
   }
 
@@ -125,7 +126,7 @@ export class AISdkChatModel implements ChatModelV1 {
     const controller = new AbortController();
     const signal = request.abortSignal ? AbortSignal.any([request.abortSignal, controller.signal]) : controller.signal;
     const options = toAISdkCallOptions(request, signal, this.providerOptions);
-    const { stream } = await this.withRetries(request, () => this.languageModel.doStream(options) as PromiseLike<{ stream: ReadableStream<AISdkStreamPart> }>);
+    const { stream } = await this.withRetries(request, () => this.languageModel.doStream(options as never) as PromiseLike<{ stream: ReadableStream<AISdkStreamPart> }>);
     async function* parts(): AsyncGenerator<AISdkStreamPart> {
       const reader = stream.getReader();
       let done = false;

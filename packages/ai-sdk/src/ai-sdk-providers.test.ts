@@ -65,7 +65,7 @@ const cases: ProviderCase[] = [
     protocol: 'openai-responses',
     specificationVersion: 'v4',
     provider: 'openai.responses',
-    model: () => createOpenAIV4({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('gpt-5.5') as AISdkLanguageModel,
+    model: () => createOpenAIV4({ apiKey: API_KEY, baseURL: `${server.url}/v1` })('gpt-5.5'),
   },
 ];
 

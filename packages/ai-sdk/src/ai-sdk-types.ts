@@ -1,11 +1,9 @@
 import type {
-  LanguageModelV2,
   LanguageModelV2CallOptions,
   LanguageModelV2Content,
   LanguageModelV2FinishReason,
   LanguageModelV2StreamPart,
   LanguageModelV2Usage,
-  LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3FinishReason,
@@ -14,30 +12,39 @@ import type {
 } from '@ai-sdk/provider';
 
 /**
- * A language model of the provider specification v4 (AI SDK 7:
- * `@ai-sdk/openai@4`…, which needs Node 22), described by what Troupe uses:
- * v4 keeps v3's call options, content, usage and stream parts, and adds
- * parts Troupe leaves out (`ping`, custom content) and the `interrupted`
- * finish reason (read as `other`). Typed here so `@ai-sdk/provider@3` users
- * keep exact types for v2 and v3.
+ * An AI SDK language model that {@link fromAISdk} accepts: the provider
+ * specification v2 (AI SDK 5: `@ai-sdk/openai@2`, `@ai-sdk/anthropic@2`…),
+ * v3 (AI SDK 6: `@ai-sdk/openai@3`…) or v4 (AI SDK 7: `@ai-sdk/openai@4`…,
+ * which needs Node 22). What `openai('gpt-5.5')`,
+ * `anthropic('claude-sonnet-5-5')` or `google('gemini-3.8-flash')` return.
+ *
+ * Described by its shape, not imported from `@ai-sdk/provider`: the one a
+ * project has is the one its provider package brings, and each major exports
+ * only its own specification and older ones (a declaration naming
+ * `LanguageModelV3` broke every AI SDK 5 project's build, one typed with v3
+ * call options rejected every v4 model). `doGenerate` and `doStream` take
+ * `never` so a model of any of these versions fits: Troupe builds the call
+ * options for the model's version itself, and checks `specificationVersion`
+ * at run time.
  */
-export interface AISdkLanguageModelV4 {
-  readonly specificationVersion: 'v4';
+export interface AISdkLanguageModel {
+  readonly specificationVersion: 'v2' | 'v3' | 'v4';
   readonly provider: string;
   readonly modelId: string;
   readonly supportedUrls: unknown;
-  doGenerate(options: LanguageModelV3CallOptions): PromiseLike<unknown>;
-  doStream(options: LanguageModelV3CallOptions): PromiseLike<unknown>;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<unknown>;
 }
 
 /**
- * An AI SDK language model that {@link fromAISdk} accepts: the provider
- * specification v2 (AI SDK 5: `@ai-sdk/openai@2`, `@ai-sdk/anthropic@2`…),
- * v3 (AI SDK 6: `@ai-sdk/openai@3`…) or v4 (AI SDK 7). What
- * `openai('gpt-5.5')`, `anthropic('claude-sonnet-5-5')` or
- * `google('gemini-3.8-flash')` return.
+ * A language model of the provider specification v4 (AI SDK 7). v4 keeps
+ * v3's call options, content, usage and stream parts, and adds parts Troupe
+ * leaves out (`ping`, custom content) and the `interrupted` finish reason
+ * (read as `other`).
  */
-export type AISdkLanguageModel = LanguageModelV2 | LanguageModelV3 | AISdkLanguageModelV4;
+export interface AISdkLanguageModelV4 extends AISdkLanguageModel {
+  readonly specificationVersion: 'v4';
+}
 
 /** @internal The call options both specifications share. */
 export type AISdkCallOptions = LanguageModelV2CallOptions & LanguageModelV3CallOptions;

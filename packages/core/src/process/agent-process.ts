@@ -31,7 +31,10 @@ export type { ProcessRun, RunOptions } from './run-options';
  * const outcome = await run.outcome; // 'completed' | 'failed' | 'canceled' | 'timed-out'
  * ```
  */
-export class AgentProcess implements ProcessTurnHost {
+export class AgentProcess {
+  // Not `implements ProcessTurnHost`: the members a turn uses are `@internal` (stripped from the published
+  // declarations), and a `.d.ts` claiming the interface without them fails `skipLibCheck: false` builds
+  // (TS2420). `new ProcessTurn(this, …)` in run() still checks the class against the interface.
   readonly processId: string;
   /** Hides the secrets of this process (see {@link ProcessConfig.secrets}) in everything it outputs. */
   readonly redactor: SecretRedactor;

@@ -1,8 +1,14 @@
 import type { ProcessConfig } from '@troupe/core';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// The folder of this module: `src/testing/` or `dist/testing/`, beside `bin/`. The CommonJS build reads its own
+// `module.filename`: tsup's `import.meta.url` (and ESM `__dirname`) shims are the URL of the shared chunk they
+// live in (`dist/`), which put the script at `dist/bin/`, where it is not.
+const here = typeof module === 'object' && typeof module?.filename === 'string' ? dirname(module.filename) : dirname(fileURLToPath(import.meta.url));
+
 /** Absolute path of the fake agent CLI script (plain JavaScript, run with `node`). */
-export const fakeAgentCliPath: string = fileURLToPath(new URL('./bin/fake-agent-cli.mjs', import.meta.url));
+export const fakeAgentCliPath: string = join(here, 'bin', 'fake-agent-cli.mjs');
 
 /** Behaviour of the fake agent CLI; each field maps to one of its flags. */
 export interface FakeAgentCliOptions {
