@@ -29,3 +29,4 @@ export {
 } from './fake-llm-constants';
 export { FakeLlmServerError } from './fake-llm-error';
 export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';
+export { REAL_ACP_AGENTS, realAcpAgentLaunch, type RealAcpAgent, type RealAcpAgentLaunch, type RealAcpAgentOptions } from './real-acp-agents';
