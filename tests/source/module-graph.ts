@@ -94,3 +94,36 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
 
 /** A cycle as workspace-relative paths, for a readable failure. */
 export const showCycle = (cycle: readonly string[]): string => cycle.map((file) => relative(repoRoot, file)).join(' ↔ ');
+
+/** Every kind of dependency pnpm links between workspace packages: a cycle through any of them is a cycle to pnpm. */
+export const DEPENDENCY_KINDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
+
+/** A package's name and manifest, as far as the dependency graph needs them. */
+export interface PackageManifest {
+  name: string;
+  manifest: Partial<Record<(typeof DEPENDENCY_KINDS)[number], Record<string, string>>> & Record<string, unknown>;
+}
+
+/** The workspace packages each workspace package depends on, through any kind of dependency. */
+export function packageGraph(packages: readonly PackageManifest[]): Map<string, string[]> {
+  const names = new Set(packages.map((pkg) => pkg.name));
+  const graph = new Map<string, string[]>();
+  for (const { name, manifest } of packages) {
+    const targets = new Set(DEPENDENCY_KINDS.flatMap((kind) => Object.keys(manifest[kind] ?? {})).filter((dep) => names.has(dep)));
+    graph.set(name, [...targets]);
+  }
+  return graph;
+}
+
+/** The manifests of the workspace's packages: `packages/*` and `examples/*`, as pnpm-workspace.yaml lists them. */
+export function workspaceManifests(): PackageManifest[] {
+  return ['packages', 'examples'].flatMap((folder) =>
+    readdirSync(join(repoRoot, folder))
+      .map((entry) => join(repoRoot, folder, entry, 'package.json'))
+      .filter((path) => existsSync(path))
+      .map((path) => {
+        const manifest = JSON.parse(readFileSync(path, 'utf8')) as PackageManifest['manifest'] & { name: string };
+        return { name: manifest.name, manifest };
+      }),
+  );
+}

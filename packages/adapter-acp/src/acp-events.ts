@@ -1,4 +1,4 @@
-import { registerEventSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup } from '@troupe/core';
 import { z } from 'zod';
 
 /** Payload schemas of the `acp:*` events an ACP adapter emits on its `eventBus`. */
@@ -38,17 +38,5 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends AcpEventPayloads {}
 }
 
-let registered = false;
-
 /** Registers the `acp:*` schemas with core's event registry (idempotent; tolerant of another copy having done it). */
-export function registerAcpEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(acpEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerAcpEvents: () => void = /* @__PURE__ */ defineEventGroup('acp', acpEventSchemas);

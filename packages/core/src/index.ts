@@ -7,6 +7,7 @@ export * from './errors/index';
 export * from './events/index';
 export { coreEventSchemas, serializedErrorSchema } from './events/event-map';
 export { parseEvent, registerEventSchema, serializeEvent } from './events/event-schema-registry';
+export { defineEventGroup } from './events/event-group';
 
 // Usage and cost ledger, budgets
 export * from './usage/index';

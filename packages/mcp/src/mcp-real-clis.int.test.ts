@@ -7,17 +7,30 @@
  * - a member's external MCP server from npm (@modelcontextprotocol/server-filesystem,
  *   stdio) reaches the CLI through `mcpServers`.
  * In each case the tool runs and its result is in the model's next request.
+ * The ACP agents driven by @troupe/adapter-acp (Gemini CLI --acp,
+ * claude-code-acp) get a Troupe tool through `session/new` `mcpServers`; that
+ * check lives here, as adapter-acp cannot depend on this package (its tests
+ * depend on adapter-gemini, which depends on adapter-acp).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAcpAdapter } from '@troupe/adapter-acp';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, defineAgent, type AgentAdapter } from '@troupe/core';
+import { AdapterRegistry, AgentManager, defineAgent, defineTool, type AgentAdapter } from '@troupe/core';
 import { createQueryLooperStateTool } from '@troupe/looper';
-import { createFakeLlmServer, FAKE_MCP_TOOL_DONE_PREFIX, type FakeLlmServer, type RecordedRequest } from '@troupe/test-server';
+import {
+  createFakeLlmServer,
+  FAKE_MCP_TOOL_DONE_PREFIX,
+  REAL_ACP_AGENTS,
+  realAcpAgentLaunch,
+  type FakeLlmServer,
+  type RecordedRequest,
+} from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { CLI_PROTOCOL, REAL_CLIS, realCliAdapter, type RealCli } from './__fixtures__/real-clis';
 import { setupLooperWith } from './__fixtures__/looper-setup';
 import { createMcpToolHost, type McpServedToolCall } from './index';
@@ -132,6 +145,29 @@ describe.each(REAL_CLIS)('real %s CLI with MCP tools', (cli) => {
       const result = await manager.send('coder', 'Read the variable').result;
       expect(result.outcome.status).toBe('completed');
       expect(JSON.stringify(modelRequests(cli).at(-1)?.body)).toContain(`TROUPE_PROBE_TOKEN=probe-value-${cli}`);
+    },
+    TIMEOUT,
+  );
+});
+
+describe.each(REAL_ACP_AGENTS)('real ACP agent %s through the generic acp adapter, with Troupe tools', (name) => {
+  it(
+    'a Troupe tool served over MCP (session/new mcpServers): the agent calls it, its result reaches the model',
+    async () => {
+      server.setMcpTool({ name: 'project_status', arguments: {} });
+      const workDir = join(scratch, 'work');
+      mkdirSync(workDir);
+      const settings = { ...realAcpAgentLaunch(name, { baseUrl: server.url, scratch, from: import.meta.url }), canUseTool: 'allow' as const };
+      const adapters = new AdapterRegistry();
+      adapters.register({ type: 'acp', create: () => createAcpAdapter(settings) });
+      manager = new AgentManager({ adapters, defaultTimeoutMs: 90_000, toolHost: createMcpToolHost() });
+      const status = defineTool({ name: 'project_status', description: 'The project status', parameters: z.object({}), execute: () => `status for ${name}: green` });
+      await manager.ensureAgentStarted('coder', 'acp', { workDir, tools: [status] });
+      const result = await manager.send('coder', 'What is the status?').result;
+      expect(result.agentError).toBeUndefined();
+      expect(result.text).toContain(FAKE_MCP_TOOL_DONE_PREFIX);
+      expect(result.text).toContain(`status for ${name}: green`);
+      expect(JSON.stringify(server.requests.at(-1)?.body)).toContain(`status for ${name}: green`);
     },
     TIMEOUT,
   );

@@ -1,4 +1,4 @@
-import { registerEventSchema, serializedErrorSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup, serializedErrorSchema } from '@troupe/core';
 import { z } from 'zod';
 
 const statusSchema = z.enum(['idle', 'running', 'forking', 'waiting', 'completed', 'error', 'terminated']);
@@ -111,22 +111,10 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends OrchestratorEventPayloads {}
 }
 
-let registered = false;
-
 /**
  * Registers the `orchestrator:*` payload schemas with core's event schema
  * registry (for `parseEvent` across processes). Idempotent, and tolerant of
  * another copy of this package having registered them first. Every
  * `AgentOrchestrator` calls it; importing the package has no side effect.
  */
-export function registerOrchestratorEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(orchestratorEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerOrchestratorEvents: () => void = /* @__PURE__ */ defineEventGroup('orchestrator', orchestratorEventSchemas);

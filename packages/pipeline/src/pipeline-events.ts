@@ -1,4 +1,4 @@
-import { registerEventSchema, serializedErrorSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup, serializedErrorSchema } from '@troupe/core';
 import { z } from 'zod';
 
 const ids = {
@@ -94,22 +94,10 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends PipelineEventPayloads {}
 }
 
-let registered = false;
-
 /**
  * Registers the `pipeline:*` payload schemas with core's event schema
  * registry (so `parseEvent` accepts them from another process). Idempotent,
  * and tolerant of another copy of this package having registered them first.
  * Every pipeline calls it; the package has no import-time side effects.
  */
-export function registerPipelineEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(pipelineEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerPipelineEvents: () => void = /* @__PURE__ */ defineEventGroup('pipeline', pipelineEventSchemas);

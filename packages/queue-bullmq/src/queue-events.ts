@@ -1,4 +1,4 @@
-import { registerEventSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup } from '@troupe/core';
 import { z } from 'zod';
 
 const errorSchema = z.object({ name: z.string(), message: z.string(), code: z.string().optional() });
@@ -35,20 +35,8 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends QueueEventPayloads {}
 }
 
-let registered = false;
-
 /**
  * Registers the `queue:*` payload schemas with core's event schema registry
  * (idempotent; tolerant of another copy of this package having done it).
  */
-export function registerQueueEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(queueEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerQueueEvents: () => void = /* @__PURE__ */ defineEventGroup('queue', queueEventSchemas);

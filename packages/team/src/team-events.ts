@@ -1,4 +1,4 @@
-import { registerEventSchema, serializedErrorSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup, serializedErrorSchema } from '@troupe/core';
 import { z } from 'zod';
 
 const ids = {
@@ -92,22 +92,10 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends TeamEventPayloads {}
 }
 
-let registered = false;
-
 /**
  * Registers the `team:*` payload schemas with core's event schema registry
  * (so `parseEvent` validates them across processes). Idempotent, and
  * tolerant of another copy of this package having registered them first.
  * Every coordinator calls it; importing the package has no side effects.
  */
-export function registerTeamEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(teamEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerTeamEvents: () => void = /* @__PURE__ */ defineEventGroup('team', teamEventSchemas);

@@ -1,4 +1,4 @@
-import { registerEventSchema, TroupeError } from '@troupe/core';
+import { defineEventGroup } from '@troupe/core';
 import { z } from 'zod';
 
 const errorSchema = z.object({ name: z.string(), message: z.string(), code: z.string().optional() });
@@ -100,22 +100,10 @@ declare module '@troupe/core' {
   interface TroupeEventPayloads extends LooperEventPayloads {}
 }
 
-let registered = false;
-
 /**
  * Registers the `looper:*` payload schemas with core's event schema registry
  * (for `parseEvent` across processes). Idempotent, and tolerant of another
  * copy of this package having registered them first. Every Looper calls it;
  * the package itself has no import-time side effects.
  */
-export function registerLooperEvents(): void {
-  if (registered) return;
-  for (const [type, schema] of Object.entries(looperEventSchemas)) {
-    try {
-      registerEventSchema(type, schema);
-    } catch (error) {
-      if (!TroupeError.hasCode(error, 'INVALID_STATE')) throw error;
-    }
-  }
-  registered = true;
-}
+export const registerLooperEvents: () => void = /* @__PURE__ */ defineEventGroup('looper', looperEventSchemas);
