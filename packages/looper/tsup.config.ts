@@ -8,6 +8,8 @@ export default defineConfig(
   troupeTsup(import.meta.dirname, {
     entry: { index: 'src/index.ts', commands: 'src/commands/index.ts' },
     splitting: true,
+    // typed-emitter (TaskManager's TaskEmitter) is types only: inline its declarations, as core does.
+    dts: { resolve: ['typed-emitter'] },
     // The entries only re-export shared chunks: their maps would map nothing.
     onSuccess: async () => dropEmptySourceMaps('dist'),
   }),

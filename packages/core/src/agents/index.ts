@@ -1,4 +1,5 @@
-// Runnable agents, agent registry, executor and task manager (seed 000); re-exported from the package root.
+// Runnable agents, agent registry and executor (seed 000); re-exported from the package root.
+// The task manager moved to `@troupe/looper`, its only user; its `task:*` event contracts stay here.
 export type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
 export {
   AGENT_ID_PATTERN,
@@ -10,15 +11,5 @@ export {
 export { AgentRegistry } from './agent-registry';
 export { AgentNotFoundError } from './agent-not-found-error';
 export { Executor, type ExecutionResult, type ExecutorOptions } from './agent-executor';
-export {
-  TaskEmitter,
-  TaskManager,
-  waitForCompletion,
-  type BackgroundTask,
-  type BackgroundTaskStatus,
-  type StartBackgroundOptions,
-  type TaskEvents,
-  type TaskManagerOptions,
-} from './task-manager';
 export { createAdapterAgent, type AdapterAgentData, type AdapterAgentOptions } from './adapter-agent';
 export { agentEventSchemas, taskFailureStatusSchema } from './agent-event-schemas';

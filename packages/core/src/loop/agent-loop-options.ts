@@ -26,7 +26,7 @@ export interface AgentLoopOptions {
   /**
    * Content of `troupe.config.toml`/`.json` (parsed), validated with
    * `parseLoopConfig`; `agent.loop_interval` and friends apply unless the
-   * options below set them. `@troupe/looper`'s `loadLoopConfig()` reads the file.
+   * options below set them. `@troupe/loop-stages`' `loadLoopConfig()` reads the file.
    */
   config?: unknown;
   /** Wait after each iteration: seconds (`0` = none), `"adaptive"`, or adaptive tuning. Default 1 s. */

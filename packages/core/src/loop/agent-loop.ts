@@ -34,7 +34,7 @@ export type { AgentLoopOptions, LoopControlOptions, LoopState, LoopStepOptions }
  *
  * 1. **Sense**: every sensor runs (concurrently); the perceptions then pass
  *    through the perception processors (dedupe, classify, intent, priority,
- *    fusion — see `@troupe/looper`).
+ *    fusion — see `@troupe/loop-stages`).
  * 2. **Plan**: the planner turns them into an {@link Action} (task, tool
  *    choice, parameters, execution plan), with a memory query handle in its
  *    context; `null` means nothing to do.

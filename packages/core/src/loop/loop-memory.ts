@@ -23,7 +23,7 @@ const DEFAULT_LIMIT = 20;
  * of them), outcome and time, newest first. It reads the Store once and then
  * serves queries from memory, writing through on every `record`.
  *
- * `@troupe/looper`'s reflection memory ranks by task similarity and recency instead.
+ * `@troupe/loop-stages`' reflection memory ranks by task similarity and recency instead.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 // looper area of @troupe/looper: the Looper graph agent (Coder → Review → JUDGE), its schemas and events; its commands,
 // state, checkpoint store and texts are in ../commands (the zod-free `@troupe/looper/commands` entry).
-export { Looper } from './looper-agent';
+export { Looper } from './looper';
 export type { CoderPromptInput, LooperAdapterMember, LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
 export { looperCommandSchema } from './looper-command-schema';
 export {

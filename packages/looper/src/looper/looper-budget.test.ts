@@ -3,7 +3,7 @@ import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentManager, EventBus, MessageStore, UsageLedger, type AnyTroupeEvent } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Looper } from './looper-agent';
+import { Looper } from './looper';
 import { critical, scriptedReviewer } from './looper-test-helpers';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));

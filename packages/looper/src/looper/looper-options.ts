@@ -1,6 +1,7 @@
-import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, TaskManager, UsageBudgetLimits, UsageLedger } from '@troupe/core';
+import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, UsageBudgetLimits, UsageLedger } from '@troupe/core';
 import type { Judge } from '../judge/judge';
 import type { RuleJudgeOptions } from '../judge/rule-judge';
+import type { TaskManager } from '../tasks/task-manager';
 import type { LooperCommand } from './looper-command';
 import type { buildReviewPrompt, ReviewPromptInput } from './looper-review-report';
 import type { LooperState } from './looper-state';

@@ -4,11 +4,10 @@ import {
   CompletionTimeoutError,
   defineAgent,
   EventBus,
-  TaskManager,
-  waitForCompletion,
   type AnyTroupeEvent,
   type RunnableAgent,
 } from '@troupe/core';
+import { TaskManager, waitForCompletion } from '@troupe/looper';
 
 function recordTaskEvents(bus: EventBus): AnyTroupeEvent[] {
   const events: AnyTroupeEvent[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPriorityProcessor } from '@troupe/looper';
+import { createPriorityProcessor } from '@troupe/loop-stages';
 import { perception, run } from './perception-test-kit';
 
 const now = 10_000_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFusionProcessor } from '@troupe/looper';
+import { createFusionProcessor } from '@troupe/loop-stages';
 import { perception, run } from './perception-test-kit';
 
 describe('looper:fusion', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@troupe/core';
-import { createDedupeProcessor } from '@troupe/looper';
+import { createDedupeProcessor } from '@troupe/loop-stages';
 import { perception, run } from './perception-test-kit';
 
 describe('looper:dedupe', () => {

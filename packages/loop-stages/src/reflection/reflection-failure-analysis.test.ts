@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop, type ActResult } from '@troupe/core';
-import { createFailureAnalysisReflector, createReflectionMemory, diagnoseFailure } from '@troupe/looper';
+import { createFailureAnalysisReflector, createReflectionMemory, diagnoseFailure } from '@troupe/loop-stages';
 
 const failedResult = (task: string, error: { name: string; message: string; code?: string }): ActResult => ({
   action: { task, toolCalls: [{ id: 'c1', tool: 'fetch' }] },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentLoop, ConfigError } from '@troupe/core';
-import { loadLoopConfig } from '@troupe/looper';
+import { loadLoopConfig } from '@troupe/loop-stages';
 
 let dir: string;
 beforeEach(async () => {

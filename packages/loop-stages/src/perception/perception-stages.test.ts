@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop, type Action, type Perception } from '@troupe/core';
-import { createPerceptionStages } from '@troupe/looper';
+import { createPerceptionStages } from '@troupe/loop-stages';
 
 describe('createPerceptionStages: the whole pipeline in an AgentLoop', () => {
   it('dedupes, classifies, recognises intent, scores priority and fuses, in that order', async () => {

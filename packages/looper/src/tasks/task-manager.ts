@@ -1,14 +1,20 @@
 import { EventEmitter } from 'node:events';
 import type TypedEmitter from 'typed-emitter';
-import { AbortError } from '../errors/abort-error';
-import { CompletionTimeoutError } from '../errors/completion-timeout-error';
-import { InvalidArgumentError } from '../errors/invalid-argument-error';
-import { TroupeError } from '../errors/troupe-error';
-import type { EventBus } from '../events/event-bus';
-import { withEventScope } from '../events/event-scope';
-import { nextProcessCount } from '../util/process-singleton';
-import { serializeError } from '../util/serialize-error';
-import type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
+import {
+  AbortError,
+  CompletionTimeoutError,
+  InvalidArgumentError,
+  nextProcessCount,
+  serializeError,
+  TroupeError,
+  withEventScope,
+  type AgentContext,
+  type AgentOutput,
+  type AgentSinks,
+  type EventBus,
+  type ExecutionHandle,
+  type RunnableAgent,
+} from '@troupe/core';
 
 /** Where a background task is. */
 export type BackgroundTaskStatus = 'running' | 'completed' | 'failed' | 'canceled' | 'timed-out';

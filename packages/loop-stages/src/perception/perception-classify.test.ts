@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClassifyProcessor, defaultClassifyRules } from '@troupe/looper';
+import { createClassifyProcessor, defaultClassifyRules } from '@troupe/loop-stages';
 import { perception, run } from './perception-test-kit';
 
 describe('looper:classify', () => {

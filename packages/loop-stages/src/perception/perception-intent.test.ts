@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createIntentProcessor } from '@troupe/looper';
+import { createIntentProcessor } from '@troupe/loop-stages';
 import { perception, run } from './perception-test-kit';
 
 describe('looper:intent', () => {

@@ -4,8 +4,6 @@ import {
   InvalidStateError,
   MessageStore,
   serializeError,
-  TaskManager,
-  waitForCompletion,
   withEventScope,
   type AgentContext,
   type AgentSinks,
@@ -18,6 +16,7 @@ import {
   type UsageBudget,
 } from '@troupe/core';
 import type { Judge } from '../judge/judge';
+import { TaskManager, waitForCompletion } from '../tasks/task-manager';
 import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
 import type { PendingTask } from '../judge/judge-input';
 import { createModelJudge } from '../judge/model-judge';
