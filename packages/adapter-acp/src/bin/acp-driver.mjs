@@ -86,11 +86,16 @@ const cancelWaiters = () => {
   for (const resolve of socketWaiters.values()) resolve({ outcome: 'cancelled' });
   socketWaiters.clear();
 };
-/** The ACP outcome in a host answer, or undefined when the answer is malformed (the request is then cancelled). */
+/**
+ * The ACP outcome in a host answer, or undefined when the answer is malformed (the request is then cancelled).
+ * A plain-object `_meta` (where the host puts a deny reason, `troupe/reason`) is passed on with it.
+ */
 function hostOutcome(reply) {
   const outcome = reply?.outcome;
-  if (outcome?.outcome === 'cancelled') return { outcome: 'cancelled' };
-  if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string') return { outcome: 'selected', optionId: outcome.optionId };
+  const meta = outcome?._meta;
+  const withMeta = (answer) => (meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? { ...answer, _meta: meta } : answer);
+  if (outcome?.outcome === 'cancelled') return withMeta({ outcome: 'cancelled' });
+  if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string') return withMeta({ outcome: 'selected', optionId: outcome.optionId });
   return undefined;
 }
 function askHost(params, signal) {

@@ -23,6 +23,10 @@ describe('the runner\'s tracing', () => {
     await runToolLoop({ model, prompt: 'hi', eventBus: bus });
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     await stop?.();
-    expect(exporter.getFinishedSpans().map((span) => [span.name, span.attributes['gen_ai.usage.input_tokens']])).toEqual([['chat judge-model', 3]]);
+    // The run's root span (`tool_loop`) ends after its model call.
+    expect(exporter.getFinishedSpans().map((span) => [span.name, span.attributes['gen_ai.usage.input_tokens']])).toEqual([
+      ['chat judge-model', 3],
+      ['tool_loop judge-model', 3],
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
 import { withEventScope } from '../events/event-scope';
 import { nextProcessCount } from '../util/process-singleton';
+import { hostSecretRedactor } from '../util/redact-secrets';
 import { serializeError } from '../util/serialize-error';
 import { busFor, completedCall, definedCounts, failedCall, startModelCallEvents } from './observe-model-call';
 import { observeToolCall } from './observe-tool-call';
@@ -100,6 +101,12 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
   const abortSignal = signal ?? NEVER;
   const steps: ToolLoopStep[] = [];
   let usage = emptyChatUsage();
+  // What the model says reaches the caller redacted: a secret of this process's environment (or a key shape) that the
+  // model repeats is hidden in its text, also when it is cut over several text deltas (a held-back tail is released
+  // when a later delta rules it out or the model call ends).
+  const redactor = hostSecretRedactor();
+  const onTextDelta = options.onTextDelta;
+  const textStream = onTextDelta !== undefined ? redactor.stream() : undefined;
 
   for (let stepNumber = 1; ; stepNumber++) {
     AbortError.throwIfAborted(signal, 'The tool loop');
@@ -116,12 +123,20 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
     // Streamed tool calls start as soon as the provider delivers them, while the rest of the answer streams.
     const runs = new ToolCallRuns(tools, messages, stepNumber, options, abortSignal, stream, trace);
     let response: ChatModelV1Response;
+    const info = { stepNumber };
+    const showText = (text: string): void => {
+      if (text !== '') onTextDelta?.(text, info);
+    };
     try {
-      response = await callModel(model, request, stream, signal, (text) => options.onTextDelta?.(text, { stepNumber }), (call) => runs.start(call), trace.bus ?? options.eventBus, trace.loopId);
+      response = await callModel(model, request, stream, signal, textStream && ((text) => showText(textStream.write(text))), (call) => runs.start(call), trace.bus ?? options.eventBus, trace.loopId);
     } catch (error) {
+      if (textStream) showText(textStream.end());
       runs.abort(error);
       throw error;
     }
+    if (textStream) showText(textStream.end());
+    const text = redactor.redact(response.text);
+    if (text !== response.text) response = { ...response, text };
     usage = addChatUsage(usage, response.usage);
     messages.push({
       role: 'assistant',
