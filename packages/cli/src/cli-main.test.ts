@@ -406,9 +406,14 @@ describe('exit codes and languages, as data', () => {
     expect(localeFromEnv({ LANG: 'C.UTF-8' })).toBe('en');
     expect(localeFromEnv({ LANG: 'fr_FR.UTF-8' })).toBe('en');
     expect(localeFromEnv({})).toBe('en');
-    // One catalogue: every language has every text of the others.
+    // One catalogue: every language has every text of the others (a text written as lines may take more or fewer lines).
     const shape = (value: unknown): unknown =>
-      typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)])) : typeof value;
+      Array.isArray(value) && value.every((line) => typeof line === 'string')
+        ? 'lines'
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)]))
+          : typeof value;
     expect(shape(CLI_CATALOGUES['zh-CN'])).toEqual(shape(CLI_CATALOGUES.en));
+    expect(shape(CLI_CATALOGUES.en)).toMatchObject({ help: { commands: { worker: { usage: 'string', about: 'lines' } }, options: { workerConcurrency: 'string' } } });
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigError, formatIssuePath, TroupeError } from '@troupe/core/errors';
 import { serializeError } from '@troupe/core/util';
-import { COMMANDS, HELP_OPTIONS, helpText, ROOT_OPTIONS } from './args/cli-commands';
+import { COMMAND_NAMES, HELP_OPTIONS, isCommandName, ROOT_OPTIONS } from './args/cli-command-options';
+import { helpText } from './args/cli-help-text';
 import { closest, parseCliArgs } from './args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from './cli-errors';
 import { catalogueOf, processIo, redactingIo, type CliIo } from './cli-io';
@@ -112,7 +113,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     if (argv.includes('--devhub')) return (await RUNNERS.devhub())(argv, io);
     const { options, positionals } = parseCliArgs(argv, ROOT_OPTIONS, 'troupe', catalogueOf(io).cli);
     if (options.help) {
-      io.stdout.write(`${helpText('troupe')}\n`);
+      io.stdout.write(`${helpText('troupe', catalogueOf(io))}\n`);
       return EXIT_CODES.ok;
     }
     if (options.version) {
@@ -128,8 +129,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
     const { options, positionals } = parseCliArgs(argv.slice(1), HELP_OPTIONS, 'help', messages);
     const [topic, extra] = positionals;
     if (extra !== undefined) throw new CliUsageError(`${messages.usage.unexpectedArgument(extra)}; ${messages.usage.hint('help')}`);
-    if (topic !== undefined && topic !== 'help' && !Object.hasOwn(RUNNERS, topic)) return unknownCommand(topic, io);
-    io.stdout.write(`${helpText(options.help ? 'help' : (topic ?? 'troupe'))}\n`);
+    if (topic !== undefined && !isCommandName(topic)) return unknownCommand(topic, io);
+    io.stdout.write(`${helpText(options.help ? 'help' : (topic ?? 'troupe'), catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   const load = Object.hasOwn(RUNNERS, first) ? RUNNERS[first as keyof typeof RUNNERS] : undefined;
@@ -138,6 +139,6 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 function unknownCommand(name: string, io: CliIo): never {
-  const names = COMMANDS.map((command) => command.name);
+  const names = [...COMMAND_NAMES];
   throw new CliUsageError(catalogueOf(io).cli.usage.unknownCommand(name, closest(name, names), names));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliUsageError } from '../cli-errors';
-import { WORKER_OPTIONS } from './cli-commands';
+import { WORKER_OPTIONS } from './cli-command-options';
 import { parseCliArgs, repeatedOption } from './parse-cli-args';
 
 describe('repeatable options', () => {

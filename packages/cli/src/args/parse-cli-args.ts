@@ -9,10 +9,8 @@ export interface CliOptionSpec {
   short?: string;
   /** `string` takes a value (`--workspace DIR` or `--workspace=DIR`); `boolean` takes none. */
   type: 'string' | 'boolean';
-  /** Shown in `--help`: the value's placeholder (`DIR`). */
+  /** Shown in `--help` and usage errors: the value's placeholder (`DIR`). */
   value?: string;
-  /** Shown in `--help`. */
-  description: string;
   /** A `string` option that may be given more than once; read its values with {@link repeatedOption}. */
   repeatable?: boolean;
 }

@@ -2,7 +2,8 @@ import { EventBus, type Message } from '@troupe/core';
 import { normalizeAllowedHosts } from '@troupe/core/util';
 import { serveDashboard, type DashboardInput, type DashboardLooperControl } from '@troupe/dashboard';
 import { createQueueClient, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '@troupe/queue-bullmq';
-import { DASHBOARD_OPTIONS, helpText } from '../args/cli-commands';
+import { DASHBOARD_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -32,7 +33,7 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, DASHBOARD_OPTIONS, 'dashboard', m);
   if (options.help) {
-    io.stdout.write(`${helpText('dashboard')}\n`);
+    io.stdout.write(`${helpText('dashboard', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'dashboard' });

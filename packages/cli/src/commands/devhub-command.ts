@@ -1,4 +1,5 @@
-import { DEVHUB_OPTIONS, helpText } from '../args/cli-commands';
+import { DEVHUB_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
@@ -19,7 +20,7 @@ export async function runDevHubCommand(argv: readonly string[], io: CliIo): Prom
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, DEVHUB_OPTIONS, 'devhub', m);
   if (options.help) {
-    io.stdout.write(`${helpText('devhub')}\n`);
+    io.stdout.write(`${helpText('devhub', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(`${m.usage.unexpectedArgument(positionals[0] as string)}; ${m.usage.passWithP('message')}`, { command: 'devhub' });

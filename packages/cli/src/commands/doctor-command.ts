@@ -1,4 +1,5 @@
-import { DOCTOR_OPTIONS, helpText } from '../args/cli-commands';
+import { DOCTOR_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -16,7 +17,7 @@ export async function runDoctorCommand(argv: readonly string[], io: CliIo): Prom
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, DOCTOR_OPTIONS, 'doctor', m);
   if (options.help) {
-    io.stdout.write(`${helpText('doctor')}\n`);
+    io.stdout.write(`${helpText('doctor', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'doctor' });

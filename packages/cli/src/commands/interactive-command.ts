@@ -1,5 +1,5 @@
 import type { Message } from '@troupe/core';
-import { ROOT_OPTIONS } from '../args/cli-commands';
+import { ROOT_OPTIONS } from '../args/cli-command-options';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';

@@ -1,6 +1,7 @@
 import { EventBus } from '@troupe/core/events';
 import { parseLooperCommand, type LooperCommand } from '@troupe/looper/commands';
-import { LOOPER_OPTIONS, helpText } from '../args/cli-commands';
+import { LOOPER_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
@@ -39,7 +40,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
   const m = catalogue.cli;
   const { options, positionals } = parseCliArgs(argv, LOOPER_OPTIONS, 'looper', m);
   if (options.help) {
-    io.stdout.write(`${helpText('looper')}\n`);
+    io.stdout.write(`${helpText('looper', catalogue)}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { migrateRegistry, TroupeError } from '@troupe/core';
-import { MIGRATE_OPTIONS, helpText } from '../args/cli-commands';
+import { MIGRATE_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -12,7 +13,7 @@ export async function runMigrateRegistryCommand(argv: readonly string[], io: Cli
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, MIGRATE_OPTIONS, 'migrate-registry', m);
   if (options.help) {
-    io.stdout.write(`${helpText('migrate-registry')}\n`);
+    io.stdout.write(`${helpText('migrate-registry', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 1) throw new CliUsageError(m.usage.atMostOnePath(positionals.length), { command: 'migrate-registry' });

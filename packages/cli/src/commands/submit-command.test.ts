@@ -117,19 +117,19 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
     const jobId = /^已把作业 ([\w-]+) 提交到 troupe-looper。$/m.exec(run.stdout)?.[1] as string;
     expect(jobId, run.stdout).toBeDefined();
     expect(run.stdout).toMatch(new RegExp(`^\\[queue\\] 作业 ${jobId} 已在 \\S+ 上开始（第 1 次尝试）$`, 'm'));
-    expect(run.stdout).toMatch(new RegExp(`^作业 ${jobId} 结束: stopped，共 1 轮 — stop requested$`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^作业 ${jobId} 结束: 已停止（stopped），共 1 轮 — stop requested$`, 'm'));
     expect(run).toMatchObject({ code: 3, stderr: '' });
 
     const status = (options: { env: NodeJS.ProcessEnv }) => runCliCaptured(['looper', '--queue', redis.url, '--job', jobId, '-p', '{"type":"status"}'], options);
     const zh = await status(chinese);
     expect(zh.code, zh.stderr).toBe(0);
-    expect(zh.stdout).toMatch(new RegExp(`^作业 ${jobId}: completed\\n状态: IDLE\\n上次运行: 已停止（stopped），共 1 轮 — stop requested\\n待处理任务（0）: 无\\n$`));
+    expect(zh.stdout).toMatch(new RegExp(`^作业 ${jobId}: 已完成（completed）\\n状态: IDLE\\n上次运行: 已停止（stopped），共 1 轮 — stop requested\\n待处理任务（0）: 无\\n$`));
     const en = await status(english);
     expect(en.code, en.stderr).toBe(0);
     expect(en.stdout).toMatch(new RegExp(`^Job ${jobId}: completed\\nState: IDLE\\nLast run: stopped after 1 iteration\\(s\\) — stop requested\\nPending \\(0\\): none\\n$`));
 
     const stop = ['looper', '--queue', redis.url, '--job', jobId, '-p', '{"type":"stop"}'];
-    expect(await runCliCaptured(stop, chinese)).toMatchObject({ code: 1, stdout: `作业 ${jobId} 处于 completed 状态: 无法执行 stop。\n` });
+    expect(await runCliCaptured(stop, chinese)).toMatchObject({ code: 1, stdout: `作业 ${jobId} 处于已完成（completed）状态: 无法执行 stop。\n` });
     expect(await runCliCaptured(stop, english)).toMatchObject({ code: 1, stdout: `Job ${jobId} is completed: nothing to stop.\n` });
   });
 
@@ -148,7 +148,7 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
     expect(submitted).toMatchObject({ code: 0, stderr: '', stdout: expect.stringMatching(/^Submitted job [\w-]+ to troupe-looper\.\n$/) });
     const waitingId = /Submitted job ([\w-]+)/.exec(submitted.stdout)?.[1] as string;
     const queued = (type: string, options: { env: NodeJS.ProcessEnv }) => runCliCaptured(['looper', '--queue', redis.url, '--job', waitingId, '-p', `{"type":"${type}"}`], options);
-    expect(await queued('status', chinese)).toMatchObject({ code: 0, stdout: `作业 ${waitingId}: waiting\n` });
+    expect(await queued('status', chinese)).toMatchObject({ code: 0, stdout: `作业 ${waitingId}: 等待中（waiting）\n` });
     expect(await queued('stop', chinese)).toMatchObject({ code: 0, stdout: `已把 stop 发送给作业 ${waitingId}。\n` });
     expect(await queued('stop', english)).toMatchObject({ code: 0, stdout: `Sent stop to job ${waitingId}.\n` });
   });

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { EventBus } from '@troupe/core';
 import type { LooperCommand } from '@troupe/looper';
 import { createQueueClient, gitUrlKind, LOOPER_QUEUE, looperJobStateStore, QueueJobError, redactUrl, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
-import { SUBMIT_OPTIONS, helpText } from '../args/cli-commands';
+import { SUBMIT_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -119,7 +120,7 @@ export async function runSubmitCommand(argv: readonly string[], io: CliIo): Prom
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, SUBMIT_OPTIONS, 'submit', m);
   if (options.help) {
-    io.stdout.write(`${helpText('submit')}\n`);
+    io.stdout.write(`${helpText('submit', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'submit' });

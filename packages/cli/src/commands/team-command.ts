@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import { AbortError, EventBus, TroupeError } from '@troupe/core';
 import { loadTeamConfig, runTeam, type TeamConfig } from '@troupe/team';
-import { helpText, TEAM_OPTIONS } from '../args/cli-commands';
+import { TEAM_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -24,7 +25,7 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, TEAM_OPTIONS, 'team', m);
   if (options.help) {
-    io.stdout.write(`${helpText('team')}\n`);
+    io.stdout.write(`${helpText('team', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(`${m.usage.unexpectedArgument(positionals[0] as string)}; ${m.usage.passWithP('message')}`, { command: 'team' });

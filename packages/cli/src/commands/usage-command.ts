@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { emptyUsageTotals } from '@troupe/core';
 import { openSqliteStore } from '@troupe/store-sqlite';
-import { USAGE_OPTIONS, helpText } from '../args/cli-commands';
+import { USAGE_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -18,7 +19,7 @@ export async function runUsageCommand(argv: readonly string[], io: CliIo): Promi
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, USAGE_OPTIONS, 'usage', m);
   if (options.help) {
-    io.stdout.write(`${helpText('usage')}\n`);
+    io.stdout.write(`${helpText('usage', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'usage' });

@@ -14,7 +14,8 @@ import {
   type LooperJobEnvironment,
   type QueueJobHandler,
 } from '@troupe/queue-bullmq';
-import { WORKER_OPTIONS, helpText } from '../args/cli-commands';
+import { WORKER_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
 import { parseCliArgs, positiveIntegerOption, repeatedOption } from '../args/parse-cli-args';
 import { queuesOption, redisOption } from '../args/queue-options';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
@@ -100,7 +101,7 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   const m = catalogueOf(io).cli;
   const { options, positionals } = parseCliArgs(argv, WORKER_OPTIONS, 'worker', m);
   if (options.help) {
-    io.stdout.write(`${helpText('worker')}\n`);
+    io.stdout.write(`${helpText('worker', catalogueOf(io))}\n`);
     return EXIT_CODES.ok;
   }
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'worker' });

@@ -6,24 +6,33 @@ import {
   type DevHubTexts,
   type LooperTexts,
 } from '@troupe/looper/commands';
+import { englishCliHelpTexts, type CliHelpTexts } from './cli-help-texts';
+import { simplifiedChineseCliHelpTexts } from './cli-help-texts-zh-cn';
 import { englishCliMessages, type CliMessages } from './cli-messages';
 import { simplifiedChineseCliMessages } from './cli-messages-zh-cn';
 
 /** The languages of the `troupe` command line. */
 export type CliLocale = 'en' | 'zh-CN';
 
-/** Every user-facing text of one language: the CLI's own, the Looper's and DevHub's. */
+/** Every user-facing text of one language: the CLI's own, its `--help`, the Looper's and DevHub's. */
 export interface CliCatalogue {
   locale: CliLocale;
   cli: CliMessages;
+  help: CliHelpTexts;
   looper: LooperTexts;
   devhub: DevHubTexts;
 }
 
 /** The message catalogue: one entry per language, English the default. */
 export const CLI_CATALOGUES: Readonly<Record<CliLocale, CliCatalogue>> = Object.freeze({
-  en: { locale: 'en', cli: englishCliMessages, looper: englishLooperTexts, devhub: englishDevHubTexts },
-  'zh-CN': { locale: 'zh-CN', cli: simplifiedChineseCliMessages, looper: simplifiedChineseLooperTexts, devhub: simplifiedChineseDevHubTexts },
+  en: { locale: 'en', cli: englishCliMessages, help: englishCliHelpTexts, looper: englishLooperTexts, devhub: englishDevHubTexts },
+  'zh-CN': {
+    locale: 'zh-CN',
+    cli: simplifiedChineseCliMessages,
+    help: simplifiedChineseCliHelpTexts,
+    looper: simplifiedChineseLooperTexts,
+    devhub: simplifiedChineseDevHubTexts,
+  },
 });
 
 /**

@@ -1,5 +1,33 @@
 import type { CliMessages } from './cli-messages';
 
+/** BullMQ's job states in words; the state itself follows in brackets, as users grep for it. */
+const JOB_STATE: Readonly<Record<string, string>> = {
+  waiting: '等待中',
+  'waiting-children': '等待子作业',
+  prioritized: '排队中',
+  delayed: '延迟中',
+  active: '进行中',
+  paused: '已暂停',
+  completed: '已完成',
+  failed: '已失败',
+  unknown: '未知',
+};
+
+/** How a queued Looper run ended, in the Looper's own words for it (`looper-texts-zh-cn.ts`). */
+const RUN_OUTCOME: Readonly<Record<string, string>> = {
+  terminated: '已完成',
+  stopped: '已停止',
+  'max-iterations': '达到轮次上限',
+  failed: '失败',
+  'budget-exceeded': '预算用尽',
+};
+
+/** A word and the raw value it stands for: `已完成（completed）`. */
+function named(words: Readonly<Record<string, string>>, value: string): string {
+  const word = words[value];
+  return word === undefined ? value : `${word}（${value}）`;
+}
+
 /**
  * The `troupe` command line's texts in Simplified Chinese. Options, commands,
  * JSON, file names and the words users grep for (IDLE, RUNNING, `[AUTO]`)
@@ -139,11 +167,11 @@ export const simplifiedChineseCliMessages: CliMessages = {
     jobAttemptFailed: (jobId, attempt, message, willRetry) => `[queue] 作业 ${jobId} 第 ${attempt} 次尝试失败: ${message}${willRetry ? '（将重试）' : ''}`,
     submitted: (jobId, queue) => `已把作业 ${jobId} 提交到 ${queue}。`,
     stopping: '当前轮次完成后停止运行（再按一次 Ctrl-C 即取消作业）……',
-    ended: (jobId, outcome, iterations, reason) => `作业 ${jobId} 结束: ${outcome}，共 ${iterations} 轮 — ${reason}`,
+    ended: (jobId, outcome, iterations, reason) => `作业 ${jobId} 结束: ${named(RUN_OUTCOME, outcome)}，共 ${iterations} 轮 — ${reason}`,
     jobFailed: (jobId, queue, reason) => `队列 "${queue}" 上的作业 ${jobId} 失败: ${reason}`,
     jobError: (jobId, message) => `作业 ${jobId}: ${message}`,
-    jobState: (jobId, state) => `作业 ${jobId}: ${state}`,
-    nothingTo: (jobId, state, command) => `作业 ${jobId} 处于 ${state} 状态: 无法执行 ${command}。`,
+    jobState: (jobId, state) => `作业 ${jobId}: ${named(JOB_STATE, state)}`,
+    nothingTo: (jobId, state, command) => `作业 ${jobId} 处于${named(JOB_STATE, state)}状态: 无法执行 ${command}。`,
     sent: (command, jobId) => `已把 ${command} 发送给作业 ${jobId}。`,
   },
   migrate: {

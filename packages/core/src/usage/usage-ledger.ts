@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import type { EventBus, Unsubscribe } from '../events/event-bus';
-import type { TroupeEvent } from '../events/event-map';
-import { currentEventScope, enableEventScopes, eventScopeChain, type EventScope, type EventScopeRun } from '../events/event-scope';
+import { enableEventScopes } from '../events/event-scope';
 import type { Namespace, Store, StoreCallOptions } from '../store/store';
 import { serializeError } from '../util/serialize-error';
-import { checkPriceTable, defaultModelPrices, priceUsage, type ModelPrice, type PriceTable } from './usage-prices';
-import { addUsageRecord, emptyUsageTotals, usageRecordSchema, type UsageRecord, type UsageTotals } from './usage-record';
+import { groupUsageRecords, matchesUsageFilter, type UsageFilter, type UsageGrouping } from './usage-aggregation';
+import { usageInputFromModelCall, usageInputFromTurn, usageRecordFromInput, type UsageInput } from './usage-ingest';
+import { byTime, createUsageRecordWriter, readUsageRecords, type UsageRecordWriter } from './usage-persistence';
+import { checkPriceTable, defaultModelPrices, type ModelPrice, type PriceTable } from './usage-prices';
+import { sumUsageRecords, type UsageRecord, type UsageTotals } from './usage-record';
+
+// The ledger holds the records and their listeners; what goes in (usage-ingest), how records are totalled
+// (usage-aggregation) and how they are saved and read back (usage-persistence) each have their own file.
 
 /** Options for {@link UsageLedger}. */
 export interface UsageLedgerOptions {
@@ -28,45 +33,10 @@ export interface UsageLedgerOptions {
   now?: () => number;
 }
 
-/** What a runner reports when it feeds the ledger directly. */
-export interface UsageInput {
-  kind: UsageRecord['kind'];
-  /** Adapter id or model provider. */
-  source: string;
-  model?: string | undefined;
-  inputTokens?: number | undefined;
-  outputTokens?: number | undefined;
-  cachedInputTokens?: number | undefined;
-  reasoningTokens?: number | undefined;
-  /** The cost the CLI reported, if any (else the price table's). */
-  reportedCostUsd?: number | undefined;
-  /** Default: the innermost agent of the current event scope. */
-  agentId?: string | undefined;
-  /** Added to the runs of the current event scope. */
-  runs?: Record<string, string>;
-}
-
-/** Which records to total. Every given field must match. */
-export interface UsageFilter {
-  agentId?: string;
-  /** Records of this run (`{ kind: 'looper', id: 'looper/run-1' }`). */
-  run?: EventScopeRun;
-  /** Records of any run of this kind. */
-  runKind?: string;
-  sessionId?: string;
-  kind?: UsageRecord['kind'];
-  /** Records at or after this time (ms since the epoch). */
-  since?: number;
-}
-
-/** How {@link UsageLedger.totalsBy} groups: by agent, model, source, session, or a run kind (`looper`, `team`…). */
-export type UsageGrouping = 'agent' | 'model' | 'source' | 'session' | { run: string };
-
 /** Called with each new record. */
 export type UsageListener = (record: UsageRecord, ledger: UsageLedger) => void;
 
 const LEDGER_OF_BUS = Symbol.for('troupe.usage-ledger');
-const NO_KEY = '(none)';
 
 /**
  * One ledger of tokens and cost for every agent turn (CLI-reported cost, or
@@ -101,7 +71,7 @@ export class UsageLedger {
   private readonly now: () => number;
   private readonly unsubscribes: Unsubscribe[] = [];
   private readonly disableScopes: () => void;
-  private writes: Promise<void> = Promise.resolve();
+  private readonly writer: UsageRecordWriter | undefined;
   private counter = 0;
   private readonly idPrefix = randomBytes(3).toString('hex');
   private disposed = false;
@@ -117,14 +87,15 @@ export class UsageLedger {
       throw new InvalidArgumentError('namespace', 'expected non-empty string segments');
     }
     this.now = options.now ?? Date.now;
+    this.writer = options.store ? createUsageRecordWriter(options.store, this.namespace) : undefined;
     const bus = options.eventBus;
     if (bus) {
       const existing = (bus as unknown as Record<symbol, UsageLedger | undefined>)[LEDGER_OF_BUS];
       if (existing && !existing.disposed) throw new InvalidArgumentError('eventBus', 'this bus already has a usage ledger (UsageLedger.forBus(bus) returns it)');
       Object.defineProperty(bus, LEDGER_OF_BUS, { value: this, configurable: true, writable: true });
       this.unsubscribes.push(
-        bus.on('agent:turn-completed', (event) => this.fromTurn(event)),
-        bus.on('model:call-completed', (event) => this.fromModelCall(event)),
+        bus.on('agent:turn-completed', (event) => this.recordSeen(usageInputFromTurn(event))),
+        bus.on('model:call-completed', (event) => this.recordSeen(usageInputFromModelCall(event))),
       );
     }
     this.disableScopes = enableEventScopes();
@@ -146,34 +117,12 @@ export class UsageLedger {
    * not come through the bus), priced and charged like the others.
    */
   record(input: UsageInput): UsageRecord {
-    if (input === null || typeof input !== 'object' || (input.kind !== 'agent-turn' && input.kind !== 'model-call')) {
-      throw new InvalidArgumentError('input', "expected { kind: 'agent-turn' | 'model-call', source, … }");
-    }
-    if (typeof input.source !== 'string' || input.source === '') throw new InvalidArgumentError('input.source', 'expected the adapter id or model provider');
-    const tokens = {
-      inputTokens: count(input.inputTokens, 'inputTokens'),
-      outputTokens: count(input.outputTokens, 'outputTokens'),
-      cachedInputTokens: count(input.cachedInputTokens, 'cachedInputTokens'),
-      reasoningTokens: count(input.reasoningTokens, 'reasoningTokens'),
-    };
-    const scope = currentEventScope();
-    const runs = { ...runsOf(scope), ...input.runs };
-    const agentId = input.agentId ?? agentOf(scope);
     const timestamp = this.now();
-    const record: UsageRecord = {
-      id: `${timestamp.toString(36).padStart(9, '0')}-${this.idPrefix}-${(++this.counter).toString(36)}`,
-      kind: input.kind,
-      timestamp,
-      source: input.source,
-      ...(input.model !== undefined && input.model !== '' ? { model: input.model } : {}),
-      ...tokens,
-      ...priceUsage(this.prices, input.model, tokens, input.reportedCostUsd),
-      ...(agentId !== undefined ? { agentId } : {}),
-      runs,
-      ...(this.options.sessionId !== undefined ? { sessionId: this.options.sessionId } : {}),
-    };
+    const id = `${timestamp.toString(36).padStart(9, '0')}-${this.idPrefix}-${(this.counter + 1).toString(36)}`;
+    const record = usageRecordFromInput(input, { prices: this.prices, id, timestamp, sessionId: this.options.sessionId });
+    this.counter++;
     this.add(record);
-    this.persist(record);
+    this.writer?.write(record);
     this.options.eventBus?.emit('usage:recorded', { record });
     return record;
   }
@@ -193,20 +142,18 @@ export class UsageLedger {
       this.entries.push(record);
       added++;
     }
-    this.entries.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1));
+    this.entries.sort(byTime);
     return added;
   }
 
   /** Records, oldest first (all, or those matching `filter`). */
   records(filter: UsageFilter = {}): UsageRecord[] {
-    return this.entries.filter((record) => matches(record, filter));
+    return this.entries.filter((record) => matchesUsageFilter(record, filter));
   }
 
   /** Totals of every record, or of those matching `filter` (one agent, one run…). */
   totals(filter: UsageFilter = {}): UsageTotals {
-    const totals = emptyUsageTotals();
-    for (const record of this.entries) if (matches(record, filter)) addUsageRecord(totals, record);
-    return totals;
+    return sumUsageRecords(this.records(filter));
   }
 
   /**
@@ -221,13 +168,7 @@ export class UsageLedger {
    * ```
    */
   totalsBy(grouping: UsageGrouping, filter: UsageFilter = {}): Record<string, UsageTotals> {
-    const groups: Record<string, UsageTotals> = {};
-    for (const record of this.entries) {
-      if (!matches(record, filter)) continue;
-      const key = groupKey(record, grouping) ?? NO_KEY;
-      addUsageRecord((groups[key] ??= emptyUsageTotals()), record);
-    }
-    return groups;
+    return groupUsageRecords(this.records(filter), grouping);
   }
 
   /** Calls `listener` with every new record. Returns a function that unsubscribes. */
@@ -245,7 +186,7 @@ export class UsageLedger {
 
   /** Resolves once every record so far is written to the store. */
   flush(): Promise<void> {
-    return this.writes;
+    return this.writer?.flush() ?? Promise.resolve();
   }
 
   /** Stops listening to the bus (records stay readable). Idempotent. */
@@ -257,34 +198,8 @@ export class UsageLedger {
     this.listeners.clear();
   }
 
-  private fromTurn(event: TroupeEvent<'agent:turn-completed'>): void {
-    const { usage } = event.payload;
-    if (!usage) return;
-    this.record({
-      kind: 'agent-turn',
-      source: event.payload.adapterType ?? 'agent',
-      model: event.payload.model,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      cachedInputTokens: usage.cachedInputTokens,
-      reasoningTokens: usage.reasoningTokens,
-      reportedCostUsd: usage.costUsd,
-      agentId: event.payload.roleId,
-    });
-  }
-
-  private fromModelCall(event: TroupeEvent<'model:call-completed'>): void {
-    const { usage } = event.payload;
-    if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return;
-    this.record({
-      kind: 'model-call',
-      source: event.payload.provider,
-      model: event.payload.responseModelId ?? event.payload.modelId,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      cachedInputTokens: usage.cachedInputTokens,
-      reasoningTokens: usage.reasoningTokens,
-    });
+  private recordSeen(input: UsageInput | undefined): void {
+    if (input) this.record(input);
   }
 
   private add(record: UsageRecord): void {
@@ -297,80 +212,5 @@ export class UsageLedger {
         process.emitWarning(`Troupe usage listener failed: ${serializeError(error).message}`, 'TroupeWarning');
       }
     }
-  }
-
-  private persist(record: UsageRecord): void {
-    const store = this.options.store;
-    if (!store) return;
-    this.writes = this.writes
-      .then(() => store.put(this.namespace, record.id, record))
-      .catch((error: unknown) => {
-        process.emitWarning(`Troupe could not save a usage record: ${serializeError(error).message}`, 'TroupeWarning');
-      });
-  }
-}
-
-/**
- * Reads the usage records persisted under `namespace` (e.g. a session's
- * `['sessions', id, 'usage']`), oldest first. Items that are not valid
- * records are skipped.
- */
-export async function readUsageRecords(store: Store, namespace: Namespace, options: StoreCallOptions = {}): Promise<UsageRecord[]> {
-  const items = await store.list(namespace, options);
-  const records: UsageRecord[] = [];
-  for (const item of items) {
-    const parsed = usageRecordSchema.safeParse(item.value);
-    if (parsed.success) records.push(parsed.data);
-  }
-  return records.sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1));
-}
-
-/** Totals of records (e.g. from {@link readUsageRecords}) grouped like {@link UsageLedger.totalsBy}. */
-export function groupUsageRecords(records: Iterable<UsageRecord>, grouping: UsageGrouping): Record<string, UsageTotals> {
-  const groups: Record<string, UsageTotals> = {};
-  for (const record of records) addUsageRecord((groups[groupKey(record, grouping) ?? NO_KEY] ??= emptyUsageTotals()), record);
-  return groups;
-}
-
-function count(value: number | undefined, what: string): number {
-  if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new InvalidArgumentError(`input.${what}`, `expected a token count >= 0, got ${String(value)}`);
-  return value;
-}
-
-function runsOf(scope: EventScope | undefined): Record<string, string> {
-  const runs: Record<string, string> = {};
-  for (const current of eventScopeChain(scope)) {
-    if (current.run && runs[current.run.kind] === undefined) runs[current.run.kind] = current.run.id;
-  }
-  return runs;
-}
-
-function agentOf(scope: EventScope | undefined): string | undefined {
-  for (const current of eventScopeChain(scope)) if (current.agentId !== undefined) return current.agentId;
-  return undefined;
-}
-
-function matches(record: UsageRecord, filter: UsageFilter): boolean {
-  if (filter.agentId !== undefined && record.agentId !== filter.agentId) return false;
-  if (filter.run !== undefined && record.runs[filter.run.kind] !== filter.run.id) return false;
-  if (filter.runKind !== undefined && record.runs[filter.runKind] === undefined) return false;
-  if (filter.sessionId !== undefined && record.sessionId !== filter.sessionId) return false;
-  if (filter.kind !== undefined && record.kind !== filter.kind) return false;
-  if (filter.since !== undefined && record.timestamp < filter.since) return false;
-  return true;
-}
-
-function groupKey(record: UsageRecord, grouping: UsageGrouping): string | undefined {
-  if (typeof grouping === 'object') return record.runs[grouping.run];
-  switch (grouping) {
-    case 'agent':
-      return record.agentId;
-    case 'model':
-      return record.model;
-    case 'source':
-      return record.source;
-    case 'session':
-      return record.sessionId;
   }
 }
