@@ -72,7 +72,13 @@ export interface TaskManagerOptions {
 
 /** Options for {@link TaskManager.startBackground}. */
 export interface StartBackgroundOptions {
-  /** Fails the task with `CompletionTimeoutError` (and cancels the agent's run) after this many ms. */
+  /**
+   * Fails the task with `CompletionTimeoutError` (and cancels the agent's
+   * run) after this many ms. The task owns this limit: its timer is the one
+   * that fires, and the agent receives it as `context.timeoutMs`, so the
+   * agent's own work (an adapter agent's CLI turn) gets this limit instead of
+   * a default of its own that could be shorter.
+   */
   timeoutMs?: number;
   /** Cancels the task (status `canceled`). */
   signal?: AbortSignal;
@@ -90,7 +96,10 @@ function assertTimeout(value: unknown, what: string): void {
  * Runs agents in the background (seed 000 `TaskManager`): each task gets an
  * emitter with `completed` / `failed`, a per-task timeout and cancellation.
  * A timed-out or canceled task settles at once, even if the agent ignores
- * its cancellation, so a hung step can never hang its caller.
+ * its cancellation, so a hung step can never hang its caller. The task owns
+ * its time limit: it hands it to the agent as `context.timeoutMs` (an adapter
+ * agent's CLI turn gets exactly that limit) and its own timer is the one that
+ * fires.
  *
  * @example
  * ```ts
@@ -208,7 +217,9 @@ export class TaskManager {
         );
       }
       try {
-        handle = withEventScope({ event: startedEvent, bus, agentId: agent.id }, () => agent.start(input, context, sinks));
+        // The task's limit travels with the run: the agent's turn is allowed what the task is.
+        const runContext: AgentContext = timeoutMs !== undefined ? { ...context, timeoutMs } : context;
+        handle = withEventScope({ event: startedEvent, bus, agentId: agent.id }, () => agent.start(input, runContext, sinks));
       } catch (error) {
         return settle(error, 'failed');
       }
