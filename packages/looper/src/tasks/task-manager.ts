@@ -16,7 +16,11 @@ import {
   type RunnableAgent,
 } from '@troupe/core';
 
-/** Where a background task is. */
+/**
+ * Where a background task is. `timed-out`: the task's `timeoutMs` passed, or
+ * (for a task without one) the agent failed with its own time limit's
+ * `CompletionTimeoutError`.
+ */
 export type BackgroundTaskStatus = 'running' | 'completed' | 'failed' | 'canceled' | 'timed-out';
 
 /** A background task: a live record, updated in place as the task runs. */
@@ -229,7 +233,8 @@ export class TaskManager {
           task.result = output;
           settle(undefined, 'completed');
         },
-        (error: unknown) => settle(error, TroupeError.hasCode(error, 'ABORTED') ? 'canceled' : 'failed'),
+        // A limit below the task's (the agent's own turn limit, when the task has none) timed out: the task did too.
+        (error: unknown) => settle(error, TroupeError.hasCode(error, 'ABORTED') ? 'canceled' : TroupeError.hasCode(error, 'COMPLETION_TIMEOUT') ? 'timed-out' : 'failed'),
       );
     });
     return { task, emitter };
