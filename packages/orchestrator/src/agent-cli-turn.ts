@@ -57,7 +57,9 @@ export async function runCliTurn(host: CliTurnHost, record: AgentRecord, message
     signal.throwIfAborted();
     await manager.ensureAgentStarted(roleId, cli.configId, member);
     signal.throwIfAborted();
-    const turn = manager.send(roleId, cliMessage(record, messages), { signal });
+    // The strategy's limit is the turn's: the manager's default applies only when the strategy sets none.
+    const { timeoutMs } = record.strategy;
+    const turn = manager.send(roleId, cliMessage(record, messages), { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
     const calls = new Map<string, { call: AgentToolCallInfo; startedAt: number }>();
     for await (const part of turn) streamPart(host.sinks, part, calls);
     const result = await turn.result;

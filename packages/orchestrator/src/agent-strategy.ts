@@ -76,7 +76,12 @@ export interface AgentStrategy {
    * sub-agents run by a fork.
    */
   waitForInput?: boolean;
-  /** Time limit of one run, in ms; a run past it ends in `error`. Default: none. */
+  /**
+   * Time limit of one run, in ms; a run past it ends in `error`. A CLI
+   * agent's turn gets it as its `timeoutMs`, so the `AgentManager`'s
+   * `defaultTimeoutMs` (10 minutes) never cuts a longer run short.
+   * Default: none (the CLI turn then has the manager's default).
+   */
   timeoutMs?: number;
   /** Per model call. */
   maxOutputTokens?: number;

@@ -23,7 +23,12 @@ export interface AdapterAgentOptions {
   id?: string;
   /** Default: `<configId> CLI agent (role <roleId>)`. */
   description?: string;
-  /** Total timeout per turn in ms; default: the manager's. */
+  /**
+   * Time limit of a turn in ms when the run's caller gives none: the run's
+   * `context.timeoutMs` (a Looper step's, through its `TaskManager`) always
+   * wins over it, so a step allowed 15 minutes gets a 15-minute turn.
+   * Default: the manager's `defaultTimeoutMs`.
+   */
   timeoutMs?: number;
 }
 
@@ -42,7 +47,9 @@ export interface AdapterAgentData {
  * go to `sinks.text`, tool calls to `sinks.status`. The run fails with the
  * process error (`ProcessError`, `CompletionTimeoutError`, `AbortError`) or
  * the CLI's `AgentError`. One run at a time per agent: a second concurrent
- * run fails with `InvalidStateError`.
+ * run fails with `InvalidStateError`. The turn's time limit is the run's
+ * `context.timeoutMs` (the caller's), else `options.timeoutMs`, else the
+ * manager's `defaultTimeoutMs`: a default never cuts a caller's limit short.
  *
  * @example
  * ```ts
@@ -64,6 +71,9 @@ export function createAdapterAgent(options: AdapterAgentOptions): RunnableAgent 
   let busy = false;
 
   async function run(input: string, context: AgentContext, sinks: AgentSinks, signal: AbortSignal): Promise<AgentOutput> {
+    if (context.timeoutMs !== undefined && !(typeof context.timeoutMs === 'number' && context.timeoutMs > 0)) {
+      throw new InvalidArgumentError('context.timeoutMs', `expected a positive number of milliseconds, got ${String(context.timeoutMs)}`);
+    }
     if (busy) throw new InvalidStateError(`Agent "${id}" (role ${roleId}) is already running a turn; one turn at a time`);
     busy = true;
     try {
@@ -71,7 +81,9 @@ export function createAdapterAgent(options: AdapterAgentOptions): RunnableAgent 
       const workDir = member.workDir ?? context.workspacePath;
       await manager.ensureAgentStarted(roleId, configId, workDir !== undefined ? { ...member, workDir } : member);
       sinks.status?.(`running ${configId}`);
-      const turn = manager.send(roleId, input, { signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+      // The caller's limit is the turn's limit; this agent's and the manager's are defaults only.
+      const timeoutMs = context.timeoutMs ?? options.timeoutMs;
+      const turn = manager.send(roleId, input, { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
       for await (const part of turn) {
         if (part.type !== 'text-delta') sinks.activity?.();
         if (part.type === 'text-delta') sinks.text?.(part.text);

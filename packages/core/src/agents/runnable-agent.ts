@@ -25,6 +25,16 @@ export interface AgentContext {
   workspacePath?: string;
   /** Cancels the run, like `ExecutionHandle.cancel()`. */
   signal?: AbortSignal;
+  /**
+   * The time limit the caller set for this run, in ms. The caller that sets
+   * a limit owns it: it enforces it itself (`TaskManager` fails the task and
+   * cancels the run when it passes) and hands it down here so that nothing
+   * below cuts it short. An agent passes it on as the limit of the work it
+   * runs for this run (an adapter agent: its CLI turn's `timeoutMs`) in place
+   * of any default of its own. Absent: the caller set none, and the layers'
+   * defaults apply.
+   */
+  timeoutMs?: number;
   /** Anything the application passes through (ids, services). */
   data?: Readonly<Record<string, unknown>>;
 }

@@ -5,7 +5,9 @@ import { createCodexAdapter } from '@troupe/adapter-codex';
 import { AdapterRegistry, AgentManager, createAdapterAgent, type AgentAdapter } from '@troupe/core';
 import { MockAgentAdapter, withFakeAgentCli } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setupLooper } from './looper-test-helpers';
+import { normal, scriptedReviewer, setupLooper } from './looper-test-helpers';
+
+const instantReviewer = () => scriptedReviewer(normal).agent;
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 /** The recorded Codex `text` turn, with the agent message replaced by `text` (what a reviewer would answer). */
@@ -20,10 +22,10 @@ afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.cleanup()));
 });
 
-function adapters(plugins: Record<string, () => AgentAdapter>) {
+function adapters(plugins: Record<string, () => AgentAdapter>, options: { defaultTimeoutMs?: number } = {}) {
   const registry = new AdapterRegistry();
   for (const [type, create] of Object.entries(plugins)) registry.register({ type, create });
-  const manager = new AgentManager({ adapters: registry });
+  const manager = new AgentManager({ adapters: registry, ...options });
   managers.push(manager);
   return manager;
 }
@@ -73,5 +75,20 @@ describe('Looper with CLI members (real adapters over recorded streams)', () => 
     expect(status.last?.review).toMatchObject({ status: 'SUCCESS', output: 'Hello from fake-llm.', reportSource: 'fallback', report: { health: 'warning' } });
     expect(autos().filter((m) => m.startsWith('[AUTO] Coder failed'))).toHaveLength(2);
     expect(status.lastRun).toMatchObject({ outcome: 'terminated', iterations: 2, reason: 'Reached the iteration limit (2 of 2). Left undone: the last Coder attempt failed.' });
+  });
+
+  it('the step timeout is the CLI turn\'s time limit, above the manager\'s default (issue 28)', async () => {
+    // The manager's default (200 ms) stands in for the CLI's 10 minutes, the step timeout (3 s) for the Coder's 15.
+    const manager = adapters({ mock: () => new MockAgentAdapter({ cli: { firstDelayMs: 600, lines: ['{"type":"result","result":"Coded after 600 ms."}'] } }) }, { defaultTimeoutMs: 200 });
+    const { looper, send } = setupLooper({
+      coder: { configId: 'mock' },
+      review: instantReviewer(),
+      agentManager: manager,
+      stepTimeoutMs: { coder: 3000 },
+      maxIterations: 1,
+    });
+    await send('Take a while');
+    await looper.whenIdle();
+    expect(looper.getStatus().last?.coder).toMatchObject({ status: 'SUCCESS', output: 'Coded after 600 ms.', timedOut: false });
   });
 });

@@ -21,7 +21,12 @@ export interface LooperAdapterMember {
 /** A Coder or Review member: any runnable agent, or a CLI adapter by name. */
 export type LooperMember = RunnableAgent | LooperAdapterMember;
 
-/** Per-step timeouts in ms. */
+/**
+ * Per-step timeouts in ms. A step's timeout is the one time limit of its
+ * work: it reaches a CLI member's turn as the turn's `timeoutMs`, so the
+ * agent manager's `defaultTimeoutMs` (10 minutes) never cuts a longer step
+ * short.
+ */
 export interface LooperStepTimeouts {
   /** Default 15 minutes. */
   coder?: number;
@@ -64,7 +69,7 @@ export interface LooperOptions {
   taskManager?: TaskManager;
   /** Iterations per run. Default 5. */
   maxIterations?: number;
-  /** One timeout for every step, or one per step. */
+  /** One timeout for every step, or one per step (see {@link LooperStepTimeouts}: it is the step's CLI turn's limit too). */
   stepTimeoutMs?: number | LooperStepTimeouts;
   /** Where state and checkpoints go. Default: `createLooperStateStore(store)`. */
   stateStore?: LooperStateStore;

@@ -10,10 +10,14 @@ import { MockAgentAdapter } from '@troupe/core/testing';
 
 const managers: AgentManager[] = [];
 
-function managerWith(adapter: MockAgentAdapter): AgentManager {
+function registryOf(adapter: MockAgentAdapter): AdapterRegistry {
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'mock', create: () => adapter });
-  const manager = new AgentManager({ adapters });
+  return adapters;
+}
+
+function managerWith(adapter: MockAgentAdapter): AgentManager {
+  const manager = new AgentManager({ adapters: registryOf(adapter) });
   managers.push(manager);
   return manager;
 }
@@ -49,5 +53,29 @@ describe('TaskManager with createAdapterAgent', () => {
     expect(task.output).toBe('thinking');
     // The run's signal reached the process manager, which killed the CLI's process group.
     await vi.waitFor(() => expect(trackedProcessGroupCount()).toBe(0), { timeout: 5000 });
+  });
+
+  it('the task timeout reaches the CLI turn: a manager default below it does not cut the turn short (issue 28)', async () => {
+    const adapter = new MockAgentAdapter({ cli: { firstDelayMs: 600, lines: ['{"type":"result","result":"late but in time"}'] } });
+    const manager = new AgentManager({ adapters: registryOf(adapter), defaultTimeoutMs: 200 });
+    managers.push(manager);
+    const coder = createAdapterAgent({ manager, roleId: 'looper-coder', configId: 'mock' });
+    const { task, emitter } = new TaskManager().startBackground(coder, 'hi', {}, { timeoutMs: 3000 });
+    await expect(waitForCompletion(emitter)).resolves.toMatchObject({ text: 'late but in time' });
+    expect(task.status).toBe('completed');
+    // Without a task limit, the manager's default still applies, and the task says it timed out.
+    const bare = new TaskManager().startBackground(coder, 'hi');
+    await expect(waitForCompletion(bare.emitter)).rejects.toThrow(/did not complete within 200 ms/);
+    expect(bare.task.status).toBe('timed-out');
+  });
+
+  it('an adapter agent\'s own timeoutMs is a default: the caller\'s context.timeoutMs wins, and a bad one is named', async () => {
+    const adapter = new MockAgentAdapter({ cli: { firstDelayMs: 600, lines: ['{"type":"result","result":"done"}'] } });
+    const manager = new AgentManager({ adapters: registryOf(adapter) });
+    managers.push(manager);
+    const coder = createAdapterAgent({ manager, roleId: 'coder', configId: 'mock', timeoutMs: 200 });
+    await expect(coder.start('hi', { timeoutMs: 3000 }, {}).completion).resolves.toMatchObject({ text: 'done' });
+    await expect(coder.start('hi', {}, {}).completion).rejects.toThrow(/did not complete within 200 ms/);
+    await expect(coder.start('hi', { timeoutMs: 0 }, {}).completion).rejects.toThrow(/"context\.timeoutMs": expected a positive number of milliseconds, got 0/);
   });
 });

@@ -16,7 +16,11 @@ import {
   type RunnableAgent,
 } from '@troupe/core';
 
-/** Where a background task is. */
+/**
+ * Where a background task is. `timed-out`: the task's `timeoutMs` passed, or
+ * (for a task without one) the agent failed with its own time limit's
+ * `CompletionTimeoutError`.
+ */
 export type BackgroundTaskStatus = 'running' | 'completed' | 'failed' | 'canceled' | 'timed-out';
 
 /** A background task: a live record, updated in place as the task runs. */
@@ -72,7 +76,13 @@ export interface TaskManagerOptions {
 
 /** Options for {@link TaskManager.startBackground}. */
 export interface StartBackgroundOptions {
-  /** Fails the task with `CompletionTimeoutError` (and cancels the agent's run) after this many ms. */
+  /**
+   * Fails the task with `CompletionTimeoutError` (and cancels the agent's
+   * run) after this many ms. The task owns this limit: its timer is the one
+   * that fires, and the agent receives it as `context.timeoutMs`, so the
+   * agent's own work (an adapter agent's CLI turn) gets this limit instead of
+   * a default of its own that could be shorter.
+   */
   timeoutMs?: number;
   /** Cancels the task (status `canceled`). */
   signal?: AbortSignal;
@@ -90,7 +100,10 @@ function assertTimeout(value: unknown, what: string): void {
  * Runs agents in the background (seed 000 `TaskManager`): each task gets an
  * emitter with `completed` / `failed`, a per-task timeout and cancellation.
  * A timed-out or canceled task settles at once, even if the agent ignores
- * its cancellation, so a hung step can never hang its caller.
+ * its cancellation, so a hung step can never hang its caller. The task owns
+ * its time limit: it hands it to the agent as `context.timeoutMs` (an adapter
+ * agent's CLI turn gets exactly that limit) and its own timer is the one that
+ * fires.
  *
  * @example
  * ```ts
@@ -208,7 +221,9 @@ export class TaskManager {
         );
       }
       try {
-        handle = withEventScope({ event: startedEvent, bus, agentId: agent.id }, () => agent.start(input, context, sinks));
+        // The task's limit travels with the run: the agent's turn is allowed what the task is.
+        const runContext: AgentContext = timeoutMs !== undefined ? { ...context, timeoutMs } : context;
+        handle = withEventScope({ event: startedEvent, bus, agentId: agent.id }, () => agent.start(input, runContext, sinks));
       } catch (error) {
         return settle(error, 'failed');
       }
@@ -218,7 +233,8 @@ export class TaskManager {
           task.result = output;
           settle(undefined, 'completed');
         },
-        (error: unknown) => settle(error, TroupeError.hasCode(error, 'ABORTED') ? 'canceled' : 'failed'),
+        // A limit below the task's (the agent's own turn limit, when the task has none) timed out: the task did too.
+        (error: unknown) => settle(error, TroupeError.hasCode(error, 'ABORTED') ? 'canceled' : TroupeError.hasCode(error, 'COMPLETION_TIMEOUT') ? 'timed-out' : 'failed'),
       );
     });
     return { task, emitter };
