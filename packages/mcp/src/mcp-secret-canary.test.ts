@@ -66,7 +66,7 @@ describe('MCP tool server secret canary', () => {
       try {
         for (const name of ['read_env', 'read_config', 'fail']) {
           const tool = remote.tools.find((candidate) => candidate.name === name) as AnyTool;
-          results.push(await tool.execute({}, { toolCallId: name, toolName: name, abortSignal: new AbortController().signal }).catch((error: unknown) => String(error)));
+          results.push(await Promise.resolve(tool.execute({}, { toolCallId: name, toolName: name, abortSignal: new AbortController().signal })).catch((error: unknown) => String(error)));
         }
       } finally {
         await remote.close();
