@@ -14,7 +14,7 @@ import type { BenchKit } from './bench-kit';
 
 const TURN_MS = 500;
 const JOBS = 32;
-const fakeCoderDir = fileURLToPath(new URL('../packages/queue-bullmq/src/__fixtures__/fake-coder', import.meta.url));
+const fakeCoderDir = fileURLToPath(new URL('../examples/looper-demo/fake-coder', import.meta.url));
 
 /**
  * Scaling out on BullMQ/Redis (issue 19): throughput of Looper jobs whose one
