@@ -97,7 +97,7 @@ async function runInProcess(dir: string, tag: string, jobs: number): Promise<num
 }
 
 async function runQueued(url: string, dir: string, tag: string, jobs: number): Promise<number> {
-  const client = createQueueClient({ connection: url, eventBus: new EventBus(), attempts: 1 });
+  const client = createQueueClient({ connection: url, eventBus: new EventBus(), maxAttempts: 1 });
   try {
     const workspaces = Array.from({ length: jobs }, (_, i) => copySampleWorkspace(dir, `${tag}-${i}`));
     const started = performance.now();
