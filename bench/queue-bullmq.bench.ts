@@ -14,7 +14,7 @@ import type { BenchKit } from './bench-kit';
 
 const TURN_MS = 500;
 const JOBS = 32;
-const fakeCoderDir = fileURLToPath(new URL('../packages/queue-bullmq/src/__fixtures__/fake-coder', import.meta.url));
+const fakeCoderDir = fileURLToPath(new URL('../examples/looper-demo/fake-coder', import.meta.url));
 
 /**
  * Scaling out on BullMQ/Redis (issue 19): throughput of Looper jobs whose one
@@ -97,7 +97,7 @@ async function runInProcess(dir: string, tag: string, jobs: number): Promise<num
 }
 
 async function runQueued(url: string, dir: string, tag: string, jobs: number): Promise<number> {
-  const client = createQueueClient({ connection: url, eventBus: new EventBus(), attempts: 1 });
+  const client = createQueueClient({ connection: url, eventBus: new EventBus(), maxAttempts: 1 });
   try {
     const workspaces = Array.from({ length: jobs }, (_, i) => copySampleWorkspace(dir, `${tag}-${i}`));
     const started = performance.now();

@@ -1,4 +1,4 @@
-import type { AgentStreamPart, AgentUsage } from '@troupe/core';
+import { parseJsonLine, type AgentStreamPart, type AgentUsage } from '@troupe/core';
 import {
   claudeApiRetrySchema,
   claudeAssistantSchema,
@@ -58,7 +58,7 @@ export class ClaudeCodeStreamParser {
    * it already; otherwise the line is parsed here. Non-JSON and unknown lines
    * yield `[]`.
    */
-  parseLine(line: string, json: unknown = parseJson(line)): AgentStreamPart[] {
+  parseLine(line: string, json: unknown = parseJsonLine(line)): AgentStreamPart[] {
     if (json === null || typeof json !== 'object' || Array.isArray(json)) return [];
     const event = json as { type?: unknown; subtype?: unknown; session_id?: unknown };
     const sessionKey = typeof event.session_id === 'string' ? event.session_id : '';
@@ -229,7 +229,7 @@ export function parseClaudeCodeResponse(rawOutput: string): string {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i] as string;
     if (!line.includes('"result"')) continue;
-    const result = claudeResultSchema.safeParse(parseJson(line));
+    const result = claudeResultSchema.safeParse(parseJsonLine(line));
     if (result.success && result.data.result !== undefined) return result.data.result;
   }
   const parser = new ClaudeCodeStreamParser();
@@ -272,14 +272,4 @@ function textOf(content: readonly unknown[]): string {
     if (parsed.success) text += parsed.data.text;
   }
   return text;
-}
-
-function parseJson(line: string): unknown {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith('{')) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
 }

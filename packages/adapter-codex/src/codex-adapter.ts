@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   InvalidArgumentError,
+  parseJsonLine,
   type AgentAdapterV1,
   type AgentTurnContext,
   type CompletionStrategy,
@@ -12,7 +13,7 @@ import {
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
 import { CODEX_API_STATUS_LOG_FILTER, describeCodexTurnError } from './codex-api-status';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
-import { createCodexLineParser, parseCodexResponse, parseJson, type CodexLineParser } from './codex-line-parser';
+import { createCodexLineParser, parseCodexResponse, type CodexLineParser } from './codex-line-parser';
 
 /** Adapter id and registry type of the Codex CLI adapter. */
 export const CODEX_ADAPTER_ID = 'codex';
@@ -136,6 +137,6 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
     describeTurnError: describeCodexTurnError,
 
     parseLine: (line, json, context) =>
-      (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJson(line) : json),
+      (context?.state ?? (implicitTurn ??= createCodexLineParser(parserOptions))).parse(json === undefined ? parseJsonLine(line) : json),
   };
 }

@@ -1,4 +1,4 @@
-import type { AgentStreamPart } from '@troupe/core';
+import { parseJsonLine, type AgentStreamPart } from '@troupe/core';
 import { codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
 
 /** Tool name of a `command_execution` item in `tool-call` / `tool-result` parts. */
@@ -196,7 +196,7 @@ export function parseCodexResponse(rawOutput: string, _options: CodexLineParserO
   let end: string | undefined;
   let lastText: string | undefined;
   for (const line of rawOutput.split(/\r?\n/)) {
-    const json = parseJson(line);
+    const json = parseJsonLine(line);
     if (json === undefined) continue;
     for (const part of parser.parse(json)) {
       if (part.type === 'turn-end') end = part.text;
@@ -204,15 +204,4 @@ export function parseCodexResponse(rawOutput: string, _options: CodexLineParserO
     }
   }
   return end ?? lastText ?? '';
-}
-
-/** Parses a JSON line; `undefined` when it is not JSON. */
-export function parseJson(line: string): unknown {
-  const trimmed = line.trim();
-  if (!trimmed.startsWith('{')) return undefined;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return undefined;
-  }
 }

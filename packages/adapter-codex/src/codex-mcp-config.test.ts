@@ -43,6 +43,13 @@ describe('Codex adapter: MCP servers (checked against Codex 0.169.0)', () => {
     expect(line.secrets).toEqual(expect.arrayContaining(['sk-test-key-000', 'tok-0123456789abcdef', 'ghp-secret-token']));
   });
 
+  it('keeps every variable core calls secret off the command line (one secret-name rule: PASSPHRASE too)', () => {
+    const config = codexMcpConfig({ signer: { command: 'sign-mcp', env: { GPG_PASSPHRASE: 'correct-horse-battery', LOG_LEVEL: 'debug' } } });
+    expect(config.args.join(' ')).not.toContain('correct-horse-battery');
+    expect(config.args).toContain('mcp_servers.signer.env_vars=["GPG_PASSPHRASE"]');
+    expect(config.env).toEqual({ GPG_PASSPHRASE: 'correct-horse-battery' });
+  });
+
   it('refuses two servers that need one secret variable with different values', () => {
     expect(() => codexMcpConfig({ a: { command: 'a', env: { API_KEY: 'one-1234' } }, b: { command: 'b', env: { API_KEY: 'two-1234' } } })).toThrow(ConfigError);
     expect(codexMcpConfig({ a: { command: 'a', env: { API_KEY: 'same-1234' } }, b: { command: 'b', env: { API_KEY: 'same-1234' } } }).env).toEqual({ API_KEY: 'same-1234' });

@@ -1,4 +1,4 @@
-import { ConfigError, isMcpHttpServer, mcpServerSecrets, type McpServers } from '@troupe/core';
+import { ConfigError, isMcpHttpServer, isSecretEnvName, mcpServerSecrets, type McpServers } from '@troupe/core';
 import { toTomlString } from './codex-toml';
 
 /** The `-c mcp_servers.…` overrides of one Codex turn, and the variables they read. */
@@ -14,14 +14,12 @@ export interface CodexMcpConfig {
 /** How long Codex waits for each MCP server to start and list its tools, in seconds. */
 export const CODEX_MCP_STARTUP_TIMEOUT_SEC = 60;
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
-
 /**
  * Codex `-c` overrides for a member's MCP servers, as checked against Codex
  * 0.169.0 (`mcp_servers.<name>.…` in its config.toml):
  *
  * - stdio: `command`, `args`, `cwd`, plain `env` values inline; values whose
- *   names look secret go through `env_vars` (Codex passes those variables from
+ *   names look secret (core's `isSecretEnvName`) go through `env_vars` (Codex passes those variables from
  *   its own environment), so they never appear on the command line;
  * - HTTP: `url`, and headers through `env_http_headers` (header → variable
  *   name), the values in Codex's environment, never on the command line;
@@ -62,8 +60,8 @@ export function codexMcpConfig(servers: McpServers | undefined): CodexMcpConfig 
       if (server.args && server.args.length > 0) set('args', `[${server.args.map(toTomlString).join(',')}]`);
       if (server.cwd !== undefined) set('cwd', toTomlString(server.cwd));
       const entries = Object.entries(server.env ?? {});
-      const inline = entries.filter(([variable]) => !SECRET_NAME.test(variable));
-      const passed = entries.filter(([variable]) => SECRET_NAME.test(variable));
+      const inline = entries.filter(([variable]) => !isSecretEnvName(variable));
+      const passed = entries.filter(([variable]) => isSecretEnvName(variable));
       if (inline.length > 0) set('env', `{${inline.map(([variable, value]) => `${toTomlString(variable)}=${toTomlString(value)}`).join(',')}}`);
       if (passed.length > 0) {
         for (const [variable, value] of passed) {

@@ -1,20 +1,7 @@
-import {
-  AbortError,
-  addChatUsage,
-  emptyChatUsage,
-  ModelError,
-  type ChatMessage,
-  type ChatModel,
-  type ChatModelV1Request,
-  type ChatModelV1StreamPart,
-  type ChatToolCall,
-  type ChatUsage,
-} from '@troupe/core';
+import { AbortError, collectChatStream, type ChatMessage, type ChatModel, type ChatModelV1Request, type ChatModelV1Response } from '@troupe/core';
 import { AgentMarkupParser, type AgentMarkupEvent } from './agent-markup-parser';
 import { formatTagToolResults } from './agent-runner-tags';
 import type { AgentRunnerSinks, AgentRunnerStep, AgentToolCallInfo, AgentToolResultInfo } from './agent-runner-types';
-
-type TurnEnd = Extract<ChatModelV1StreamPart, { type: 'turn-end' }>;
 
 /** What one step needs from its runner. */
 export interface AgentStepHost {
@@ -46,12 +33,9 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
   const { sinks, model } = host;
   const parser = new AgentMarkupParser(host.endMarker === undefined ? {} : { endMarker: host.endMarker });
   const text = { raw: '', plain: '', response: '', sawResponse: false, endMarker: false };
-  const nativeCalls: ChatToolCall[] = [];
   const calls: AgentToolCallInfo[] = [];
   const runs: Promise<AgentToolResultInfo>[] = [];
   let tagCount = 0;
-  let usage: ChatUsage = emptyChatUsage();
-  let end: TurnEnd | undefined;
   // Tools stop with the run, and also when the stream fails under them.
   const tools = new AbortController();
   const stopTools = () => tools.abort(signal.reason);
@@ -93,51 +77,28 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
     }
   };
 
-  let reader: ReadableStreamDefaultReader<ChatModelV1StreamPart> | undefined;
-  // Cancels the stream on abort even when the provider ignores `abortSignal` (a pending read then ends).
-  const onAbort = () => void reader?.cancel(signal.reason).catch(() => undefined);
-  signal.addEventListener('abort', onAbort, { once: true });
+  let response: ChatModelV1Response;
   try {
     try {
       const { stream } = await model.doStream(request);
-      reader = stream.getReader();
-      AbortError.throwIfAborted(signal, 'The agent run');
-      while (!text.endMarker) {
-        const { done, value: part } = await reader.read();
-        if (done) break;
-        switch (part.type) {
-          case 'text-delta':
+      // Core's collector; it cancels the stream on abort even when the provider ignores `abortSignal`, and at the end marker.
+      response = await collectChatStream(stream, {
+        provider: model.provider,
+        signal,
+        stopWhen: () => text.endMarker,
+        onPart: (part) => {
+          if (part.type === 'text-delta') {
             text.raw += part.text;
             handle(parser.push(part.text));
-            break;
-          case 'tool-call': {
+          } else if (part.type === 'tool-call') {
             const { type: _type, ...call } = part;
-            nativeCalls.push(call);
             start({ ...call, source: 'native', iteration });
-            break;
           }
-          case 'usage':
-            usage = addChatUsage(usage, part.usage);
-            break;
-          case 'turn-end':
-            end = part;
-            break;
-          case 'error':
-            throw part.error;
-        }
-      }
-      AbortError.throwIfAborted(signal, 'The agent run');
-      if (text.endMarker) await reader.cancel().catch(() => undefined);
-      else handle(parser.end());
+        },
+      });
+      if (!text.endMarker) handle(parser.end());
     } catch (error) {
-      await reader?.cancel(error).catch(() => undefined);
       throw signal.aborted ? new AbortError('The agent run was aborted', { cause: signal.reason }) : error;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      reader?.releaseLock();
-    }
-    if (!end && !text.endMarker) {
-      throw new ModelError(`${model.provider} stream ended without a turn-end part`, { provider: model.provider, kind: 'stream', retryable: true });
     }
   } catch (error) {
     if (runs.length > 0) {
@@ -151,8 +112,8 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
   host.append({
     role: 'assistant',
     content: text.raw,
-    ...(nativeCalls.length > 0 ? { toolCalls: nativeCalls } : {}),
-    ...(end?.providerMetadata !== undefined ? { providerMetadata: end.providerMetadata } : {}),
+    ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+    ...(response.providerMetadata !== undefined ? { providerMetadata: response.providerMetadata } : {}),
   });
   let results: AgentToolResultInfo[];
   try {
@@ -175,8 +136,8 @@ export async function runAgentStep(host: AgentStepHost, request: ChatModelV1Requ
     text: (text.sawResponse ? text.response : text.plain).trim(),
     toolCalls: calls,
     toolResults: results,
-    usage,
-    stopReason: text.endMarker ? 'end-marker' : (end as TurnEnd).stopReason,
+    usage: response.usage,
+    stopReason: text.endMarker ? 'end-marker' : response.stopReason,
   };
 }
 

@@ -1,7 +1,6 @@
-import { AbortError, TroupeError, withEventScope } from '@troupe/core';
+import { AbortError, raceAbort, TroupeError, withEventScope } from '@troupe/core';
 import { writeBatchEvent } from './batch-event-log';
 import { PipelineError } from './pipeline-error';
-import { raceAbort } from './pipeline-race-abort';
 import { batchStateKey, padIndex, PLANNING_KEY, type BatchRecord } from './pipeline-store-layout';
 import type { PipelineThread } from './pipeline-thread';
 import type { PipelinePlanner, PlanBatchResult, PlannedBatch, PlanningProgress } from './pipeline-types';
@@ -79,7 +78,7 @@ async function planBatch(thread: PipelineThread, planner: PipelinePlanner, batch
   const { signal, threadId } = thread;
   let result: PlanBatchResult;
   try {
-    result = await raceAbort(() => withEventScope({ agentId: 'planner' }, () => planner.planBatch({ batchIndex, threadId, totalBatches: progress.totalBatches ?? undefined, signal })), signal, `Planning batch ${batchIndex} of pipeline thread "${threadId}"`);
+    result = await raceAbort(() => withEventScope({ agentId: 'planner' }, () => planner.planBatch({ batchIndex, threadId, totalBatches: progress.totalBatches ?? undefined, signal })), signal);
   } catch (error) {
     if (signal.aborted) throw new AbortError(`Planning batch ${batchIndex} of pipeline thread "${threadId}" was aborted`, { cause: signal.reason });
     const message = thread.messageOf(error);

@@ -1,8 +1,7 @@
-import { AbortError, InvalidArgumentError, withEventScope } from '@troupe/core';
+import { AbortError, InvalidArgumentError, raceAbort, withEventScope } from '@troupe/core';
 import { markBatchEventProcessed, writeBatchEvent } from './batch-event-log';
 import { readBatchState } from './batch-state-manager';
 import { PipelineError } from './pipeline-error';
-import { raceAbort } from './pipeline-race-abort';
 import { batchRecordSchema, batchStateKey, padIndex, taskRecordSchema, type BatchRecord } from './pipeline-store-layout';
 import { parseStored } from './pipeline-store-guard';
 import type { PipelineThread } from './pipeline-thread';
@@ -146,7 +145,6 @@ async function runTask(
     const result = await raceAbort(
       () => withEventScope({ event: started, agentId: 'executor' }, () => executor.executeTask(task.input, { batchIndex, taskIndex, taskId: task.taskId, threadId, attempt, signal })),
       signal,
-      `Task ${task.taskId} of pipeline thread "${threadId}"`,
     );
     const stored = toJson(result);
     if (stored.ok) return { ...base, status: 'succeeded', result: stored.value, finishedAt: thread.now() };

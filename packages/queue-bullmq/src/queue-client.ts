@@ -34,7 +34,13 @@ export interface QueueClientOptions {
   prefix?: string;
   /** Names this origin's event stream. Default a random id. */
   originId?: string;
-  /** Attempts per job (1 = no retry). Default 3. */
+  /**
+   * Attempts per job, the first one included (1 = no retry; BullMQ's
+   * `attempts`). Default 3. Named as Troupe names every count that includes
+   * the first try; `maxRetries` elsewhere counts the retries after it.
+   */
+  maxAttempts?: number;
+  /** @deprecated Use `maxAttempts` (the same count). Still read, with a `DeprecationWarning`; removed in a later minor version. */
   attempts?: number;
   /** Delay between attempts. Default exponential from 1 s. */
   backoff?: QueueBackoff;
@@ -48,6 +54,9 @@ export interface SubmitOptions {
   jobId?: string;
   /** Aborting cancels the job (and kills its agent CLI on the worker). */
   signal?: AbortSignal;
+  /** Attempts of this job, the first one included. Default: the client's `maxAttempts`. */
+  maxAttempts?: number;
+  /** @deprecated Use `maxAttempts` (the same count). Still read, with a `DeprecationWarning`. */
   attempts?: number;
   backoff?: QueueBackoff;
 }
@@ -90,9 +99,26 @@ export interface QueueClient {
 
 const DEFAULT_BACKOFF: QueueBackoff = { type: 'exponential', delayMs: 1000 };
 
-function checkAttempts(value: number | undefined): number | undefined {
+let warnedAttempts = false;
+
+/** `maxAttempts`, or the deprecated `attempts` (warned about once per process); both must agree. */
+function readMaxAttempts(options: { maxAttempts?: number | undefined; attempts?: number | undefined }): number | undefined {
+  const { maxAttempts, attempts } = options;
+  if (attempts !== undefined) {
+    if (maxAttempts !== undefined && maxAttempts !== attempts) {
+      throw new InvalidArgumentError('attempts', `is the deprecated name of maxAttempts; got attempts ${String(attempts)} and maxAttempts ${String(maxAttempts)}: give only maxAttempts`);
+    }
+    if (!warnedAttempts) {
+      warnedAttempts = true;
+      process.emitWarning('@troupe/queue-bullmq: the "attempts" option is deprecated; use "maxAttempts" (the same count, the first attempt included)', {
+        type: 'DeprecationWarning',
+        code: 'TROUPE_QUEUE_ATTEMPTS',
+      });
+    }
+  }
+  const value = maxAttempts ?? attempts;
   if (value === undefined) return undefined;
-  if (!(Number.isInteger(value) && value > 0)) throw new InvalidArgumentError('attempts', `expected a positive integer, got ${String(value)}`);
+  if (!(Number.isInteger(value) && value > 0)) throw new InvalidArgumentError(maxAttempts !== undefined ? 'maxAttempts' : 'attempts', `expected a positive integer, got ${String(value)}`);
   return value;
 }
 
@@ -142,7 +168,7 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   registerQueueEvents();
   const prefix = options.prefix ?? DEFAULT_QUEUE_PREFIX;
   const keys = queueKeys(prefix);
-  const attempts = checkAttempts(options.attempts) ?? 3;
+  const maxAttempts = readMaxAttempts(options) ?? 3;
   const backoff = checkBackoff(options.backoff) ?? DEFAULT_BACKOFF;
   const originId = options.originId ?? randomUUID();
   const env = options.env ?? process.env;
@@ -251,7 +277,7 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       const data: QueueJobData = { kind, payload, eventStream: keys.events(originId) };
       await queue.add(kind, data, {
         jobId,
-        attempts: checkAttempts(submitOptions.attempts) ?? attempts,
+        attempts: readMaxAttempts(submitOptions) ?? maxAttempts,
         backoff: { type: retry.type, delay: retry.delayMs },
         removeOnComplete: false,
         removeOnFail: false,

@@ -125,7 +125,7 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     // The first worker's Coder is slow (7 lines, 4 s apart): it would still run long after its worker died.
     const first = await worker({ env: { TROUPE_DEMO_PAUSE_MS: '4000', TROUPE_FAKE_CODER_LOG: log, TROUPE_FAKE_CODER_OUTLIVES: '1' } });
     const origin = client(new EventBus());
-    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: copySampleWorkspace(dir, 'leftover') } }, { attempts: 2 });
+    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: copySampleWorkspace(dir, 'leftover') } }, { maxAttempts: 2 });
     const firstCoder = await waitFor(() => coders()[0]?.pid, 'the first Coder to start');
     first.child.kill('SIGKILL');
     await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
@@ -153,7 +153,7 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     try {
       const first = await worker();
       const origin = client(new EventBus());
-      const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { gitUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}/repo.git` } }, { attempts: 2 });
+      const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { gitUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}/repo.git` } }, { maxAttempts: 2 });
       await waitFor(() => connections.length > 0, 'the first clone to connect');
       first.child.kill('SIGKILL');
       await waitFor(() => first.child.exitCode !== null || first.child.signalCode !== null, 'the worker to die');
@@ -212,11 +212,11 @@ describe.skipIf('reason' in binary)('Looper jobs on worker processes (real redis
     const origin = client(bus);
     const flaky = copySampleWorkspace(dir, 'flaky');
     writeFileSync(join(flaky, '.fail-first-attempt'), '');
-    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: flaky } }, { attempts: 2, backoff: { type: 'fixed', delayMs: 300 } });
+    const job = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: flaky } }, { maxAttempts: 2, backoff: { type: 'fixed', delayMs: 300 } });
     expect(await job.result).toMatchObject({ outcome: 'terminated' });
     expect(failures.filter((event) => (event.payload as { jobId?: string }).jobId === job.id)).toMatchObject([{ payload: { willRetry: true, error: { message: expect.stringMatching(/on purpose/) } } }]);
 
-    const missing = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: join(dir, 'no-such-folder') } }, { attempts: 3 });
+    const missing = await submitLooperJob(origin, { task: 'Add sum', workspace: { path: join(dir, 'no-such-folder') } }, { maxAttempts: 3 });
     await expect(missing.result).rejects.toThrow(/no-such-folder is not a folder/);
     expect(await missing.state()).toBe('failed');
     await w.stop();

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./__fixtures__', import.meta.url));
+/** The offline demo: its fake Coder (`fake-coder/claude`), the recordings it replays and the sample workspace, one copy for the demo and these tests. */
+const demo = fileURLToPath(new URL('../../../examples/looper-demo', import.meta.url));
 
 /** A worker process started by a test. */
 export interface TestWorker {
@@ -21,13 +23,13 @@ export interface TestWorker {
 }
 
 /**
- * Starts `__fixtures__/looper-worker.ts` as a separate Node process (tsx, from source), with the offline fake
- * Coder first on PATH. Resolves once it says it is ready.
+ * Starts `__fixtures__/looper-worker.ts` as a separate Node process (tsx, from source), with the offline demo's
+ * fake Coder (`examples/looper-demo/fake-coder`) first on PATH. Resolves once it says it is ready.
  */
 export async function startTestWorker(url: string, options: { concurrency?: number; env?: Record<string, string> } = {}): Promise<TestWorker> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@troupe/source', join(fixtures, 'looper-worker.ts'), url, String(options.concurrency ?? 1)], {
     cwd: repoRoot,
-    env: { ...process.env, PATH: `${join(fixtures, 'fake-coder')}${delimiter}${process.env.PATH ?? ''}`, TROUPE_DEMO_PAUSE_MS: '20', ...options.env },
+    env: { ...process.env, PATH: `${join(demo, 'fake-coder')}${delimiter}${process.env.PATH ?? ''}`, TROUPE_DEMO_PAUSE_MS: '20', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -52,6 +54,6 @@ export async function startTestWorker(url: string, options: { concurrency?: numb
 /** A fresh copy of the sample workspace (the fake Coder adds sum.js and sum.test.js to it). */
 export function copySampleWorkspace(parent: string, name: string): string {
   const target = join(parent, name);
-  cpSync(join(fixtures, 'sample-workspace'), target, { recursive: true });
+  cpSync(join(demo, 'sample-workspace'), target, { recursive: true });
   return target;
 }

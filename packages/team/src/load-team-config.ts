@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { AbortError, ConfigError, InvalidArgumentError } from '@troupe/core';
+import { ConfigError, InvalidArgumentError, readConfigFile } from '@troupe/core';
 import { teamConfigSchema, type TeamConfig, type TeamMember } from './team-config-schema';
 
 /** Where a project keeps its team, relative to the project root. */
@@ -40,24 +39,10 @@ export async function loadTeamConfig(source?: string | object, options: LoadTeam
   }
   if (typeof source === 'object') return parseTeamConfig(source, options);
   const path = resolve(options.cwd ?? process.cwd(), source ?? DEFAULT_TEAM_CONFIG_PATH);
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: 'utf8', ...(options.signal ? { signal: options.signal } : {}) });
-  } catch (error) {
-    if (options.signal?.aborted) throw new AbortError('Loading the team configuration was aborted', { cause: error });
-    const code = (error as NodeJS.ErrnoException).code;
-    const message =
-      code === 'ENOENT'
-        ? `file not found; create ${source ?? DEFAULT_TEAM_CONFIG_PATH} or pass the configuration as an object`
-        : `cannot read the file (${code ?? (error as Error).message})`;
-    throw new ConfigError(path, [{ path: [], message }], { cause: error });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(path, [{ path: [], message: `not valid JSON (${(error as Error).message})` }], { cause: error });
-  }
+  const json = await readConfigFile(path, {
+    missingHint: `create ${source ?? DEFAULT_TEAM_CONFIG_PATH} or pass the configuration as an object`,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const dir = dirname(path);
   return parseTeamConfig(json, { baseDir: options.baseDir ?? (basename(dir) === '.troupe' ? dirname(dir) : dir) }, path);
 }

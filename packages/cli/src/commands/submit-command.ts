@@ -48,7 +48,7 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
   const { io } = options;
   const m = catalogueOf(io).cli;
   const bus = new EventBus();
-  const client = createQueueClient({ connection: options.url, eventBus: bus, env: io.env, ...(options.attempts !== undefined ? { attempts: options.attempts } : {}) });
+  const client = createQueueClient({ connection: options.url, eventBus: bus, env: io.env, ...(options.attempts !== undefined ? { maxAttempts: options.attempts } : {}) });
   try {
     if (options.follow) {
       bus.on('message:added', (event) => void io.stdout.write(`${event.payload.message.content}\n`), { channelId: 'looper' });

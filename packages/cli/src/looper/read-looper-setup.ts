@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { McpServers } from '@troupe/core';
-import { ConfigError, TroupeError } from '@troupe/core/errors';
+import { type ConfigError, TroupeError } from '@troupe/core/errors';
+import { readConfigFile } from '@troupe/core/util';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
@@ -64,20 +64,15 @@ export async function readLooperOptions(options: CliOptions, io: CliIo, command:
  */
 async function readMcpOption(file: string, io: CliIo, command: string): Promise<McpServers> {
   const path = resolve(io.cwd, file);
-  let text: string;
+  let json: unknown;
   try {
-    text = readFileSync(path, 'utf8');
+    json = await readConfigFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliUsageError(`--mcp ${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? String(error)})`}`, { command });
+    const problem = TroupeError.hasCode(error, 'CONFIG_INVALID') ? (error as ConfigError).issues[0]?.message : undefined;
+    if (problem !== undefined) throw new CliUsageError(`--mcp ${file}: ${problem}`, { command });
+    throw error;
   }
   try {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new ConfigError(path, [{ path: [], message: `not valid JSON (${(error as Error).message})` }]);
-    }
     // core's main entry (with zod) loads only with --mcp: the commands that take none start without it.
     const { parseMcpConfig } = await import('@troupe/core');
     return parseMcpConfig(json, { source: path, env: io.env });

@@ -1,8 +1,6 @@
 import { assertAgentId } from '../agents/define-agent';
 import { AbortError } from '../errors/abort-error';
 import type { AgentError } from '../errors/agent-error';
-import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
-import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { EventBus } from '../events/event-bus';
 import { withEventScope } from '../events/event-scope';
@@ -15,7 +13,8 @@ import type { SecretRedactor } from '../util/redact-secrets';
 import { serializeError } from '../util/serialize-error';
 import { assertKnownOptions, readTimeoutMs } from '../util/timeout-option';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
-import { TROUPE_TOOL_SERVER_NAME, type AgentToolHost, type AgentToolServer } from './agent-tool-host';
+import type { AgentToolHost } from './agent-tool-host';
+import { AgentToolServers } from './agent-tool-servers';
 import { agentErrorOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
@@ -155,8 +154,8 @@ export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
  */
 export class AgentManager {
   private readonly agents = new Map<string, AgentInstance>();
-  /** The running server of each member's Troupe `tools`, by role. */
-  private readonly toolServers = new Map<string, Promise<AgentToolServer>>();
+  /** The MCP servers of members' Troupe `tools`. */
+  private readonly toolServers: AgentToolServers;
   /** Turns in flight by role, so stopping a member cancels them. */
   private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   /** Per role: why the session of its last turn is not resumed (reported as a `warning` part at the start of its next turn). */
@@ -169,6 +168,7 @@ export class AgentManager {
     this.processManager = options.processManager ?? new ProcessManager({ eventBus: options.eventBus });
     this.adapters = options.adapters ?? defaultAdapterRegistry;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 600_000;
+    this.toolServers = new AgentToolServers(options.toolHost);
   }
 
   /**
@@ -192,7 +192,7 @@ export class AgentManager {
     try {
       instance.processId = await this.spawn(instance);
     } catch (error) {
-      await this.closeToolServer(roleId);
+      await this.toolServers.close(roleId);
       throw error;
     }
     this.agents.set(roleId, instance);
@@ -315,7 +315,7 @@ export class AgentManager {
       // Whatever the outcome, text held back as a possible secret is released (redacted) before the turn ends.
       for (const part of turn?.end() ?? []) deliver(part);
       // The CLI is done with this turn: nothing may still run on its behalf.
-      void this.toolServers.get(roleId)?.then((server) => server.cancelCalls?.(new Error(`the turn of role "${roleId}" ended (${outcome.status})`)), () => {});
+      this.toolServers.cancelCalls(roleId, new Error(`the turn of role "${roleId}" ended (${outcome.status})`));
       const agentError: AgentError | undefined = outcome.status === 'completed' ? describeTurnError(adapter, agentErrorOfTurn(adapter.adapterId, parts), outcome) : undefined;
       const failure = outcome.status !== 'completed' ? outcome.status : agentError ? 'failed' : undefined;
       if (turnSessionId !== undefined) {
@@ -398,7 +398,7 @@ export class AgentManager {
       ...turns.map((turn) => turn.result.catch(() => {})),
       ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
     ]);
-    await this.closeToolServer(roleId);
+    await this.toolServers.close(roleId);
     if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
   }
 
@@ -411,7 +411,7 @@ export class AgentManager {
   async cleanup(): Promise<void> {
     const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
     await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
-    await Promise.all([...this.toolServers.keys()].map((roleId) => this.closeToolServer(roleId)));
+    await this.toolServers.closeAll();
     await this.processManager.cleanup();
   }
 
@@ -435,63 +435,11 @@ export class AgentManager {
 
   private async spawn(instance: AgentInstance): Promise<string> {
     const { adapter } = instance;
-    const member = await this.adapterMember(instance);
+    const member = await this.toolServers.adapterMember(instance.roleId, adapter, instance.member);
     const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
     const config = await adapter.getProcessConfig(member, member.workDir, context);
     const secrets = this.options.secrets;
     return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
-  }
-
-  /**
-   * The member config the adapter sees: its `tools` replaced by the MCP
-   * server that serves them (started once per member), merged into
-   * `mcpServers`. Refuses MCP settings an adapter cannot pass on.
-   */
-  private async adapterMember(instance: AgentInstance): Promise<MemberAgentConfig> {
-    const { adapter, member, roleId } = instance;
-    const { tools, toolData, ...rest } = member;
-    const hasTools = tools !== undefined && tools.length > 0;
-    const hasServers = member.mcpServers !== undefined && Object.keys(member.mcpServers).length > 0;
-    if ((hasTools || hasServers) && adapter.capabilities.mcpServers !== true) {
-      throw new CapabilityUnsupportedError(
-        adapter.adapterId,
-        'mcpServers',
-        `The ${adapter.adapterId} adapter cannot give MCP servers${hasTools ? ' (the member\'s Troupe tools)' : ''} to its CLI; ` +
-          'use an adapter with capabilities.mcpServers (claude, codex, gemini, gemini-acp, acp)',
-      );
-    }
-    if (!hasTools) return rest;
-    if (member.mcpServers?.[TROUPE_TOOL_SERVER_NAME] !== undefined) {
-      throw new ConfigError(`member config of role "${roleId}"`, [
-        { path: ['mcpServers', TROUPE_TOOL_SERVER_NAME], message: `"${TROUPE_TOOL_SERVER_NAME}" is the server of the member's tools; rename this server` },
-      ]);
-    }
-    let server = this.toolServers.get(roleId);
-    if (!server) {
-      const host = this.options.toolHost;
-      if (!host) {
-        throw new ConfigError(`member config of role "${roleId}"`, [
-          {
-            path: ['tools'],
-            message: 'serving Troupe tools to an agent CLI needs a tool host: new AgentManager({ toolHost: createMcpToolHost() }) with createMcpToolHost from @troupe/mcp',
-          },
-        ]);
-      }
-      server = host.serve(tools, { roleId, ...(member.workDir !== undefined ? { workspaceRoot: member.workDir } : {}), ...(toolData ? { data: toolData } : {}) });
-      this.toolServers.set(roleId, server);
-      server.catch(() => {
-        if (this.toolServers.get(roleId) === server) this.toolServers.delete(roleId);
-      });
-    }
-    const { config } = await server;
-    return { ...rest, mcpServers: { ...rest.mcpServers, [TROUPE_TOOL_SERVER_NAME]: config } };
-  }
-
-  private async closeToolServer(roleId: string): Promise<void> {
-    const server = this.toolServers.get(roleId);
-    if (!server) return;
-    this.toolServers.delete(roleId);
-    await server.then((running) => running.close()).catch(() => {});
   }
 }
 

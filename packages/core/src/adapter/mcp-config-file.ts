@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { AbortError } from '../errors/abort-error';
 import { ConfigError, type ConfigIssue } from '../errors/config-error';
+import { readConfigFile } from '../util/read-config-file';
 import { mcpServersSchema, type McpServers } from './v1/mcp-server-config';
 
 /** Options of {@link parseMcpConfig} and {@link loadMcpConfigFile}. */
@@ -66,21 +65,7 @@ export function parseMcpConfig(input: unknown, options: ParseMcpConfigOptions = 
  */
 export async function loadMcpConfigFile(path: string, options: ParseMcpConfigOptions = {}): Promise<McpServers> {
   const source = options.source ?? path;
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: 'utf8', ...(options.signal ? { signal: options.signal } : {}) });
-  } catch (error) {
-    if (options.signal?.aborted) throw new AbortError('Reading the MCP config was canceled', { cause: error });
-    const code = (error as NodeJS.ErrnoException).code;
-    const message = code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? (error as Error).message})`;
-    throw new ConfigError(source, [{ path: [], message }], { cause: error });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(source, [{ path: [], message: `not valid JSON (${(error as Error).message})` }], { cause: error });
-  }
+  const json = await readConfigFile(path, { source, ...(options.signal ? { signal: options.signal } : {}) });
   return parseMcpConfig(json, { ...options, source });
 }
 

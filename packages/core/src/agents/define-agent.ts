@@ -1,5 +1,6 @@
 import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
+import { raceAbort } from '../util/race-abort';
 import type { AgentContext, AgentOutput, AgentSinks, ExecutionHandle, RunnableAgent } from './runnable-agent';
 
 /** What a {@link RunnableAgentDefinition.run} function receives besides the input. */
@@ -52,28 +53,7 @@ export function toAgentOutput(value: unknown, agentId: string): AgentOutput {
 export function startExecution(context: AgentContext, work: (signal: AbortSignal) => PromiseLike<AgentOutput> | AgentOutput, what = 'The agent run'): ExecutionHandle {
   const controller = new AbortController();
   const signal = context.signal ? AbortSignal.any([context.signal, controller.signal]) : controller.signal;
-  const completion = new Promise<AgentOutput>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError(`${what} was canceled`, { cause: signal.reason }));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    let pending: PromiseLike<AgentOutput> | AgentOutput;
-    try {
-      pending = work(signal);
-    } catch (error) {
-      signal.removeEventListener('abort', onAbort);
-      return reject(error);
-    }
-    Promise.resolve(pending).then(
-      (output) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(output);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  const completion = raceAbort(() => work(signal), signal, (reason) => new AbortError(`${what} was canceled`, { cause: reason }));
   completion.catch(() => {});
   return {
     completion,

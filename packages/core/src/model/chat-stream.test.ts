@@ -77,6 +77,51 @@ describe('collectChatStream', () => {
   });
 });
 
+describe('collectChatStream: cancellation and an early end', () => {
+  it('a signal cancels a stream whose provider ignores it (a pending read ends) and rejects with AbortError', async () => {
+    let canceled: unknown;
+    // A provider that never ends its stream and ignores every abort signal: only canceling the stream stops it.
+    const stream = new ReadableStream<ChatModelV1StreamPart>({
+      start(controller) {
+        controller.enqueue({ type: 'text-delta', text: 'thinking…' });
+      },
+      cancel(reason) {
+        canceled = reason;
+      },
+    });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const collected = collectChatStream(stream, { signal: controller.signal, onPart: (part) => seen.push(part.type) });
+    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error('user stop'));
+    const error = await collected.catch((caught: unknown) => caught);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).cause).toEqual(new Error('user stop'));
+    expect(canceled).toEqual(new Error('user stop'));
+    await expect(collectChatStream(createChatStream(parts([]), toModelError), { signal: AbortSignal.abort() })).rejects.toThrow(AbortError);
+  });
+
+  it('stopWhen ends the answer at that part: the rest is not read, no turn-end is needed, the stop reason is stop', async () => {
+    let read = 0;
+    const source = async function* (): AsyncGenerator<ChatModelV1StreamPart> {
+      for (const text of ['Done. ', '<END>', ' ignored']) {
+        read++;
+        yield { type: 'text-delta', text };
+      }
+      yield { type: 'turn-end', stopReason: 'length' };
+    };
+    let text = '';
+    const response = await collectChatStream(createChatStream(source(), toModelError), {
+      onPart: (part) => {
+        if (part.type === 'text-delta') text += part.text;
+      },
+      stopWhen: () => text.includes('<END>'),
+    });
+    expect(response).toMatchObject({ text: 'Done. <END>', stopReason: 'stop', toolCalls: [] });
+    expect(read).toBe(2);
+  });
+});
+
 describe('ModelError', () => {
   it('derives kind and retryable from the status, and redacts secrets', () => {
     const error = new ModelError('call failed with key sk-ant-api03-abcdefghijk and secret-value-123', {

@@ -1,3 +1,4 @@
+import { AbortError } from '../errors/abort-error';
 import { TroupeError } from '../errors/troupe-error';
 import { ModelError } from './model-error';
 import { addChatUsage, emptyChatUsage } from './chat-usage';
@@ -70,13 +71,27 @@ export interface CollectChatStreamOptions {
   onPart?: (part: ChatModelV1StreamPart) => void;
   /** Provider name, for the error when the stream ends without `turn-end`. */
   provider?: string;
+  /**
+   * Cancels the stream when it aborts, even when the provider ignores its own
+   * `abortSignal` (a pending read then ends); the collector rejects with
+   * `AbortError`.
+   */
+  signal?: AbortSignal;
+  /**
+   * Asked after each part (after `onPart`): `true` ends the answer there (an
+   * agent's end marker). The stream is canceled and what was read so far is
+   * returned, with the `turn-end`'s stop reason if one came, else `'stop'`.
+   */
+  stopWhen?: () => boolean;
 }
 
 /**
  * Reads a `doStream` stream to its end and returns the same shape as
  * `doGenerate`. Throws the stream's error (a `ModelError` or `AbortError`),
  * and a `ModelError` of kind `stream` when the stream ends without a
- * `turn-end` part.
+ * `turn-end` part (unless `stopWhen` ended it first). The one collector of
+ * chat stream parts: the tool loop and the orchestrator's agent steps read
+ * their answers through it.
  */
 export async function collectChatStream(
   stream: ReadableStream<ChatModelV1StreamPart>,
@@ -87,7 +102,12 @@ export async function collectChatStream(
   const toolCalls: ChatToolCall[] = [];
   let usage = emptyChatUsage();
   let end: Extract<ChatModelV1StreamPart, { type: 'turn-end' }> | undefined;
+  let stopped = false;
+  const { signal } = options;
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    AbortError.throwIfAborted(signal, 'The model stream');
     for (;;) {
       const { done, value: part } = await reader.read();
       if (done) break;
@@ -110,30 +130,37 @@ export async function collectChatStream(
         case 'error':
           throw part.error;
       }
+      if (options.stopWhen?.()) {
+        stopped = true;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
     }
+    AbortError.throwIfAborted(signal, 'The model stream');
   } catch (error) {
     // Stops the provider's request when we give up early (a throwing onPart, an error part).
     await reader.cancel(error).catch(() => undefined);
     throw error;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     reader.releaseLock();
   }
-  if (!end) {
+  if (!end && !stopped) {
     throw new ModelError(`${options.provider ?? 'The model'} stream ended without a turn-end part`, {
       provider: options.provider ?? 'unknown',
       kind: 'stream',
       retryable: true,
     });
   }
-  const providerMetadata: ProviderMetadata | undefined = end.providerMetadata;
+  const providerMetadata: ProviderMetadata | undefined = end?.providerMetadata;
   return {
     text,
     toolCalls,
     usage,
-    stopReason: end.stopReason,
-    ...(end.rawStopReason !== undefined ? { rawStopReason: end.rawStopReason } : {}),
-    ...(end.responseId !== undefined ? { responseId: end.responseId } : {}),
-    ...(end.modelId !== undefined ? { modelId: end.modelId } : {}),
+    stopReason: end?.stopReason ?? 'stop',
+    ...(end?.rawStopReason !== undefined ? { rawStopReason: end.rawStopReason } : {}),
+    ...(end?.responseId !== undefined ? { responseId: end.responseId } : {}),
+    ...(end?.modelId !== undefined ? { modelId: end.modelId } : {}),
     ...(providerMetadata !== undefined ? { providerMetadata } : {}),
   };
 }

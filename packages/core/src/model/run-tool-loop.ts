@@ -7,6 +7,7 @@ import { addChatUsage, emptyChatUsage } from './chat-usage';
 import { collectChatStream } from './chat-stream';
 import { withEventScope } from '../events/event-scope';
 import { nextProcessCount } from '../util/process-singleton';
+import { raceAbort } from '../util/race-abort';
 import { hostSecretRedactor } from '../util/redact-secrets';
 import { serializeError } from '../util/serialize-error';
 import { busFor, completedCall, definedCounts, failedCall, startModelCallEvents } from './observe-model-call';
@@ -312,7 +313,8 @@ class ToolCallRuns {
     try {
       if (this.runs.length === 0) return [];
       const all = Promise.all(this.runs);
-      return await (this.options.signal ? raceAbort(all, this.options.signal) : all);
+      const { signal } = this.options;
+      return await (signal ? raceAbort(all, signal, (reason) => new AbortError('The tool loop was aborted', { cause: reason })) : all);
     } finally {
       this.loopSignal.removeEventListener('abort', this.forward);
     }
@@ -350,22 +352,4 @@ class ToolCallRuns {
     };
     return { ...base, input, result: await observeToolCall(call, this.trace.bus ?? options.eventBus, () => executeTool(tool, input, context), this.trace.loopId), denied: false };
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortError('The tool loop was aborted', { cause: signal.reason }));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortError('The tool loop was aborted', { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

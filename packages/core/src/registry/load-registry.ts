@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors/config-error';
+import { readConfigFile } from '../util/read-config-file';
 import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
 import { isReservedAgentName, legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
 
@@ -119,10 +119,7 @@ function unwrapLegacyAgents(raw: Record<string, unknown>): Record<string, unknow
  * position) or invalid fields.
  */
 export async function loadRegistryFile(path: string, options: ParseRegistryOptions = {}): Promise<ParsedRegistry> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new ConfigError(path, [{ path: [], message: `cannot read file (${error.code ?? error.message})` }], { cause: error });
-  });
-  const parsed = parseRegistryConfig(parseJsonText(text, path), { ...options, source: options.source ?? path });
+  const parsed = parseRegistryConfig(await readConfigFile(path), { ...options, source: options.source ?? path });
   return { ...parsed, config: resolveRegistryPaths(parsed.config, dirname(resolve(path))) };
 }
 
@@ -144,13 +141,4 @@ export function resolveRegistryPaths(config: RegistryConfig, baseDir: string): R
     ]),
   );
   return { ...config, agents };
-}
-
-/** Parses JSON text, turning syntax errors into a ConfigError naming the file. */
-export function parseJsonText(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(source, [{ path: [], message: `invalid JSON: ${(error as Error).message}` }], { cause: error });
-  }
 }

@@ -1,6 +1,7 @@
-import { copyFile, readFile, rename, writeFile } from 'node:fs/promises';
+import { copyFile, rename, writeFile } from 'node:fs/promises';
 import type { RemovedSystemPrompt } from './convert-legacy-registry';
-import { parseJsonText, parseRegistryConfig } from './load-registry';
+import { readConfigFile } from '../util/read-config-file';
+import { parseRegistryConfig } from './load-registry';
 import type { RegistryConfig } from './registry-schema';
 
 /** Options for {@link migrateRegistry}. */
@@ -36,8 +37,7 @@ export interface MigrateRegistryResult {
  * ```
  */
 export async function migrateRegistry(path: string, options: MigrateRegistryOptions = {}): Promise<MigrateRegistryResult> {
-  const text = await readFile(path, 'utf8');
-  const parsed = parseRegistryConfig(parseJsonText(text, path), { source: path, onWarning: () => {} });
+  const parsed = parseRegistryConfig(await readConfigFile(path), { source: path, onWarning: () => {} });
   const alreadyCurrent = !parsed.usedFallback;
   const result: MigrateRegistryResult = {
     changed: !alreadyCurrent,

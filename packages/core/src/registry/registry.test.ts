@@ -129,7 +129,11 @@ describe('migrateRegistry', () => {
     expect(result.changed).toBe(true);
     expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe('1.1');
     const broken = tempFile('{"schemaVersion": "1.1", agents');
-    await expect(migrateRegistry(broken)).rejects.toThrow(/invalid JSON/);
-    await expect(loadRegistryFile(join(tmpdir(), 'troupe-no-such-registry.json'))).rejects.toThrow(/cannot read file \(ENOENT\)/);
+    await expect(migrateRegistry(broken)).rejects.toThrow(/not valid JSON/);
+    const missing = join(tmpdir(), 'troupe-no-such-registry.json');
+    await expect(loadRegistryFile(missing)).rejects.toThrow(`Invalid configuration in ${missing}:\n  - (root): file not found`);
+    // migrateRegistry reads through the same config reader: a missing file is a ConfigError naming it, not a bare ENOENT.
+    await expect(migrateRegistry(missing)).rejects.toThrow(ConfigError);
+    await expect(migrateRegistry(missing)).rejects.toThrow(`Invalid configuration in ${missing}:\n  - (root): file not found`);
   });
 });

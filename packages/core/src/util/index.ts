@@ -1,4 +1,4 @@
-// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons, the local HTTP guard, and
+// `@troupe/core/util`: secret redaction, error serialization, process-wide singletons, the local HTTP guard, the abort race, the config file reader, and
 // line framing (zod-free, for code that must start fast: the ACP driver, the `troupe` control socket).
 export {
   createSecretRedactor,
@@ -17,3 +17,5 @@ export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type
 export { LineSplitter, type LineSplitterOptions } from '../process/line-splitter';
 export { readJsonLines, type JsonLineReaderOptions } from '../process/json-line-reader';
 export { limitedWarning } from './limited-warning';
+export { raceAbort } from './race-abort';
+export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';

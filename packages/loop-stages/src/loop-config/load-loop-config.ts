@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { AbortError, ConfigError, parseLoopConfig, type LoopConfig } from '@troupe/core';
+import { AbortError, ConfigError, parseLoopConfig, readConfigFile, type LoopConfig } from '@troupe/core';
 import { parse as parseToml, TomlError } from 'smol-toml';
 
 /** File names searched, in this order, by {@link loadLoopConfig}. */
@@ -23,24 +23,8 @@ export interface LoadedLoopConfig {
   config: LoopConfig;
 }
 
-async function readIfExists(path: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-  try {
-    return await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    if ((error as Error).name === 'AbortError') throw new AbortError(`Reading ${path} was aborted`, { cause: error });
-    throw new ConfigError(path, [{ path: [], message: `cannot read the file: ${(error as Error).message}` }], { cause: error });
-  }
-}
-
-function parseContent(path: string, text: string): unknown {
-  if (extname(path) === '.json') {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new ConfigError(path, [{ path: [], message: `not valid JSON: ${(error as Error).message}` }], { cause: error });
-    }
-  }
+/** TOML text to a value; a syntax error names its line and column. */
+function parseTomlConfig(path: string, text: string): unknown {
   try {
     return parseToml(text);
   } catch (error) {
@@ -48,6 +32,14 @@ function parseContent(path: string, text: string): unknown {
     const reason = ((error as Error).message.split('\n')[0] ?? '').trim();
     throw new ConfigError(path, [{ path: [], message: `not valid TOML${where}: ${reason}` }], { cause: error });
   }
+}
+
+/** Reads `path`: JSON when it ends in `.json`, TOML otherwise. */
+function readLoopConfigFile(path: string, signal: AbortSignal | undefined): Promise<unknown> {
+  return readConfigFile(path, {
+    ...(extname(path) === '.json' ? {} : { parse: (text: string) => parseTomlConfig(path, text) }),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /**
@@ -69,21 +61,19 @@ export async function loadLoopConfig(options: LoadLoopConfigOptions = {}): Promi
   AbortError.throwIfAborted(options.signal, 'Loading the loop config');
   if (options.path !== undefined) {
     const path = resolve(options.path);
-    const text = await readIfExists(path, options.signal);
-    if (text === undefined) throw new ConfigError(path, [{ path: [], message: 'file not found' }]);
-    return { path, config: parseLoopConfig(parseContent(path, text), path) };
+    return { path, config: parseLoopConfig(await readLoopConfigFile(path, options.signal), path) };
   }
   const cwd = resolve(options.cwd ?? process.cwd());
-  const found: { path: string; text: string }[] = [];
+  const found: string[] = [];
   for (const name of loopConfigFileNames) {
     const path = join(cwd, name);
-    const text = await readIfExists(path, options.signal);
-    if (text !== undefined) found.push({ path, text });
+    // Only a missing file is skipped: one that exists but cannot be read is reported by the reader.
+    if (await access(path).then(() => true, (error: NodeJS.ErrnoException) => error.code !== 'ENOENT')) found.push(path);
   }
   if (found.length === 0) return undefined;
   if (found.length > 1) {
     throw new ConfigError(cwd, [{ path: [], message: `both ${loopConfigFileNames.join(' and ')} exist; keep one` }]);
   }
-  const { path, text } = found[0] as { path: string; text: string };
-  return { path, config: parseLoopConfig(parseContent(path, text), path) };
+  const path = found[0] as string;
+  return { path, config: parseLoopConfig(await readLoopConfigFile(path, options.signal), path) };
 }

@@ -1,23 +1,7 @@
 // Abort helpers of the Looper's JUDGE step.
 
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. @internal */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+// The abort race is core's (it rejects with the signal's reason, as JUDGE's fallback expects).
+export { raceAbort } from '@troupe/core/util';
 
 /** `timed out after N ms` for an `AbortSignal.timeout` rejection. @internal */
 export function timeoutMessage(error: unknown, timeoutMs: number): string | undefined {
