@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AdapterRegistry, AgentManager, InvalidArgumentError, runProcess, type AgentAdapterV1, type AgentStreamPart } from '@troupe/core';
+import { AdapterRegistry, AgentManager, createGenericAdapter, InvalidArgumentError, runProcess, type AgentAdapterV1, type AgentStreamPart } from '@troupe/core';
 import { fakeAgentProcessConfig, MockAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
 
 // Parse once (each stdout line is parsed as it streams, and the turn's text is built from those parts),
@@ -96,6 +96,18 @@ describe('the turn-end completion strategy: the adapter owns the end of its turn
     expect(result.outcome.status).toBe('failed');
     expect(result.outcome.status === 'failed' && result.outcome.error.message).toMatch(/exited with code 3 before its completion event/);
     expect(result.text).toBe('');
+  });
+
+  it('the generic adapter with jsonl detection ends the turn by its parser, with the text parseResponse reads', async () => {
+    const lines = ['plain line', '{"content":"from json"}', '{"type":"done","result":"!"}', '{"type":"done","result":"after"}'];
+    const generic = createGenericAdapter({ name: 'mycli', command: 'mycli', baseArgs: [], capabilities: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['done'] } });
+    expect(generic.getCompletionStrategy()).toEqual({ type: 'turn-end' });
+    const manager = managerWith({ ...generic, getProcessConfig: () => fakeAgentProcessConfig({ lines, hang: true }) });
+    await manager.ensureAgentStarted('g', 'mycli');
+    const result = await manager.send('g', 'hi', { timeoutMs: 20_000 }).result;
+    expect(result.outcome).toMatchObject({ status: 'completed', reason: 'completion-event' });
+    expect(result.parts.at(-1)).toEqual({ type: 'turn-end', text: 'plain line\nfrom json!', isError: false });
+    expect(result.text).toBe(generic.parseResponse(result.outcome.output));
   });
 
   it('at the process level it needs an onLine callback that says where the turn ends', async () => {
