@@ -46,7 +46,7 @@ describe('createClaudeCodeAdapter: command line', () => {
       installHint: 'npm install -g @anthropic-ai/claude-code',
       secrets: [],
     });
-    expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['result'] });
+    expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
     expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: true, mcpServers: true });
     expect(adapter.adapterId).toBe('claude');
   });
@@ -290,8 +290,7 @@ describe('plugin and registration', () => {
       expect(adapter.settings.home).toBe(definition.home);
       expect(adapter.getCompletionStrategy()).toEqual({ type: 'idleTimeout', timeoutMs: 4000 });
       expect(claudeCodeAdapterPlugin.create({ ...definition, capabilities: { ...definition.capabilities, completionDetection: 'jsonl', completionTypes: ['result'] } }).getCompletionStrategy()).toEqual({
-        type: 'jsonl',
-        completionTypes: ['result'],
+        type: 'turn-end',
       });
     } finally {
       delete process.env.TROUPE_TEST_CLAUDE_KEY;

@@ -27,7 +27,8 @@ export interface ClaudeCodeAdapter extends AgentAdapterV1<ClaudeCodeStreamParser
 /** Session ids are UUIDs; anything that could read as a flag is refused. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
-const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
+/** The parser's `turn-end` part (at the `result` line) ends the turn. */
+const COMPLETION: CompletionStrategy = Object.freeze({ type: 'turn-end' });
 
 /**
  * Creates the adapter for the Claude Code CLI (recorded against 2.1.330):

@@ -86,11 +86,19 @@ export const claudeToolResultBlockSchema = z.looseObject({
 });
 
 /**
+ * The `type` of Claude Code's completion event, the last line of every turn.
+ * The one place it is written: the parser ends the turn on it (its
+ * `turn-end` part, which ends the turn for `AgentManager`), and the plugin
+ * checks registry entries against it.
+ */
+export const CLAUDE_CODE_RESULT_TYPE = 'result';
+
+/**
  * `{…,"type":"result",…}`: the last line of a turn (note `type` is not the
  * first key). API errors say `subtype:"success"` with `is_error:true`.
  */
 export const claudeResultSchema = z.looseObject({
-  type: z.literal('result'),
+  type: z.literal(CLAUDE_CODE_RESULT_TYPE),
   subtype: z.string().optional(),
   is_error: z.boolean().optional(),
   result: z.string().optional(),

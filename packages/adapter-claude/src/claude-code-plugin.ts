@@ -9,6 +9,7 @@ import {
   type RegistryAgentSettings,
 } from '@troupe/core';
 import { createClaudeCodeAdapter, type ClaudeCodeAdapter } from './claude-code-adapter';
+import { CLAUDE_CODE_RESULT_TYPE } from './claude-code-events';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings } from './claude-code-settings';
 
 /** The Claude Code adapter plugin: `create()` builds a {@link ClaudeCodeAdapter}. */
@@ -75,8 +76,8 @@ export function registerClaudeCodeAdapter(
   return registry.register(settings === undefined ? claudeCodeAdapterPlugin : createClaudeCodeAdapterPlugin(settings));
 }
 
-/** The completion events Claude Code prints (the `result` line). */
-const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: ['result'] } as const;
+/** The completion event Claude Code prints (its `result` line), to check registry entries against. */
+const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: [CLAUDE_CODE_RESULT_TYPE] } as const;
 
 /**
  * Adapter settings from a registry 1.2 entry over `settings`: its `command`,

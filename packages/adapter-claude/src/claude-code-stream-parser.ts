@@ -11,6 +11,7 @@ import {
   claudeToolResultBlockSchema,
   claudeToolUseBlockSchema,
   claudeUserSchema,
+  CLAUDE_CODE_RESULT_TYPE,
   type ClaudeResultEvent,
 } from './claude-code-events';
 
@@ -31,6 +32,8 @@ interface TurnState {
   deniedToolUseIds: Set<string>;
   /** The error text and status of the last synthetic API-error message. */
   apiError: { message: string; status: number | undefined } | undefined;
+  /** The assistant text of the turn so far: its answer when the `result` line carries none. */
+  text: string;
 }
 
 /**
@@ -71,7 +74,7 @@ export class ClaudeCodeStreamParser {
         return this.parseAssistant(event, sessionKey);
       case 'user':
         return this.parseUser(event, sessionKey);
-      case 'result':
+      case CLAUDE_CODE_RESULT_TYPE:
         return this.parseResult(event, sessionKey);
       default:
         return [];
@@ -122,7 +125,9 @@ export class ClaudeCodeStreamParser {
     const { event: inner, api_message_id: apiMessageId } = parsed.data;
     const delta = claudeTextDeltaEventSchema.safeParse(inner);
     if (delta.success) {
-      if (apiMessageId !== undefined) this.state(sessionKey).streamedMessageIds.add(apiMessageId);
+      const state = this.state(sessionKey);
+      if (apiMessageId !== undefined) state.streamedMessageIds.add(apiMessageId);
+      state.text += delta.data.delta.text;
       return delta.data.delta.text === '' ? [] : [{ type: 'text-delta', text: delta.data.delta.text }];
     }
     return [];
@@ -144,7 +149,10 @@ export class ClaudeCodeStreamParser {
     for (const block of message.content) {
       const text = claudeTextBlockSchema.safeParse(block);
       if (text.success) {
-        if (!streamed && text.data.text !== '') parts.push({ type: 'text-delta', text: text.data.text });
+        if (!streamed && text.data.text !== '') {
+          state.text += text.data.text;
+          parts.push({ type: 'text-delta', text: text.data.text });
+        }
         continue;
       }
       const toolUse = claudeToolUseBlockSchema.safeParse(block);
@@ -201,7 +209,8 @@ export class ClaudeCodeStreamParser {
       });
     }
     const stopReason = result.stop_reason ?? result.terminal_reason ?? undefined;
-    parts.push({ type: 'turn-end', text: result.result ?? '', isError, ...(stopReason ? { stopReason } : {}) });
+    // The answer: the result's own text, else what the turn streamed.
+    parts.push({ type: 'turn-end', text: result.result ?? turn?.text ?? '', isError, ...(stopReason ? { stopReason } : {}) });
     return parts;
   }
 
@@ -212,7 +221,7 @@ export class ClaudeCodeStreamParser {
         const oldest = this.turns.keys().next();
         if (!oldest.done) this.turns.delete(oldest.value);
       }
-      state = { streamedMessageIds: new Set(), toolNames: new Map(), toolInputs: new Map(), deniedToolUseIds: new Set(), apiError: undefined };
+      state = { streamedMessageIds: new Set(), toolNames: new Map(), toolInputs: new Map(), deniedToolUseIds: new Set(), apiError: undefined, text: '' };
       this.turns.set(sessionKey, state);
     }
     return state;
@@ -220,24 +229,23 @@ export class ClaudeCodeStreamParser {
 }
 
 /**
- * The final answer of a turn from its raw stdout: the `result` field of the
- * last `result` line, else the assistant text (deltas or whole messages,
- * without duplicates).
+ * The final answer of a turn from its raw stdout, for callers that have only
+ * the output (`AgentManager` takes it from the turn's parts instead): each
+ * line through one parser, as a runner parses it; the text of the last
+ * `turn-end` (the `result` line's `result`, else the turn's assistant text),
+ * else the assistant text seen (deltas or whole messages, without duplicates).
  */
 export function parseClaudeCodeResponse(rawOutput: string): string {
-  const lines = rawOutput.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i] as string;
-    if (!line.includes('"result"')) continue;
-    const result = claudeResultSchema.safeParse(parseJsonLine(line));
-    if (result.success && result.data.result !== undefined) return result.data.result;
-  }
   const parser = new ClaudeCodeStreamParser();
+  let end: string | undefined;
   let text = '';
-  for (const line of lines) {
-    for (const part of parser.parseLine(line)) if (part.type === 'text-delta') text += part.text;
+  for (const line of rawOutput.split('\n')) {
+    for (const part of parser.parseLine(line)) {
+      if (part.type === 'turn-end') end = part.text;
+      else if (part.type === 'text-delta') text += part.text;
+    }
   }
-  return text;
+  return end ?? text;
 }
 
 function usageOf(result: ClaudeResultEvent): AgentUsage | undefined {

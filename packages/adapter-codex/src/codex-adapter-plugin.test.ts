@@ -49,7 +49,7 @@ describe('codexAdapterPlugin', () => {
         CODEX_EXTRA: '1',
       });
       expect(config.secrets).toEqual(['sk-registry-test']);
-      expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] });
+      expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
     } finally {
       delete process.env.TROUPE_TEST_CODEX_KEY;
     }

@@ -23,7 +23,7 @@ describe('createCodexAdapter', () => {
     expect(adapter.specificationVersion).toBe('v1');
     expect(adapter.adapterId).toBe('codex');
     expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true });
-    expect(adapter.getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] });
+    expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
   });
 
   it('process config: argument delivery, cwd, install hint, secrets', async () => {

@@ -18,8 +18,7 @@ import { createCodexLineParser, parseCodexResponse, type CodexLineParser } from 
 /** Adapter id and registry type of the Codex CLI adapter. */
 export const CODEX_ADAPTER_ID = 'codex';
 
-/** Event types that end a `codex exec` turn. */
-export const CODEX_COMPLETION_TYPES: readonly string[] = ['turn.completed', 'turn.failed'];
+export { CODEX_COMPLETION_TYPES } from './codex-events';
 
 /** Linux's limit for one argument (`MAX_ARG_STRLEN`); a longer prompt needs `promptDelivery: 'stdin'`. */
 const MAX_ARGUMENT_BYTES = 128 * 1024;
@@ -64,7 +63,8 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
   const parserOptions = { model: resolved.model ?? undefined };
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
   let implicitTurn: CodexLineParser | undefined;
-  const completion: CompletionStrategy = { type: 'jsonl', completionTypes: CODEX_COMPLETION_TYPES };
+  // The parser's `turn-end` part (at `turn.completed` / `turn.failed`) ends the turn.
+  const completion: CompletionStrategy = { type: 'turn-end' };
 
   return {
     specificationVersion: 'v1',

@@ -18,12 +18,24 @@ export const codexUsageSchema = z.looseObject({
   reasoning_output_tokens: z.number().optional(),
 });
 
+/**
+ * The `type`s of Codex's completion events, the last line of every turn:
+ * the one place they are written. The parser ends the turn on them (its
+ * `turn-end` part, which ends the turn for `AgentManager`), and the plugin
+ * checks registry entries against them.
+ */
+export const CODEX_TURN_COMPLETED_TYPE = 'turn.completed';
+/** See {@link CODEX_TURN_COMPLETED_TYPE}: the turn failed. */
+export const CODEX_TURN_FAILED_TYPE = 'turn.failed';
+/** Event types that end a `codex exec` turn. */
+export const CODEX_COMPLETION_TYPES: readonly string[] = [CODEX_TURN_COMPLETED_TYPE, CODEX_TURN_FAILED_TYPE];
+
 /** `{"type":"turn.completed","usage":{…}}`: the turn succeeded (completion event). */
-export const codexTurnCompletedSchema = z.looseObject({ type: z.literal('turn.completed'), usage: codexUsageSchema.optional() });
+export const codexTurnCompletedSchema = z.looseObject({ type: z.literal(CODEX_TURN_COMPLETED_TYPE), usage: codexUsageSchema.optional() });
 
 /** `{"type":"turn.failed","error":{"message":…}}`: the turn failed (completion event). */
 export const codexTurnFailedSchema = z.looseObject({
-  type: z.literal('turn.failed'),
+  type: z.literal(CODEX_TURN_FAILED_TYPE),
   error: z.looseObject({ message: z.string() }).optional(),
 });
 

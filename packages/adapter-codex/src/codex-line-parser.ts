@@ -1,5 +1,5 @@
 import { parseJsonLine, type AgentStreamPart } from '@troupe/core';
-import { codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
+import { CODEX_TURN_COMPLETED_TYPE, CODEX_TURN_FAILED_TYPE, codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
 
 /** Tool name of a `command_execution` item in `tool-call` / `tool-result` parts. */
 export const CODEX_COMMAND_TOOL = 'command_execution';
@@ -143,7 +143,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
         }
         case 'error':
           return [errorPart(data.message, RETRY_NOTICE.test(data.message))];
-        case 'turn.completed': {
+        case CODEX_TURN_COMPLETED_TYPE: {
           const usage = data.usage;
           const parts: AgentStreamPart[] = [];
           if (usage) {
@@ -161,7 +161,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           reset();
           return parts;
         }
-        case 'turn.failed': {
+        case CODEX_TURN_FAILED_TYPE: {
           const message = data.error?.message ?? 'Codex reported the turn as failed';
           reset();
           return [errorPart(message, false), { type: 'turn-end', text: message, isError: true }];

@@ -37,7 +37,7 @@ describe('command line', () => {
     expect(config.messageDelivery).toBe('argument');
     expect(config.cwd).toBe(scratch);
     expect(config.installHint).toBe('npm install -g @google/gemini-cli');
-    expect(make().getCompletionStrategy()).toEqual({ type: 'jsonl', completionTypes: ['result'] });
+    expect(make().getCompletionStrategy()).toEqual({ type: 'turn-end' });
   });
 
   it('permission modes map to the recorded flags', async () => {

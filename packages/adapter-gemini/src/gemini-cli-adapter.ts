@@ -21,7 +21,8 @@ export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
   mcpServers: true,
 });
 
-const COMPLETION: CompletionStrategy = Object.freeze({ type: 'jsonl', completionTypes: Object.freeze(['result']) });
+/** The parser's `turn-end` part (at the `result` line) ends the turn. */
+const COMPLETION: CompletionStrategy = Object.freeze({ type: 'turn-end' });
 
 /**
  * The Gemini CLI adapter: the v1 contract plus access to its settings home.

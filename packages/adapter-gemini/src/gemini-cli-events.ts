@@ -55,11 +55,19 @@ const statsSchema = z.looseObject({
 });
 
 /**
+ * The `type` of Gemini CLI's completion event, the last line of every turn.
+ * The one place it is written: the parser ends the turn on it (its
+ * `turn-end` part, which ends the turn for `AgentManager`), and the plugin
+ * checks registry entries against it.
+ */
+export const GEMINI_CLI_RESULT_TYPE = 'result';
+
+/**
  * `{"type":"result","status":"success"|"error","error"?:{type,message},"stats":{…}}`:
  * the last line of a turn (the completion event).
  */
 export const geminiResultEventSchema = z.looseObject({
-  type: z.literal('result'),
+  type: z.literal(GEMINI_CLI_RESULT_TYPE),
   status: z.string().optional(),
   error: z.looseObject({ type: z.string().optional(), message: z.string().optional() }).optional(),
   stats: statsSchema.optional(),

@@ -8,6 +8,7 @@ import {
   type AgentDefinition,
 } from '@troupe/core';
 import { createGeminiCliAdapter, type GeminiCliAdapter } from './gemini-cli-adapter';
+import { GEMINI_CLI_RESULT_TYPE } from './gemini-cli-events';
 import type { GeminiCliSettings } from './gemini-cli-settings';
 
 /** Flags the adapter always sets itself; dropped from a registry entry's `baseArgs`. */
@@ -15,7 +16,7 @@ const OWN_FLAGS_WITH_VALUE = new Set(['-o', '--output-format']);
 const OWN_FLAGS = new Set(['-p', '--prompt', '--skip-trust']);
 const MODEL_FLAGS = new Set(['-m', '--model']);
 /** What the adapter knows of Gemini CLI: a turn ends with its `result` line. */
-const GEMINI_CLI_FACTS = { adapterId: 'gemini', completionTypes: ['result'] } as const;
+const GEMINI_CLI_FACTS = { adapterId: 'gemini', completionTypes: [GEMINI_CLI_RESULT_TYPE] } as const;
 
 /**
  * Settings from a registry 1.2 entry: its `command`, a `-m`/`--model` in its

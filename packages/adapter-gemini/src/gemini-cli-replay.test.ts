@@ -162,7 +162,7 @@ describe('Gemini CLI fixtures replayed through the adapter', () => {
         {
           "isError": true,
           "stopReason": "unknown",
-          "text": "API error 401 UNAUTHENTICATED: Request had invalid authentication credentials. (fake-llm)",
+          "text": "",
           "type": "turn-end",
         },
       ]

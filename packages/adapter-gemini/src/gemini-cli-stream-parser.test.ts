@@ -37,7 +37,7 @@ describe('GeminiCliStreamParser', () => {
     ]);
   });
 
-  it('error events: warnings are reported, an error without its own result message ends the turn with it', () => {
+  it('error events: warnings are reported, an error without its own result message fails the turn, whose text stays the assistant text', () => {
     expect(
       parseAll([
         { type: 'init', session_id: 's1' },
@@ -75,7 +75,7 @@ describe('GeminiCliStreamParser', () => {
         {
           "isError": true,
           "stopReason": "error",
-          "text": "Model stream ended with an invalid chunk",
+          "text": "Partial ",
           "type": "turn-end",
         },
       ]

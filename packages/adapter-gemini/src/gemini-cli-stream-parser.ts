@@ -7,12 +7,14 @@ import {
   geminiResultEventSchema,
   geminiToolResultEventSchema,
   geminiToolUseEventSchema,
+  GEMINI_CLI_RESULT_TYPE,
   type GeminiResultEvent,
 } from './gemini-cli-events';
 
 /**
  * Turns Gemini CLI `-o stream-json` events into Troupe stream parts, keeping
- * the state one turn needs: the assistant text so far (for `turn-end.text`),
+ * the state one turn needs: the assistant text so far (`turn-end.text`, the
+ * answer, on success and failure alike),
  * tool names by id (the `tool_result` event has only the id) and the last
  * error event (a failed `result` may carry no message of its own).
  *
@@ -24,7 +26,7 @@ import {
  * | `tool_result` | `tool-result` (`isError` for status `error`) |
  * | `error` | `error` (severity `warning` or `error`) |
  * | `result` success | `usage`, `turn-end` (text = the turn's assistant text) |
- * | `result` error | `usage`, `error` (message and HTTP status from the API error), `turn-end` with `isError` |
+ * | `result` error | `usage`, `error` (message and HTTP status from the API error, unless an `error` event gave it), `turn-end` with `isError` (text = the assistant text before the failure) |
  *
  * Anything else (user echo, unknown types, malformed lines) yields `[]`.
  */
@@ -59,7 +61,7 @@ export class GeminiCliStreamParser {
         return this.onToolResult(json);
       case 'error':
         return this.onError(json);
-      case 'result':
+      case GEMINI_CLI_RESULT_TYPE:
         return this.onResult(json);
       default:
         return [];
@@ -121,9 +123,10 @@ export class GeminiCliStreamParser {
     if (usage) parts.push({ type: 'usage', usage });
     if (event.data.status === 'error') {
       const fromResult = event.data.error?.message ? parseGeminiApiError(event.data.error.message) : undefined;
-      const info = fromResult ?? this.lastError ?? { message: `Gemini CLI turn failed (${event.data.error?.type ?? 'no error message'})` };
-      if (fromResult) parts.push({ type: 'error', message: info.message, ...(info.status !== undefined ? { status: info.status } : {}) });
-      parts.push({ type: 'turn-end', text: info.message, isError: true, stopReason: event.data.error?.type ?? 'error' });
+      // The error goes in an `error` part (unless an `error` event already reported it); the answer stays the assistant text.
+      const info = fromResult ?? (this.lastError ? undefined : { message: `Gemini CLI turn failed (${event.data.error?.type ?? 'no error message'})` });
+      if (info) parts.push({ type: 'error', message: info.message, ...(info.status !== undefined ? { status: info.status } : {}) });
+      parts.push({ type: 'turn-end', text: this.text, isError: true, stopReason: event.data.error?.type ?? 'error' });
     } else {
       parts.push({ type: 'turn-end', text: this.text, isError: false, stopReason: event.data.status ?? 'success' });
     }

@@ -236,7 +236,7 @@ describe('troupe doctor and the agent registry', () => {
     expect(result.stdout).toContain('      note: completionDetection idleTimeout: a turn ends after 2000 ms without output');
     const json = JSON.parse((await runCliCaptured(['doctor', '--json', '--registry', path], { env: testEnv({ PATH: FAKE_PATH, TROUPE_TEST_UNSET_KEY: 'k' }) })).stdout);
     expect(json.registry.entries.map((entry: { key: string; apiKeySet?: boolean; completion: string }) => [entry.key, entry.apiKeySet, entry.completion])).toEqual([
-      ['claude', undefined, 'jsonl'],
+      ['claude', undefined, 'turn-end'],
       ['local-codex', true, 'idleTimeout'],
     ]);
   });

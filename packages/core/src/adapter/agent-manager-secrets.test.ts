@@ -17,7 +17,7 @@ function piecesAdapter(lines: readonly string[]): AgentAdapterV1<{ input: string
     capabilities: { systemPrompt: 'none', resume: false, streamingText: true },
     getProcessConfig: () => fakeAgentProcessConfig({ lines, chunkSize: 9 }, { env: { DEPLOY_PASSWORD: PASSWORD } }),
     prepareMessage: (message) => message,
-    // The answer is the joined deltas, as several adapters build it from the raw output.
+    // The answer is the joined deltas, as several adapters build it (turn-end text; parseResponse from the raw output).
     parseResponse: (raw) =>
       raw
         .split('\n')
@@ -33,6 +33,7 @@ function piecesAdapter(lines: readonly string[]): AgentAdapterV1<{ input: string
       const turn = context?.state as { input: string; text: string };
       switch (event.type) {
         case 'text':
+          turn.text += event.text ?? '';
           return [{ type: 'text-delta', text: event.text ?? '' }];
         case 'input':
           turn.input += event.text ?? '';
@@ -40,7 +41,7 @@ function piecesAdapter(lines: readonly string[]): AgentAdapterV1<{ input: string
         case 'call':
           return [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'Bash', input: JSON.parse(turn.input) as unknown }];
         case 'end':
-          return [{ type: 'turn-end', text: 'done', isError: false }];
+          return [{ type: 'turn-end', text: turn.text, isError: false }];
         default:
           return [];
       }

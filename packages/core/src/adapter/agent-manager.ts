@@ -15,7 +15,7 @@ import { assertKnownOptions, readTimeoutMs } from '../util/timeout-option';
 import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
 import type { AgentToolHost } from './agent-tool-host';
 import { AgentToolServers } from './agent-tool-servers';
-import { agentErrorOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
+import { agentErrorOfTurn, answerOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
 import type { AgentAdapter } from './v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from './v1/agent-stream-part';
 import type { MemberAgentConfig } from './v1/member-agent-config';
@@ -96,7 +96,12 @@ function checkSendOptions(value: unknown): AgentSendOptions {
 
 /** Everything a finished turn produced. */
 export interface AgentTurnResult {
-  /** The answer text (`adapter.parseResponse`). */
+  /**
+   * The answer text: the text of the turn's `turn-end` part, from the lines
+   * as they were parsed once. A turn without one (an adapter whose parser
+   * does not end turns, a turn completed by idle time or exit) falls back to
+   * `adapter.parseResponse` of the whole output. `''` unless the turn completed.
+   */
   text: string;
   parts: AgentStreamPart[];
   usage: AgentUsage | undefined;
@@ -231,7 +236,7 @@ export class AgentManager {
     const resumedSessionId = adapter.capabilities.resume ? instance.sessionId : undefined;
     let turnSessionId: string | undefined;
     let turn: AdapterTurnParser | undefined;
-    /** The process's redactor, for the answer text (`parseResponse` joins and decodes what the lines held in pieces). */
+    /** The process's redactor, for a `parseResponse` answer (it joins and decodes what the lines held in pieces). */
     let redactor: SecretRedactor | undefined;
     const redactAnswer = (text: string): string => (redactor ? redactor.redact(text) : text);
     const deliver = (part: AgentStreamPart): void => {
@@ -261,8 +266,14 @@ export class AgentManager {
         completionStrategy: adapter.getCompletionStrategy(),
         timeoutMs: timeoutMs ?? this.defaultTimeoutMs,
         signal,
+        // The adapter's parser owns the end of the turn (`turn-end` strategy): a line is the last when its parts end the turn.
         onLine: ({ line, json }) => {
-          for (const part of parser.parse(line, json)) deliver(part);
+          let endsTurn = false;
+          for (const part of parser.parse(line, json)) {
+            deliver(part);
+            if (part.type === 'turn-end') endsTurn = true;
+          }
+          return endsTurn;
         },
       });
     };
@@ -338,7 +349,7 @@ export class AgentManager {
         ...(usage?.type === 'usage' ? { usage: usage.usage } : {}),
       });
       return {
-        text: outcome.status === 'completed' ? redactAnswer(adapter.parseResponse(outcome.output)) : '',
+        text: outcome.status === 'completed' ? (answerOfTurn(parts) ?? redactAnswer(adapter.parseResponse(outcome.output))) : '',
         parts,
         usage: usage?.type === 'usage' ? usage.usage : undefined,
         sessionId: sessionOfTurn(),

@@ -108,3 +108,19 @@ export function agentErrorOfTurn(adapterId: string, parts: readonly AgentStreamP
     ...(status !== undefined ? { status } : {}),
   });
 }
+
+/**
+ * The answer of a turn, from the parts parsed as its lines streamed (each
+ * stdout line is parsed once): the text of its last `turn-end` part, already
+ * redacted like every part. `undefined` when no part ended the turn — an
+ * adapter whose parser does not end turns, or a turn completed by idle time
+ * or exit before its `turn-end`: only then does a runner read the answer from
+ * the whole output with the adapter's `parseResponse`.
+ */
+export function answerOfTurn(parts: readonly AgentStreamPart[]): string | undefined {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as AgentStreamPart;
+    if (part.type === 'turn-end') return part.text;
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors/config-error';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
-import type { CompletionStrategy } from '../process/completion-strategy';
+import { matchesCompletionType, type CompletionStrategy } from '../process/completion-strategy';
 import type { AgentDefinition } from '../registry/registry-schema';
 import type { AgentAdapterV1 } from './v1/agent-adapter-v1';
 import type { AgentStreamPart } from './v1/agent-stream-part';
@@ -10,7 +10,11 @@ import type { AgentStreamPart } from './v1/agent-stream-part';
  * dedicated adapter: base args, the system prompt flag (or the prompt
  * prepended to the message), and the declared completion detection. Plain
  * stdout lines become text; JSON lines with a string `text`, `content` or
- * `result` field are read as text too.
+ * `result` field are read as text too. With `jsonl` detection its parser ends
+ * the turn: a line whose `type` is one of the entry's `completionTypes` adds a
+ * `turn-end` part with the turn's text (strategy `turn-end`); with `exit` or
+ * `idleTimeout` no line ends the turn, and the runner reads the answer with
+ * `parseResponse`.
  *
  * @example
  * ```ts
@@ -29,9 +33,10 @@ export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV
   if (issues.length > 0) throw new ConfigError(`agent registry entry "${definition.name}"`, issues);
   const processEnv = definition.env || definition.home ? { ...definition.env, ...(definition.home ? { HOME: definition.home } : {}) } : undefined;
   const caps = definition.capabilities;
+  const completionTypes = caps.completionDetection === 'jsonl' ? (caps.completionTypes ?? ['result']) : undefined;
   const completion: CompletionStrategy =
-    caps.completionDetection === 'jsonl'
-      ? { type: 'jsonl', completionTypes: caps.completionTypes ?? ['result'] }
+    completionTypes !== undefined
+      ? { type: 'turn-end' }
       : caps.completionDetection === 'idleTimeout'
         ? { type: 'idleTimeout', timeoutMs: caps.idleTimeoutMs ?? 2000 }
         : { type: 'exit' };
@@ -62,7 +67,16 @@ export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV
       return texts.join('').trim();
     },
     getCompletionStrategy: () => completion,
-    parseLine: (line) => parseGenericLine(line),
+    // The turn's text so far, for its `turn-end` part.
+    startTurn: () => ({ texts: [] as string[] }),
+    parseLine(line, json, context) {
+      const parts = parseGenericLine(line);
+      if (completionTypes === undefined) return parts;
+      const texts = (context?.state as { texts: string[] } | undefined)?.texts ?? [];
+      for (const part of parts) if (part.type === 'text-delta') texts.push(part.text);
+      if (!matchesCompletionType(json, completionTypes)) return parts;
+      return [...parts, { type: 'turn-end', text: texts.join('').trim(), isError: false }];
+    },
   };
 }
 

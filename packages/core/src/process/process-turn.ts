@@ -149,14 +149,18 @@ export class ProcessTurn implements AttachedTurn {
     const kept = rewritten ? line : redacted;
     this.appendOutput(terminated ? `${kept}\n` : kept);
     const entry: OutputLine = { line, json, index: this.lineCount++ };
+    let endsTurn = false;
     try {
-      this.options.onLine?.(entry);
+      endsTurn = this.options.onLine?.(entry) === true;
     } catch (error) {
       process.emitWarning(`Troupe onLine callback threw: ${this.proc.redactor.redact(String(error))}`, 'TroupeWarning');
     }
     for (const queue of this.iterators) queue.push(entry);
     const strategy = this.strategy;
-    if (strategy.type === 'jsonl' && matchesCompletionType(entry.json, strategy.completionTypes)) {
+    if (
+      (strategy.type === 'turn-end' && endsTurn) ||
+      (strategy.type === 'jsonl' && matchesCompletionType(entry.json, strategy.completionTypes))
+    ) {
       this.complete('completion-event', entry);
     } else if (strategy.type === 'custom') {
       let done = false;
@@ -199,7 +203,7 @@ export class ProcessTurn implements AttachedTurn {
         }
       }
       const how = signal ? `was killed by ${signal}` : `exited with code ${String(exitCode)}`;
-      const before = this.strategy.type === 'jsonl' || this.strategy.type === 'custom' ? ' before its completion event' : '';
+      const before = this.strategy.type === 'exit' || this.strategy.type === 'idleTimeout' ? '' : ' before its completion event';
       this.fail(
         new ProcessError(`"${this.commandName()}" ${how}${before}.${this.stderrHint()}`, this.exitFields()),
       );

@@ -20,8 +20,13 @@ export interface RunOptions {
   exitGraceMs?: number;
   /** Cancels the turn and kills the process group. */
   signal?: AbortSignal;
-  /** Called for each stdout line as it arrives. */
-  onLine?: (line: OutputLine) => void;
+  /**
+   * Called for each stdout line as it arrives. With the `turn-end`
+   * completion strategy, returning `true` ends the turn at this line (the
+   * caller's parser saw the end of the turn); other strategies ignore the
+   * return value.
+   */
+  onLine?: (line: OutputLine) => void | boolean;
   /** Called for each stderr chunk (already redacted). */
   onStderr?: (text: string) => void;
   /** Keep at most this many characters of stdout in `outcome.output`. Default 64 MiB. */
@@ -60,6 +65,11 @@ export function validateRunOptions(options: RunOptions): CompletionStrategy {
   }
   const strategy = options.completion ?? { type: 'exit' };
   switch (strategy.type) {
+    case 'turn-end':
+      if (typeof options.onLine !== 'function') {
+        throw new InvalidArgumentError('onLine', 'the turn-end completion strategy needs an onLine callback that returns true at the line that ends the turn');
+      }
+      break;
     case 'jsonl':
       if (!Array.isArray(strategy.completionTypes) || strategy.completionTypes.length === 0) {
         throw new InvalidArgumentError('completion.completionTypes', 'expected at least one event type, e.g. ["result"]');
@@ -76,7 +86,7 @@ export function validateRunOptions(options: RunOptions): CompletionStrategy {
     case 'exit':
       break;
     default:
-      throw new InvalidArgumentError('completion.type', `expected jsonl | idleTimeout | custom | exit, got ${JSON.stringify((strategy as { type?: unknown }).type)}`);
+      throw new InvalidArgumentError('completion.type', `expected turn-end | jsonl | idleTimeout | custom | exit, got ${JSON.stringify((strategy as { type?: unknown }).type)}`);
   }
   return strategy;
 }

@@ -7,7 +7,7 @@ export interface ConformanceReplay {
   name: string;
   /** Path of a `.stdout.jsonl` recording of the CLI. */
   stdoutFile: string;
-  /** Final text the turn must end with (the `turn-end` part and `parseResponse`). */
+  /** Final text the turn must end with (its `turn-end` part, and `parseResponse` of its whole output). */
   expectedText?: string;
   /** True when the recording is a failed turn (API error): `turn-end.isError` must be true. */
   expectError?: boolean;
@@ -111,6 +111,8 @@ export async function runAdapterConformance(options: AdapterConformanceOptions):
   await check('completion strategy is valid', () => {
     const strategy = adapter.getCompletionStrategy();
     switch (strategy.type) {
+      case 'turn-end':
+        break;
       case 'jsonl':
         expect(strategy.completionTypes.length > 0, 'jsonl strategy needs completionTypes');
         break;
@@ -199,8 +201,13 @@ export async function runAdapterConformance(options: AdapterConformanceOptions):
           expect(end.text === replay.expectedText, `turn-end text ${JSON.stringify(end.text)} != ${JSON.stringify(replay.expectedText)}`);
         }
       }
-      if (replay.expectedText !== undefined && !replay.expectError) {
-        expect(result.text === replay.expectedText, `parseResponse gave ${JSON.stringify(result.text)}, expected ${JSON.stringify(replay.expectedText)}`);
+      if (!replay.expectError) {
+        if (replay.expectedText !== undefined) {
+          expect(result.text === replay.expectedText, `the turn's text is ${JSON.stringify(result.text)}, expected ${JSON.stringify(replay.expectedText)}`);
+        }
+        // Parsed once: the answer built from the streamed parts is what parseResponse reads from the whole output.
+        const whole = options.createAdapter().parseResponse(result.result.outcome.output);
+        expect(whole === result.text, `parseResponse gave ${JSON.stringify(whole)} for the whole output, the turn's parts ${JSON.stringify(result.text)} (parse each line once, the same way)`);
       }
       for (const part of result.parts) {
         expect(agentStreamPartSchema.safeParse(part).success, `invalid part ${JSON.stringify(part)}`);
@@ -268,7 +275,7 @@ export async function assertAdapterConformance(options: AdapterConformanceOption
 /**
  * Runs one turn of `adapter` with its command replaced by the fake agent CLI
  * replaying `replay.stdoutFile`: the adapter's completion strategy, parser
- * and `parseResponse` all run for real.
+ * all run for real (`parseResponse` only for a turn without a `turn-end` part).
  */
 export async function replayThroughAdapter(adapter: AgentAdapter, replay: ConformanceReplay, workDir = process.cwd()) {
   const adapters = new AdapterRegistry();

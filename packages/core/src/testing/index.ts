@@ -18,6 +18,7 @@ export {
   type ConformanceReplay,
   type ConformanceReport,
 } from './adapter-conformance';
+export { recordedAnswers } from './recorded-answers';
 export {
   storeConformanceCases,
   withConformanceStore,

@@ -90,10 +90,21 @@ export interface AgentAdapterV1<TTurnState = unknown> {
    */
   prepareMessage(message: string, member: MemberAgentConfig): string;
 
-  /** The final answer text from a turn's raw stdout. */
+  /**
+   * The final answer text from a turn's raw stdout, for callers that hold
+   * only the output. `AgentManager` parses each line once, as it streams, and
+   * takes a turn's text from its `turn-end` part; it calls this only for a
+   * turn without one (a parser that does not end turns, a turn ended by
+   * `idleTimeout` or `exit`). Give the same text as the `turn-end` part of a
+   * successful turn (the conformance suite checks it).
+   */
   parseResponse(rawOutput: string): string;
 
-  /** How to tell that a turn is finished. */
+  /**
+   * How to tell that a turn is finished. `{ type: 'turn-end' }` lets the
+   * adapter's own parser decide (its `turn-end` part ends the turn), so the
+   * CLI's completion event is named in one place; the built-in adapters use it.
+   */
   getCompletionStrategy(): CompletionStrategy;
 
   /**
