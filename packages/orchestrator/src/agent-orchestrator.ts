@@ -1,6 +1,6 @@
 import { assertChatModel, EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
 import { cliAgentParts, type CliAgentOptions, type RunCliAgentOptions } from './agent-cli-options';
-import { AgentExecutor } from './agent-executor';
+import { AgentExecutor } from './orchestrator-agent-executor';
 import { AgentFactory } from './agent-factory';
 import { formatForkResult } from './agent-fork-format';
 import { AgentForkRunner } from './agent-fork-runner';

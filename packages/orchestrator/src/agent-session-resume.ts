@@ -1,6 +1,6 @@
 import { InvalidArgumentError, InvalidStateError, type ChatMessage } from '@troupe/core';
 import { callsInAnswer } from './agent-answer-text';
-import type { AgentExecutor, AgentRestart } from './agent-executor';
+import type { AgentExecutor, AgentRestart } from './orchestrator-agent-executor';
 import type { AgentFactory } from './agent-factory';
 import type { AgentForkRunner } from './agent-fork-runner';
 import type { AgentOrchestratorOptions, ResumeOptions } from './agent-orchestrator-options';

@@ -7,7 +7,7 @@ export {
   parseLooperCommand,
   type LooperCommand,
   type ParseLooperCommandResult,
-} from '../looper/looper-command';
+} from '../looper/parse-looper-command';
 export {
   addPending,
   continueRun,

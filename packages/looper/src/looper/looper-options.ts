@@ -2,7 +2,7 @@ import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore
 import type { Judge } from '../judge/judge';
 import type { RuleJudgeOptions } from '../judge/rule-judge';
 import type { TaskManager } from '../tasks/task-manager';
-import type { LooperCommand } from './looper-command';
+import type { LooperCommand } from './parse-looper-command';
 import type { buildReviewPrompt, ReviewPromptInput } from './looper-review-report';
 import type { LooperState } from './looper-state';
 import type { LooperStateStore } from './looper-state-store';

@@ -13,7 +13,7 @@ import type { PendingTask } from '../judge/judge-input';
 import { createModelJudge } from '../judge/model-judge';
 import { createRuleJudge } from '../judge/rule-judge';
 import { TaskManager } from '../tasks/task-manager';
-import { parseLooperCommand, type LooperCommand } from './looper-command';
+import { parseLooperCommand, type LooperCommand } from './parse-looper-command';
 import { registerLooperEvents } from './looper-events';
 import { LooperJournal } from './looper-journal';
 import { resolveLooperLimits } from './looper-limits';
