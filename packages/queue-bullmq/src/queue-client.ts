@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AbortError,
   InvalidArgumentError,
+  readRenamedOption,
   redactSecrets,
   secretValuesFromEnv,
   TroupeError,
@@ -99,26 +100,20 @@ export interface QueueClient {
 
 const DEFAULT_BACKOFF: QueueBackoff = { type: 'exponential', delayMs: 1000 };
 
-let warnedAttempts = false;
-
-/** `maxAttempts`, or the deprecated `attempts` (warned about once per process); both must agree. */
+/** `maxAttempts`, or the deprecated `attempts` (warned about once per process; giving both is an error). */
 function readMaxAttempts(options: { maxAttempts?: number | undefined; attempts?: number | undefined }): number | undefined {
-  const { maxAttempts, attempts } = options;
-  if (attempts !== undefined) {
-    if (maxAttempts !== undefined && maxAttempts !== attempts) {
-      throw new InvalidArgumentError('attempts', `is the deprecated name of maxAttempts; got attempts ${String(attempts)} and maxAttempts ${String(maxAttempts)}: give only maxAttempts`);
-    }
-    if (!warnedAttempts) {
-      warnedAttempts = true;
-      process.emitWarning('@troupe/queue-bullmq: the "attempts" option is deprecated; use "maxAttempts" (the same count, the first attempt included)', {
-        type: 'DeprecationWarning',
-        code: 'TROUPE_QUEUE_ATTEMPTS',
-      });
-    }
-  }
-  const value = maxAttempts ?? attempts;
+  const value = readRenamedOption<number>(options, {
+    name: 'maxAttempts',
+    deprecatedName: 'attempts',
+    where: 'queue options',
+    warning: {
+      message: '@troupe/queue-bullmq: the "attempts" option is deprecated; use "maxAttempts" (the same count, the first attempt included)',
+      code: 'TROUPE_QUEUE_ATTEMPTS',
+      type: 'DeprecationWarning',
+    },
+  });
   if (value === undefined) return undefined;
-  if (!(Number.isInteger(value) && value > 0)) throw new InvalidArgumentError(maxAttempts !== undefined ? 'maxAttempts' : 'attempts', `expected a positive integer, got ${String(value)}`);
+  if (!(Number.isInteger(value) && value > 0)) throw new InvalidArgumentError(options.maxAttempts !== undefined ? 'maxAttempts' : 'attempts', `expected a positive integer, got ${String(value)}`);
   return value;
 }
 

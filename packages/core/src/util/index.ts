@@ -19,3 +19,4 @@ export { readJsonLines, type JsonLineReaderOptions } from '../process/json-line-
 export { limitedWarning } from './limited-warning';
 export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';
+export { readRenamedOption, type RenamedOption } from './renamed-option';

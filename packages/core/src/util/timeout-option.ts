@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
-
-const warned = new Set<string>();
+import { readRenamedOption } from './renamed-option';
 
 /**
  * The time limit of one turn or step, in ms, from an options object: its
@@ -11,16 +10,15 @@ const warned = new Set<string>();
  * @throws InvalidArgumentError when both names are given.
  */
 export function readTimeoutMs(options: { timeoutMs?: number | undefined; timeout?: number | undefined }, where: string): number | undefined {
-  if (options.timeout === undefined) return options.timeoutMs;
-  if (options.timeoutMs !== undefined) throw new InvalidArgumentError(`${where}.timeout`, 'give only timeoutMs (timeout is its deprecated name)');
-  if (!warned.has(where)) {
-    warned.add(where);
-    process.emitWarning(`${where}.timeout is deprecated and will be removed in the next minor version: rename it to timeoutMs (milliseconds).`, {
-      type: 'TroupeWarning',
+  return readRenamedOption<number>(options, {
+    name: 'timeoutMs',
+    deprecatedName: 'timeout',
+    where,
+    warning: {
+      message: `${where}.timeout is deprecated and will be removed in the next minor version: rename it to timeoutMs (milliseconds).`,
       code: 'TROUPE_TIMEOUT_RENAMED',
-    });
-  }
-  return options.timeout;
+    },
+  });
 }
 
 /**

@@ -28,7 +28,7 @@ export type ReadFileArgs = z.output<typeof readFileParameters>;
  *
  * @example
  * ```ts
- * const readFile = createReadFileTool({ root: '/work/repo' });
+ * const readFile = createReadFileTool({ root: '/path/to/repo' });
  * await runToolLoop({ model, prompt: 'Summarize README.md', tools: [readFile] });
  * ```
  */

@@ -28,7 +28,7 @@ export interface WorkspaceToolsOptions extends WorkspaceToolOptions {
  * @example
  * ```ts
  * const registry = new ToolRegistry();
- * for (const tool of createWorkspaceTools({ root: '/work/repo', shellExec: { allowedCommands: ['git'] } })) registry.register(tool);
+ * for (const tool of createWorkspaceTools({ root: '/path/to/repo', shellExec: { allowedCommands: ['git'] } })) registry.register(tool);
  * ```
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): AnyTool[] {
