@@ -1,4 +1,5 @@
-import { AdapterRegistry, AgentManager, type AgentAdapter, type CompletionStrategy } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { type AgentAdapter, type CompletionStrategy } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { median, percentile, type BenchKit } from './bench-kit';
 

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { AgentLoop, serializeEvent, type Action } from '@troupe/core';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { serializeEvent, type Action } from '@troupe/core';
 import { median, type BenchKit } from './bench-kit';
 
 /**

@@ -1,4 +1,4 @@
-import { LineSplitter } from '@troupe/core';
+import { LineSplitter } from '@troupe/core/util';
 import type { BenchKit } from './bench-kit';
 
 /**

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { runProcess, type CompletionStrategy, type ProcessOutcome } from '@troupe/core';
+import { runProcess, type ProcessOutcome } from '@troupe/core/cli-turn';
+import { type CompletionStrategy } from '@troupe/core';
 import { fakeAgentProcessConfig } from '@troupe/core/testing';
 import { median, percentile, type BenchKit } from './bench-kit';
 

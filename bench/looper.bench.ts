@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { defineAgent, EventBus, MessageStore } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { EventBus, MessageStore } from '@troupe/core';
 import { createScriptedChatModel } from '@troupe/core/testing';
 // `@troupe/looper` is not a root dependency yet; import it from source.
 import { createLooperSystem } from '@troupe/looper';

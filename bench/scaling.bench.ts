@@ -1,16 +1,7 @@
 import { EventEmitter } from 'node:events';
-import {
-  AgentManager,
-  defineAgent,
-  EventBus,
-  MemoryStore,
-  type AgentSendOptions,
-  type AgentTurn,
-  type AgentTurnResult,
-  type ChatModelV1StreamPart,
-  type MemberAgentConfig,
-  type Store,
-} from '@troupe/core';
+import { AgentManager, type AgentSendOptions, type AgentTurn, type AgentTurnResult } from '@troupe/core/cli-turn';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { EventBus, MemoryStore, type ChatModelV1StreamPart, type MemberAgentConfig, type Store } from '@troupe/core';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { createLooperSystem } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';

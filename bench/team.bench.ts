@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
-import { AdapterRegistry, AgentManager, EventBus, MessageStore } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, MessageStore } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { ConversationCoordinator, MessageRouter } from '@troupe/team';
 import { median, nsPerOp, percentile, type BenchKit } from './bench-kit';

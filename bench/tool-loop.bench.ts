@@ -1,6 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAIModel } from '@troupe/adapter-codex/model';
-import { defineTool, runToolLoop } from '@troupe/core';
+import { defineTool } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { createFakeLlmServer, type FakeLlmServer, type FakeProtocol } from '@troupe/test-server';
 import { generateText, stepCountIs, tool } from 'ai';

@@ -8,8 +8,8 @@ import { packageDir, runNodeScript } from './packaging-kit';
 const prelude = `
 import { createRequire } from 'node:module';
 const require = createRequire(process.cwd() + '/');
-const cjsCore = require('@troupe/core');
-const esmCore = await import('@troupe/core');
+const cjsCore = { ...require('@troupe/core'), ...require('@troupe/core/cli-turn') };
+const esmCore = { ...(await import('@troupe/core')), ...(await import('@troupe/core/cli-turn')) };
 if (cjsCore.AgentManager === esmCore.AgentManager) throw new Error('expected two copies of core (CJS and ESM)');
 `;
 

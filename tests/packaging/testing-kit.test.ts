@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 const require = createRequire(process.cwd() + '/');
 const testing = ${load === 'require' ? "require('@troupe/core/testing')" : "await import('@troupe/core/testing')"};
-const core = ${load === 'require' ? "require('@troupe/core')" : "await import('@troupe/core')"};
+const core = ${load === 'require' ? "require('@troupe/core/cli-turn')" : "await import('@troupe/core/cli-turn')"};
 const run = core.runProcess(testing.fakeAgentProcessConfig({ lines: ['{"type":"hello"}'] }), { message: 'hi', completion: { type: 'exit' } });
 const lines = [];
 for await (const { json } of run) lines.push(json);

@@ -1,4 +1,6 @@
-import { createWorkspaceTools, generateObject, runToolLoop, type ChatModel } from '@troupe/core';
+import { createWorkspaceTools } from '@troupe/workspace-tools';
+import { generateObject, runToolLoop } from '@troupe/core/model-runtime';
+import { type ChatModel } from '@troupe/core';
 import { z } from 'zod';
 
 /** The verdict the model gives on its own work (structured output, validated with zod). */

@@ -9,7 +9,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
-import { AdapterRegistry, AgentManager, EventBus, MessageStore, type AgentAdapter, type AnyTroupeEvent } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, MessageStore, type AgentAdapter, type AnyTroupeEvent } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 
 const recording = fileURLToPath(

@@ -6,7 +6,7 @@
  * Run: `npx tsx --conditions=@troupe/source examples/custom-adapter/src/main.ts`
  * (or `pnpm --filter @troupe/example-custom-adapter start`).
  */
-import { AgentManager, registerAdapter } from '@troupe/core';
+import { AgentManager, registerAdapter } from '@troupe/core/cli-turn';
 import { shoutAdapterPlugin } from './shout-adapter';
 
 const unregister = registerAdapter(shoutAdapterPlugin);

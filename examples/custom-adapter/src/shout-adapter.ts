@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { InvalidArgumentError, type AgentAdapterPlugin, type AgentAdapterV1, type AgentDefinition } from '@troupe/core';
+import { InvalidArgumentError, type AgentAdapterV1 } from '@troupe/core';
+import { type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core/cli-turn';
 import { parseShoutLine, parseShoutResponse, startShoutTurn, type ShoutTurnState } from './parse-shout-line';
 
 /** Absolute path of the bundled `shout-agent` script (plain JavaScript, run with `node`). */

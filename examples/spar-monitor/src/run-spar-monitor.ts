@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { AgentLoop, type LoopStats } from '@troupe/core';
+import { AgentLoop, type LoopStats } from '@troupe/core/agent-loop';
 import { createFailureAnalysisReflector, createPerceptionStages, createReflectionMemory, loadLoopConfig } from '@troupe/loop-stages';
 import { startDemoWriter } from './demo-writer';
 import { createFolderSensor } from './folder-sensor';

@@ -1,4 +1,4 @@
-import type { AgentLoop, LoopStats } from '@troupe/core';
+import type { AgentLoop, LoopStats } from '@troupe/core/agent-loop';
 
 type Json = unknown;
 

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
-import { AdapterRegistry, type AgentAdapter } from '@troupe/core';
+import { AdapterRegistry } from '@troupe/core/cli-turn';
+import { type AgentAdapter } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));

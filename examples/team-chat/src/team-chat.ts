@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { registerClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { registerCodexAdapter } from '@troupe/adapter-codex';
-import { AdapterRegistry, AgentManager, EventBus, MessageStore } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, MessageStore } from '@troupe/core';
 import { loadTeamConfig, runTeam, type TeamRunResult } from '@troupe/team';
 import { humanInput } from './human-input';
 import { offlineAdapters } from './offline-agents';

@@ -7,7 +7,6 @@ import {
   InvalidArgumentError,
   isMcpHttpServer,
   mcpServerSecrets,
-  secretValuesFromEnv,
   type AgentAdapterCapabilities,
   type AgentAdapterV1,
   type AgentStreamPart,
@@ -15,6 +14,7 @@ import {
   type MemberAgentConfig,
   type ProcessConfig,
 } from '@troupe/core';
+import { secretValuesFromEnv } from '@troupe/core/util';
 import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
 import { registerAcpEvents } from './acp-events';
 import { acpMcpServers } from './acp-mcp-servers';

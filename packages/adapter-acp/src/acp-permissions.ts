@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { ToolPermission } from '@troupe/core';
+import type { ToolPermission } from '@troupe/core/model-runtime';
 
 /** One choice the agent offers in a permission request. */
 export interface AcpPermissionOption {

@@ -1,4 +1,11 @@
-import { ConfigError, defaultAdapterRegistry, withCompletionStrategy, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
+import { ConfigError } from '@troupe/core';
+import {
+  defaultAdapterRegistry,
+  withCompletionStrategy,
+  type AdapterRegistry,
+  type AgentAdapterPlugin,
+  type AgentDefinition,
+} from '@troupe/core/cli-turn';
 import { createAcpAdapter, type AcpAdapter } from './acp-adapter';
 import { resolveAcpAdapterSettings, type AcpAdapterSettings } from './acp-adapter-settings';
 import { readAcpRegistryEntry } from './acp-registry-entry';

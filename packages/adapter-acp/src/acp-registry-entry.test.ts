@@ -2,7 +2,8 @@
  * Registry entries with "adapter": "acp": the entry names the ACP agent (command,
  * baseArgs, env, apiKeyEnv); settings an ACP agent cannot take are refused by name.
  */
-import { ConfigError, type AgentDefinition } from '@troupe/core';
+import { ConfigError } from '@troupe/core';
+import { type AgentDefinition } from '@troupe/core/cli-turn';
 import { describe, expect, it } from 'vitest';
 import { createAcpAdapterPlugin } from './index';
 

@@ -1,4 +1,5 @@
-import { ConfigError, readRegistryAgentSettings, type AgentDefinition, type CompletionStrategy, type ConfigIssue } from '@troupe/core';
+import { ConfigError, type CompletionStrategy, type ConfigIssue } from '@troupe/core';
+import { readRegistryAgentSettings, type AgentDefinition } from '@troupe/core/cli-turn';
 import type { AcpAdapterSettings } from './acp-adapter-settings';
 import { ACP_COMPLETION_TYPES } from './acp-stream-parser';
 

@@ -9,7 +9,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager, EventBus, type AnyTroupeEvent } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, type AnyTroupeEvent } from '@troupe/core';
 import {
   createFakeLlmServer,
   FAKE_TEXT,

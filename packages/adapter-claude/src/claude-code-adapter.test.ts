@@ -1,15 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AdapterRegistry,
-  AgentManager,
-  ConfigError,
-  InvalidArgumentError,
-  InvalidStateError,
-  knownAgentDefaults,
-  type AgentDefinition,
-} from '@troupe/core';
+import { AdapterRegistry, AgentManager, knownAgentDefaults, type AgentDefinition } from '@troupe/core/cli-turn';
+import { ConfigError, InvalidArgumentError, InvalidStateError } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   claudeCodeAdapterPlugin,

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, isMcpHttpServer, mcpServerSecrets, TROUPE_TOOL_SERVER_NAME, type McpServers } from '@troupe/core';
+import { ConfigError, isMcpHttpServer, mcpServerSecrets, type McpServers } from '@troupe/core';
+import { TROUPE_TOOL_SERVER_NAME } from '@troupe/core/cli-turn';
 
 /** The arguments that give Claude Code a member's MCP servers, and the file they name. */
 export interface ClaudeCodeMcpArgs {

@@ -1,5 +1,5 @@
+import { ConfigError } from '@troupe/core';
 import {
-  ConfigError,
   defaultAdapterRegistry,
   readRegistryAgentSettings,
   withCompletionStrategy,
@@ -7,7 +7,7 @@ import {
   type AgentAdapterPlugin,
   type AgentDefinition,
   type RegistryAgentSettings,
-} from '@troupe/core';
+} from '@troupe/core/cli-turn';
 import { createClaudeCodeAdapter, type ClaudeCodeAdapter } from './claude-code-adapter';
 import { CLAUDE_CODE_RESULT_TYPE } from './claude-code-events';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings } from './claude-code-settings';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { AdapterRegistry, AgentError, AgentManager, ProcessError, type AgentAdapter } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { AgentError, ProcessError, type AgentAdapter } from '@troupe/core';
 import { fakeAgentProcessConfig, replayThroughAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createClaudeCodeAdapter, type ClaudeCodeSettings } from './index';

@@ -1,4 +1,5 @@
-import { parseJsonLine, type AgentStreamPart, type AgentUsage } from '@troupe/core';
+import { parseJsonLine } from '@troupe/core/util';
+import { type AgentStreamPart, type AgentUsage } from '@troupe/core';
 import {
   claudeApiRetrySchema,
   claudeAssistantSchema,

@@ -1,4 +1,5 @@
-import { AdapterRegistry, ConfigError, defaultAdapterRegistry, InvalidStateError, type AgentDefinition } from '@troupe/core';
+import { AdapterRegistry, defaultAdapterRegistry, type AgentDefinition } from '@troupe/core/cli-turn';
+import { ConfigError, InvalidStateError } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { codexAdapterPlugin, createCodexAdapterPlugin, registerCodexAdapter } from './codex-adapter-plugin';
 

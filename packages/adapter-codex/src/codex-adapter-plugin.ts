@@ -7,7 +7,7 @@ import {
   type AgentAdapterPlugin,
   type AgentDefinition,
   type RegistryAgentSettings,
-} from '@troupe/core';
+} from '@troupe/core/cli-turn';
 import { CODEX_ADAPTER_ID, CODEX_COMPLETION_TYPES, createCodexAdapter, type CodexAdapter } from './codex-adapter';
 import type { CodexAdapterSettings } from './codex-adapter-settings';
 

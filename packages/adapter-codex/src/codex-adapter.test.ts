@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager, InvalidArgumentError, REDACTED } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { InvalidArgumentError } from '@troupe/core';
+import { REDACTED } from '@troupe/core/util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
 import { codexOverFakeCli, makeTempDir } from './codex-test-support';

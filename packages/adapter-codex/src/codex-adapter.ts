@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   InvalidArgumentError,
-  parseJsonLine,
   type AgentAdapterV1,
   type AgentTurnContext,
   type CompletionStrategy,
   type MemberAgentConfig,
   type ProcessConfig,
 } from '@troupe/core';
+import { parseJsonLine } from '@troupe/core/util';
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
 import { CODEX_API_STATUS_LOG_FILTER, describeCodexTurnError } from './codex-api-status';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';

@@ -1,4 +1,5 @@
-import { parseJsonLine, type AgentStreamPart } from '@troupe/core';
+import { parseJsonLine } from '@troupe/core/util';
+import { type AgentStreamPart } from '@troupe/core';
 import { CODEX_TURN_COMPLETED_TYPE, CODEX_TURN_FAILED_TYPE, codexEventSchema, codexItemSchema, type CodexItem } from './codex-events';
 
 /** Tool name of a `command_execution` item in `tool-call` / `tool-result` parts. */

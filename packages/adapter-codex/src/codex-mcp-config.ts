@@ -1,4 +1,5 @@
-import { ConfigError, isMcpHttpServer, isSecretEnvName, mcpServerSecrets, type McpServers } from '@troupe/core';
+import { ConfigError, isMcpHttpServer, mcpServerSecrets, type McpServers } from '@troupe/core';
+import { isSecretEnvName } from '@troupe/core/util';
 import { toTomlString } from './codex-toml';
 
 /** The `-c mcp_servers.…` overrides of one Codex turn, and the variables they read. */

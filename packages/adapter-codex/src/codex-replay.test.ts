@@ -1,4 +1,5 @@
-import { AdapterRegistry, AgentError, AgentManager, isGroupAlive, TroupeError } from '@troupe/core';
+import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { AgentError, TroupeError } from '@troupe/core';
 import { replayThroughAdapter } from '@troupe/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';

@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { AdapterRegistry, AgentError, AgentManager, isGroupAlive, type AgentStreamPart } from '@troupe/core';
+import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { AgentError, type AgentStreamPart } from '@troupe/core';
 import {
   createFakeLlmServer,
   FAKE_TEXT,

@@ -1,4 +1,4 @@
-import { defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core';
+import { defaultAdapterRegistry, type AdapterRegistry, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core/cli-turn';
 import { createGeminiAcpAdapter, type GeminiAcpAdapter, type GeminiAcpOptions } from './gemini-acp-adapter';
 import { geminiCliSettingsFromDefinition } from './gemini-cli-plugin';
 import type { GeminiCliSettings } from './gemini-cli-settings';

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core';
+import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
 import { createFakeLlmServer, FAKE_SLOW_CHUNKS, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, FAKE_TOOL_FILE_CONTENT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiAcpAdapter, type GeminiAcpOptions } from './acp';

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { processSingleton } from '@troupe/core';
+import { processSingleton } from '@troupe/core/util';
 
 /**
  * Private folders (homes, system prompt folders) not removed yet: a safety

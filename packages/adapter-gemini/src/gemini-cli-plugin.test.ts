@@ -1,4 +1,5 @@
-import { AdapterRegistry, defaultAdapterRegistry, InvalidStateError, agentDefinitionSchema } from '@troupe/core';
+import { AdapterRegistry, defaultAdapterRegistry, agentDefinitionSchema } from '@troupe/core/cli-turn';
+import { InvalidStateError } from '@troupe/core';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,12 +1,12 @@
+import { ConfigError } from '@troupe/core';
 import {
-  ConfigError,
   defaultAdapterRegistry,
   readRegistryAgentSettings,
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
   type AgentDefinition,
-} from '@troupe/core';
+} from '@troupe/core/cli-turn';
 import { createGeminiCliAdapter, type GeminiCliAdapter } from './gemini-cli-adapter';
 import { GEMINI_CLI_RESULT_TYPE } from './gemini-cli-events';
 import type { GeminiCliSettings } from './gemini-cli-settings';

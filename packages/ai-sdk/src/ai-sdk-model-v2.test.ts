@@ -1,4 +1,5 @@
-import { defineTool, generateObject, ModelError, runToolLoop, type ChatModelV1StreamPart } from '@troupe/core';
+import { defineTool, ModelError, type ChatModelV1StreamPart } from '@troupe/core';
+import { generateObject, runToolLoop } from '@troupe/core/model-runtime';
 import { convertArrayToReadableStream, MockLanguageModelV2 } from 'ai-v5/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

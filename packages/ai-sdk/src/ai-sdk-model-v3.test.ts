@@ -1,5 +1,6 @@
 import { APICallError, LoadAPIKeyError, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { AbortError, ConfigError, defineTool, generateObject, InvalidArgumentError, ModelError, runToolLoop, type ChatModelV1StreamPart } from '@troupe/core';
+import { AbortError, ConfigError, defineTool, InvalidArgumentError, ModelError, type ChatModelV1StreamPart } from '@troupe/core';
+import { generateObject, runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';

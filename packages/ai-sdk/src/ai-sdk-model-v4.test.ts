@@ -1,4 +1,5 @@
-import { defineTool, runToolLoop, type ChatModelV1StreamPart } from '@troupe/core';
+import { defineTool, type ChatModelV1StreamPart } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai-v7/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

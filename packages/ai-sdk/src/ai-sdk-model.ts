@@ -1,10 +1,7 @@
 import {
   AbortError,
   ConfigError,
-  createChatStream,
   InvalidArgumentError,
-  retryModelCall,
-  secretValuesFromEnv,
   type ChatModelV1,
   type ChatModelV1Capabilities,
   type ChatModelV1Request,
@@ -12,6 +9,8 @@ import {
   type ChatModelV1StreamResult,
   type TroupeError,
 } from '@troupe/core';
+import { createChatStream, retryModelCall } from '@troupe/core/model-runtime';
+import { secretValuesFromEnv } from '@troupe/core/util';
 import { z } from 'zod';
 import { toAISdkModelError } from './ai-sdk-error';
 import { toAISdkCallOptions, type AISdkProviderOptions } from './ai-sdk-request';

@@ -1,7 +1,9 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { defineAgent, MemoryStore, runToolLoop } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { MemoryStore } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { createLooperSystem, createModelJudge, type JudgeInput } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';
 import { createBatchPipeline, executorFromModel, plannerFromModel } from '@troupe/pipeline';

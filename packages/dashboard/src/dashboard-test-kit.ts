@@ -1,6 +1,16 @@
 // Test helpers for the dashboard's own tests (not exported from the package).
 import { get, request } from 'node:http';
-import { defineAgent, EventBus, MemoryStore, MessageStore, type AgentOutput, type AnyTroupeEvent, type TroupeEvent, type TroupeEventPayloads, type TroupeEventType } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import {
+  EventBus,
+  MemoryStore,
+  MessageStore,
+  type AgentOutput,
+  type AnyTroupeEvent,
+  type TroupeEvent,
+  type TroupeEventPayloads,
+  type TroupeEventType,
+} from '@troupe/core';
 import { Looper } from '@troupe/looper';
 import type {} from '@troupe/orchestrator';
 import type {} from '@troupe/pipeline';

@@ -8,12 +8,12 @@ import {
   isMcpHttpServer,
   mcpServerConfigSchema,
   mcpServerSecrets,
-  redactSecrets,
   type AnyTool,
   type McpServerConfig,
   type ToolRegistry,
   type ToolScope,
 } from '@troupe/core';
+import { redactSecrets } from '@troupe/core/util';
 import { toTroupeTools, type McpToolConversionOptions } from './mcp-client-tools';
 import { McpError } from './mcp-error';
 import { McpStdioTransport } from './mcp-stdio-transport';

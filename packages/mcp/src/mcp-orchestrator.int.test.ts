@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { createScriptedChatModel, ManualChatModel } from '@troupe/core/testing';
 import { AgentOrchestrator, AgentTerminatedError, type AgentStatusChange } from '@troupe/orchestrator';
 import { createFakeLlmServer, FAKE_MCP_TOOL_DONE_PREFIX, type FakeLlmServer } from '@troupe/test-server';

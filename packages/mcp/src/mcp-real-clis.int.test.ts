@@ -19,7 +19,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAcpAdapter } from '@troupe/adapter-acp';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, defineAgent, defineTool, type AgentAdapter } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { defineTool, type AgentAdapter } from '@troupe/core';
 import { createQueryLooperStateTool } from '@troupe/looper';
 import {
   createFakeLlmServer,

@@ -3,7 +3,8 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { redactSecrets, secretValuesFromEnv, terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from '@troupe/core';
+import { redactSecrets, secretValuesFromEnv } from '@troupe/core/util';
+import { terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from '@troupe/core/cli-turn';
 
 /** What {@link McpStdioTransport} starts. */
 export interface McpStdioTransportOptions {

@@ -3,7 +3,8 @@
  * "CLI" is an MCP client script that calls the tool it is told to.
  */
 import { fileURLToPath } from 'node:url';
-import { AdapterRegistry, AgentManager, defineTool, type AgentAdapterV1, type AgentStreamPart, type AgentToolHost, type ToolContext } from '@troupe/core';
+import { AdapterRegistry, AgentManager, type AgentToolHost } from '@troupe/core/cli-turn';
+import { defineTool, type AgentAdapterV1, type AgentStreamPart, type ToolContext } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMcpToolHost, type McpServedToolCall } from './index';

@@ -1,4 +1,4 @@
-import type { AgentToolHost, AgentToolServer } from '@troupe/core';
+import type { AgentToolHost, AgentToolServer } from '@troupe/core/cli-turn';
 import type { McpServedToolCall } from './mcp-server-for-tools';
 import { startMcpToolServer } from './mcp-tool-server';
 

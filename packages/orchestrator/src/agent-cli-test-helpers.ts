@@ -4,17 +4,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import {
-  AdapterRegistry,
-  AgentManager,
-  executeTool,
-  type AgentToolHost,
-  type AgentToolServeOptions,
-  type AgentTurnContext,
-  type AnyTool,
-  type MemberAgentConfig,
-  type ProcessConfig,
-} from '@troupe/core';
+import { AdapterRegistry, AgentManager, type AgentToolHost, type AgentToolServeOptions } from '@troupe/core/cli-turn';
+import { executeTool, type AgentTurnContext, type AnyTool, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
 import { MockAgentAdapter } from '@troupe/core/testing';
 
 const toolCallingCliPath = fileURLToPath(new URL('./__fixtures__/tool-calling-cli.mjs', import.meta.url));

@@ -1,5 +1,5 @@
 // A CLI agent's strategy timeoutMs is its CLI turn's time limit (issue 28).
-import { AdapterRegistry, AgentManager } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { MockAgentAdapter } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonToolHost } from './agent-cli-test-helpers';

@@ -1,12 +1,12 @@
 import {
   InvalidStateError,
-  outputOrThrow,
   type AgentStreamPart,
   type AgentUsage,
   type ChatMessage,
   type ChatUsage,
   type MemberAgentConfig,
 } from '@troupe/core';
+import { outputOrThrow } from '@troupe/core/cli-turn';
 import type { AgentRecord } from './agent-record';
 import type { CliAgentSpec } from './cli-agent-spec';
 import type { AgentRunnerResult, AgentRunnerSinks, AgentToolCallInfo } from './agent-runner-types';

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, InvalidStateError, serializeError, type EventBus, type SerializedError } from '@troupe/core';
+import { InvalidArgumentError, InvalidStateError, type EventBus, type SerializedError } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
 import type { ForkContext } from './agent-orchestrator-options';
 import type { AgentRecord } from './agent-record';
 import type { StoredFork } from './agent-session-store';

@@ -1,4 +1,5 @@
-import { EventBus, UsageLedger } from '@troupe/core';
+import { EventBus } from '@troupe/core';
+import { UsageLedger } from '@troupe/usage';
 import { describe, expect, it } from 'vitest';
 import { AgentOrchestrator, AgentTerminatedError, type AgentStrategy } from './index';
 import { firstUserText, modelAnswering } from './orchestrator-test-helpers';

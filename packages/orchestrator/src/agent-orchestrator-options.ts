@@ -1,4 +1,5 @@
-import type { ChatModel, EventBus, Store, UsageBudgetLimits, UsageLedger } from '@troupe/core';
+import type { ChatModel, EventBus, Store } from '@troupe/core';
+import type { UsageBudgetLimits, UsageLedger } from '@troupe/usage';
 import type { AgentRunnerSinks } from './agent-runner-types';
 import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
 import type { AgentInfo, AgentTaskContext } from './orchestrator-types';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { trackedProcessGroupCount, type ChatModelV1Request } from '@troupe/core';
+import { trackedProcessGroupCount } from '@troupe/core/cli-turn';
+import { type ChatModelV1Request } from '@troupe/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentFailedError,

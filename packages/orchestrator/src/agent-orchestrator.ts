@@ -1,4 +1,6 @@
-import { assertChatModel, EventBus, InvalidArgumentError, InvalidStateError, serializeError, type ChatMessage, type Unsubscribe } from '@troupe/core';
+import { assertChatModel } from '@troupe/core/model-runtime';
+import { EventBus, InvalidArgumentError, InvalidStateError, type ChatMessage, type Unsubscribe } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
 import { cliAgentParts, type CliAgentOptions, type RunCliAgentOptions } from './agent-cli-options';
 import { AgentExecutor } from './orchestrator-agent-executor';
 import { AgentFactory } from './agent-factory';

@@ -1,4 +1,5 @@
-import { hostSecretRedactor, type EventBus, type SecretStreamRedactor } from '@troupe/core';
+import { hostSecretRedactor, type SecretStreamRedactor } from '@troupe/core/util';
+import { type EventBus } from '@troupe/core';
 import type { AgentRunnerSinks } from './agent-runner-types';
 
 /**

@@ -1,4 +1,5 @@
-import { AbortError, collectChatStream, type ChatMessage, type ChatModel, type ChatModelV1Request, type ChatModelV1Response } from '@troupe/core';
+import { AbortError, type ChatMessage, type ChatModel, type ChatModelV1Request, type ChatModelV1Response } from '@troupe/core';
+import { collectChatStream } from '@troupe/core/model-runtime';
 import { AgentMarkupParser, type AgentMarkupEvent } from './agent-markup-parser';
 import { formatTagToolResults } from './agent-runner-tags';
 import type { AgentRunnerSinks, AgentRunnerStep, AgentToolCallInfo, AgentToolResultInfo } from './agent-runner-types';

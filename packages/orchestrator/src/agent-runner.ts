@@ -1,6 +1,5 @@
 import {
   AbortError,
-  assertChatModel,
   addChatUsage,
   emptyChatUsage,
   executeTool,
@@ -14,6 +13,7 @@ import {
   type ChatModelV1Request,
   type ToolContext,
 } from '@troupe/core';
+import { assertChatModel } from '@troupe/core/model-runtime';
 import { AgentMarkupParser } from './agent-markup-parser';
 import { runAgentStep, type AgentStepHost } from './agent-runner-step';
 import { describeToolsForTags } from './agent-runner-tags';

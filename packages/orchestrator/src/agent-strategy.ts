@@ -1,4 +1,5 @@
-import { ConfigError, describeChatModelProblem, InvalidArgumentError, type ChatModel } from '@troupe/core';
+import { ConfigError, InvalidArgumentError, type ChatModel } from '@troupe/core';
+import { describeChatModelProblem } from '@troupe/core/model-runtime';
 import { z } from 'zod';
 import type { CliAgentSpec } from './cli-agent-spec';
 

@@ -1,4 +1,5 @@
-import type { AgentManager, MemberAgentConfig } from '@troupe/core';
+import type { AgentManager } from '@troupe/core/cli-turn';
+import type { MemberAgentConfig } from '@troupe/core';
 
 /**
  * Runs the agents of a strategy as an agent CLI (Claude Code, Codex, Gemini,

@@ -1,4 +1,4 @@
-import { processSingleton } from '@troupe/core';
+import { processSingleton } from '@troupe/core/util';
 import { AgentOrchestrator } from './agent-orchestrator';
 
 /** The shared orchestrator: one slot per process, shared by the ESM and CJS builds. */

@@ -1,4 +1,6 @@
-import { AbortError, emptyChatUsage, observeChatModel, serializeError, withEventScope, type ChatMessage, type ToolResult } from '@troupe/core';
+import { AbortError, emptyChatUsage, withEventScope, type ChatMessage, type ToolResult } from '@troupe/core';
+import { observeChatModel } from '@troupe/core/model-runtime';
+import { serializeError } from '@troupe/core/util';
 import { callsInAnswer, turnEndedBeforeRestart } from './agent-answer-text';
 import { runCliTurn } from './agent-cli-turn';
 import { formatForkResult } from './agent-fork-format';

@@ -1,4 +1,5 @@
-import { checkUsageBudgetLimits, UsageBudget, UsageLedger, type EventBus, type UsageBudgetLimits } from '@troupe/core';
+import { checkUsageBudgetLimits, UsageBudget, UsageLedger, type UsageBudgetLimits } from '@troupe/usage';
+import { type EventBus } from '@troupe/core';
 
 /**
  * @internal One budget per agent tree (a root agent and everything it

@@ -1,5 +1,5 @@
+import { createWorkspaceTools, type WorkspaceToolsOptions } from '@troupe/workspace-tools';
 import {
-  createWorkspaceTools,
   InvalidArgumentError,
   ToolRegistry,
   type AnyTool,
@@ -9,7 +9,6 @@ import {
   type ToolResult,
   type ToolScope,
   type UnregisterTool,
-  type WorkspaceToolsOptions,
 } from '@troupe/core';
 import { createForkAgentsTool, FORK_AGENTS_TOOL_NAME } from './fork-agents-tool';
 import { createTaskFinishTool, TASK_FINISH_TOOL_NAME } from './task-finish-tool';

@@ -1,4 +1,5 @@
-import { redactSecrets, secretValuesFromEnv, type AgentUsage, type SerializedError } from '@troupe/core';
+import { redactSecrets, secretValuesFromEnv } from '@troupe/core/util';
+import { type AgentUsage, type SerializedError } from '@troupe/core';
 import type { Attributes } from '@opentelemetry/api';
 
 /**

@@ -1,7 +1,6 @@
+import { checkPriceTable, defaultModelPrices, type ModelPrice } from '@troupe/usage';
 import {
-  checkPriceTable,
   currentEventScope,
-  defaultModelPrices,
   enableEventScopes,
   eventScopeChain,
   InvalidArgumentError,
@@ -12,7 +11,6 @@ import {
   registerTraceCarrierProvider,
   type AnyTroupeEvent,
   type EventScope,
-  type ModelPrice,
   type TraceCarrier,
 } from '@troupe/core';
 import {

@@ -1,4 +1,5 @@
-import { defaultModelPrices, priceUsage, type AnyTroupeEvent, type PriceTable, type SerializedError, type TroupeEvent, type TroupeEventType } from '@troupe/core';
+import { defaultModelPrices, priceUsage, type PriceTable } from '@troupe/usage';
+import { type AnyTroupeEvent, type SerializedError, type TroupeEvent, type TroupeEventType } from '@troupe/core';
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import { defined, GEN_AI, providerAttributes, usageAttributes } from './otel-attributes';
 

@@ -3,7 +3,11 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { context, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
-import { AdapterRegistry, AgentLoop, AgentManager, defineAgent, defineTool, EventBus, MemoryStore, MessageStore, runToolLoop } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { defineTool, EventBus, MemoryStore, MessageStore } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel, withFakeAgentCli } from '@troupe/core/testing';
 import { Looper } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';

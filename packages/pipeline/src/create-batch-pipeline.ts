@@ -1,20 +1,15 @@
 import {
   AbortError,
-  checkUsageBudgetLimits,
   EventBus,
   InvalidArgumentError,
   InvalidStateError,
-  nextProcessCount,
-  processSingleton,
-  secretValuesFromEnv,
   TroupeError,
-  UsageBudget,
-  UsageLedger,
   withEventScope,
   type Namespace,
   type Store,
-  type UsageBudgetLimits,
 } from '@troupe/core';
+import { checkUsageBudgetLimits, UsageBudget, UsageLedger, type UsageBudgetLimits } from '@troupe/usage';
+import { nextProcessCount, processSingleton, secretValuesFromEnv } from '@troupe/core/util';
 import { BatchEventLog } from './batch-event-log';
 import { BatchStateManager } from './batch-state-manager';
 import { runExecutorLoop } from './pipeline-executor-loop';

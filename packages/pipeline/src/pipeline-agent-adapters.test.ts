@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AdapterRegistry, AgentManager, defineAgent, MemoryStore, ModelOutputError } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { MemoryStore, ModelOutputError } from '@troupe/core';
 import { createScriptedChatModel, MockAgentAdapter } from '@troupe/core/testing';
 import { z } from 'zod';
 import {

@@ -1,16 +1,15 @@
+import { createAdapterAgent, type AgentManager } from '@troupe/core/cli-turn';
 import {
-  createAdapterAgent,
   formatIssuePath,
   InvalidArgumentError,
   ModelOutputError,
-  parseJsonText,
   type AgentContext,
-  type AgentManager,
   type AgentOutput,
   type AgentSinks,
   type MemberAgentConfig,
   type RunnableAgent,
 } from '@troupe/core';
+import { parseJsonText } from '@troupe/core/model-runtime';
 import { z } from 'zod';
 import type { ExecuteTaskContext, PipelineExecutor, PipelinePlanner, PlanBatchContext, PlanBatchResult } from './pipeline-types';
 

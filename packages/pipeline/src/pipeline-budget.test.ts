@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus, MemoryStore, runToolLoop, UsageLedger } from '@troupe/core';
+import { EventBus, MemoryStore } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
+import { UsageLedger } from '@troupe/usage';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { createBatchPipeline } from '@troupe/pipeline';
 

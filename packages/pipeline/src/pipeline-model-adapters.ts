@@ -1,4 +1,5 @@
-import { describeChatModelProblem, generateObject, InvalidArgumentError, runToolLoop, type AnyTool, type ChatModelV1, type ChatStopReason, type ChatUsage } from '@troupe/core';
+import { describeChatModelProblem, generateObject, runToolLoop } from '@troupe/core/model-runtime';
+import { InvalidArgumentError, type AnyTool, type ChatModelV1, type ChatStopReason, type ChatUsage } from '@troupe/core';
 import { z } from 'zod';
 import { defaultTaskPrompt } from './pipeline-agent-adapters';
 import type { ExecuteTaskContext, PipelineExecutor, PipelinePlanner, PlanBatchContext } from './pipeline-types';

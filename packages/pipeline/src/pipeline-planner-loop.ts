@@ -1,4 +1,5 @@
-import { AbortError, raceAbort, TroupeError, withEventScope } from '@troupe/core';
+import { AbortError, TroupeError, withEventScope } from '@troupe/core';
+import { raceAbort } from '@troupe/core/util';
 import { writeBatchEvent } from './batch-event-log';
 import { PipelineError } from './pipeline-error';
 import { batchStateKey, padIndex, PLANNING_KEY, type BatchRecord } from './pipeline-store-layout';

@@ -1,4 +1,5 @@
-import { AbortError, InvalidArgumentError, raceAbort, withEventScope } from '@troupe/core';
+import { AbortError, InvalidArgumentError, withEventScope } from '@troupe/core';
+import { raceAbort } from '@troupe/core/util';
 import { markBatchEventProcessed, writeBatchEvent } from './batch-event-log';
 import { readBatchState } from './batch-state-manager';
 import { PipelineError } from './pipeline-error';

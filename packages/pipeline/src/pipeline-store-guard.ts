@@ -1,4 +1,14 @@
-import { AbortError, formatIssuePath, processSingleton, redactSecrets, TroupeError, type Namespace, type Store, type StoreCallOptions, type StoreItem, type StoreListOptions } from '@troupe/core';
+import {
+  AbortError,
+  formatIssuePath,
+  TroupeError,
+  type Namespace,
+  type Store,
+  type StoreCallOptions,
+  type StoreItem,
+  type StoreListOptions,
+} from '@troupe/core';
+import { processSingleton, redactSecrets } from '@troupe/core/util';
 import type { z } from 'zod';
 import { PipelineError } from './pipeline-error';
 

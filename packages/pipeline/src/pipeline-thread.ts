@@ -1,4 +1,12 @@
-import { redactSecrets, serializeError, type AnyTroupeEvent, type EventBus, type Namespace, type SerializedError, type Store, type TroupeEventPayloads } from '@troupe/core';
+import { redactSecrets, serializeError } from '@troupe/core/util';
+import {
+  type AnyTroupeEvent,
+  type EventBus,
+  type Namespace,
+  type SerializedError,
+  type Store,
+  type TroupeEventPayloads,
+} from '@troupe/core';
 import { writeBatchStateUpdate, type BatchStateUpdate } from './batch-state-manager';
 import type { PipelineEventPayloads } from './pipeline-events';
 import { guardStore } from './pipeline-store-guard';

@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AbortError,
-  InvalidArgumentError,
-  readRenamedOption,
-  redactSecrets,
-  secretValuesFromEnv,
-  TroupeError,
-  type AnyTroupeEvent,
-  type EventBus,
-} from '@troupe/core';
+import { AbortError, InvalidArgumentError, TroupeError, type AnyTroupeEvent, type EventBus } from '@troupe/core';
+import { readRenamedOption, redactSecrets, secretValuesFromEnv } from '@troupe/core/util';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, DEFAULT_QUEUE_PREFIX, openRedis, type QueueConnection } from './queue-connection';

@@ -1,6 +1,7 @@
 // The worker → origin event stream against a real redis-server: events written in bursts (sent as one pipeline)
 // and one by one reach the origin's bus complete and in order; a failed write surfaces in flush().
-import { createSecretRedactor, EventBus, type TroupeEvent } from '@troupe/core';
+import { createSecretRedactor } from '@troupe/core/util';
+import { EventBus, type TroupeEvent } from '@troupe/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStreamReader, JobEventWriter } from './queue-event-stream';

@@ -1,4 +1,5 @@
-import { parseEvent, type AnyTroupeEvent, type EventBus, type SecretRedactor } from '@troupe/core';
+import { parseEvent, type AnyTroupeEvent, type EventBus } from '@troupe/core';
+import { type SecretRedactor } from '@troupe/core/util';
 import type { Redis } from 'ioredis';
 
 /** Stream entries kept per origin (approximate trim). */

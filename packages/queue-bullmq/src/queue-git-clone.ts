@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runProcess } from '@troupe/core';
+import { runProcess } from '@troupe/core/cli-turn';
 import { UnrecoverableError } from 'bullmq';
 import { redactUrl } from './queue-connection';
 import { checkInsideRoots } from './queue-workspace-roots';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { AbortError, createSecretRedactor, EventBus, InvalidArgumentError, secretValuesFromEnv, serializeError } from '@troupe/core';
+import { AbortError, EventBus, InvalidArgumentError } from '@troupe/core';
+import { createSecretRedactor, secretValuesFromEnv, serializeError } from '@troupe/core/util';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, DEFAULT_QUEUE_PREFIX, openRedis, type QueueConnection } from './queue-connection';

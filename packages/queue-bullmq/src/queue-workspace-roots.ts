@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { resolveWorkspacePath } from '@troupe/core';
+import { resolveWorkspacePath } from '@troupe/workspace-tools';
 import { UnrecoverableError } from 'bullmq';
 
 /**

@@ -1,4 +1,5 @@
-import { AbortError, defineTool, InvalidArgumentError, serializeError, type EventBus, type Tool } from '@troupe/core';
+import { AbortError, defineTool, InvalidArgumentError, type EventBus, type Tool } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
 import {
   DEFAULT_SUB_AGENT_STRATEGY,
   defineAgentStrategy,

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSecretRedactor, REDACTED } from '@troupe/core';
+import { createSecretRedactor, REDACTED } from '@troupe/core/util';
 import { openSqliteStore } from '@troupe/store-sqlite';
 
 let dir: string;

@@ -1,4 +1,5 @@
-import type { AgentManager, EventBus, MessageStore } from '@troupe/core';
+import type { AgentManager } from '@troupe/core/cli-turn';
+import type { EventBus, MessageStore } from '@troupe/core';
 import type { TeamConfig, TeamConfigInput } from './team-config-schema';
 import type { HumanTurnHandler } from './team-conversation-types';
 

@@ -4,17 +4,15 @@ import {
   InvalidArgumentError,
   InvalidStateError,
   MessageStore,
-  redactSecrets,
-  secretValuesFromEnv,
-  serializeError,
-  UsageBudget,
   withEventScope,
-  type AgentManager,
   type AnyTroupeEvent,
   type AgentUsage,
   type SerializedError,
   type TroupeEventPayloads,
 } from '@troupe/core';
+import { redactSecrets, secretValuesFromEnv, serializeError } from '@troupe/core/util';
+import { UsageBudget } from '@troupe/usage';
+import { type AgentManager } from '@troupe/core/cli-turn';
 import { buildAgentMessage, selectAgentContext } from './build-agent-message';
 import { resolveTeamMembers, parseTeamConfig } from './load-team-config';
 import { ensureMemberAgent, sendAgentTurn } from './team-agent-turn';

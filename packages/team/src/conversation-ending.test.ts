@@ -1,4 +1,5 @@
-import { trackedProcessGroups, UsageLedger } from '@troupe/core';
+import { trackedProcessGroups } from '@troupe/core/cli-turn';
+import { UsageLedger } from '@troupe/usage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aiMember, humanMember, scriptedClaude, setupTeam } from './team-test-kit';
 

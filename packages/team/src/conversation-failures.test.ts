@@ -1,4 +1,5 @@
-import { TroupeError, trackedProcessGroups } from '@troupe/core';
+import { TroupeError } from '@troupe/core';
+import { trackedProcessGroups } from '@troupe/core/cli-turn';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TeamMemberError } from './team-member-error';
 import { aiMember, fixture, scriptedClaude, scriptedCodex, setupTeam } from './team-test-kit';

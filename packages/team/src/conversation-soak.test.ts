@@ -1,4 +1,5 @@
-import { trackedProcessGroups, type EventSelector } from '@troupe/core';
+import { trackedProcessGroups } from '@troupe/core/cli-turn';
+import { type EventSelector } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { aiMember, scriptedClaude, scriptedCodex, setupTeam } from './team-test-kit';
 

@@ -1,5 +1,6 @@
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, InvalidArgumentError, readConfigFile } from '@troupe/core';
+import { ConfigError, InvalidArgumentError } from '@troupe/core';
+import { readConfigFile } from '@troupe/core/util';
 import { teamConfigSchema, type TeamConfig, type TeamMember } from './team-config-schema';
 
 /** Where a project keeps its team, relative to the project root. */

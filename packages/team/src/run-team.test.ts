@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager, ConfigError, EventBus, MessageStore, registerAdapter, trackedProcessGroups, type AnyTroupeEvent } from '@troupe/core';
+import { AdapterRegistry, AgentManager, registerAdapter, trackedProcessGroups } from '@troupe/core/cli-turn';
+import { ConfigError, EventBus, MessageStore, type AnyTroupeEvent } from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationCoordinator } from './conversation-coordinator';
 import { runTeam } from './run-team';

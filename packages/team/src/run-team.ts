@@ -1,4 +1,5 @@
-import { AgentManager, InvalidArgumentError, type EventBus, type MessageStore } from '@troupe/core';
+import { AgentManager } from '@troupe/core/cli-turn';
+import { InvalidArgumentError, type EventBus, type MessageStore } from '@troupe/core';
 import { ConversationCoordinator } from './conversation-coordinator';
 import { loadTeamConfig } from './load-team-config';
 import type { TeamConfig, TeamConfigInput } from './team-config-schema';

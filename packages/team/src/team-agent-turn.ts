@@ -1,4 +1,5 @@
-import { AgentError, CompletionTimeoutError, type AgentManager, type AgentUsage, type MemberAgentConfig } from '@troupe/core';
+import { AgentError, CompletionTimeoutError, type AgentUsage, type MemberAgentConfig } from '@troupe/core';
+import { type AgentManager } from '@troupe/core/cli-turn';
 import type { TeamMember } from './team-config-schema';
 import type { TeamMemberFailureKind } from './team-conversation-types';
 import { isMemberConfigurationError, TeamMemberError } from './team-member-error';

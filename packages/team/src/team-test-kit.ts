@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import {
-  AdapterRegistry,
-  AgentManager,
   EventBus,
   MessageStore,
   type AgentAdapter,

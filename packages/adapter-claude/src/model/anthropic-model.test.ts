@@ -3,17 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AbortError,
-  ConfigError,
-  createWorkspaceTools,
-  defineTool,
-  generateObject,
-  ModelError,
-  ModelOutputError,
-  runToolLoop,
-  type ChatModelV1StreamPart,
-} from '@troupe/core';
+import { AbortError, ConfigError, defineTool, ModelError, ModelOutputError, type ChatModelV1StreamPart } from '@troupe/core';
+import { createWorkspaceTools } from '@troupe/workspace-tools';
+import { generateObject, runToolLoop } from '@troupe/core/model-runtime';
 import { createFakeLlmServer, FAKE_ERROR_MESSAGES, FAKE_TEXT, type FakeLlmServer } from '@troupe/test-server';
 import { ANTHROPIC_DEFAULT_MODEL, createAnthropicModel, type AnthropicModelSettings } from './index';
 

@@ -1,13 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
   AbortError,
-  createChatStream,
   type ChatModelV1,
   type ChatModelV1Capabilities,
   type ChatModelV1Request,
   type ChatModelV1Response,
   type ChatModelV1StreamResult,
 } from '@troupe/core';
+import { createChatStream } from '@troupe/core/model-runtime';
 import { toAnthropicModelError } from './anthropic-error';
 import { resolveAnthropicModelSettings, type AnthropicModelSettings, type ResolvedAnthropicModelSettings } from './anthropic-model-settings';
 import { toAnthropicParams } from './anthropic-request';

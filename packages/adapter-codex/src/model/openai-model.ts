@@ -1,7 +1,6 @@
 import OpenAI from 'openai';
 import {
   AbortError,
-  createChatStream,
   type ChatModelV1,
   type ChatModelV1Capabilities,
   type ChatModelV1Request,
@@ -9,6 +8,7 @@ import {
   type ChatModelV1StreamPart,
   type ChatModelV1StreamResult,
 } from '@troupe/core';
+import { createChatStream } from '@troupe/core/model-runtime';
 import { fromChatCompletion, mapChatChunks, OPENAI_CHAT_PROVIDER } from './openai-chat-response';
 import { toChatParams } from './openai-chat-request';
 import { toOpenAIModelError } from './openai-error';

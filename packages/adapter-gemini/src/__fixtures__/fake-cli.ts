@@ -3,7 +3,8 @@
  * with its command swapped for a stand-in script, through the real AgentManager.
  */
 import { fileURLToPath } from 'node:url';
-import { AdapterRegistry, AgentManager, type AgentAdapterV1, type AgentTurnResult, type MemberAgentConfig } from '@troupe/core';
+import { AdapterRegistry, AgentManager, type AgentTurnResult } from '@troupe/core/cli-turn';
+import { type AgentAdapterV1, type MemberAgentConfig } from '@troupe/core';
 
 import { wrapAgentAdapter } from '@troupe/core/testing';
 

@@ -1,5 +1,6 @@
 import { ApiError } from '@google/genai';
-import { AbortError, ModelError, REDACTED, TroupeError, parseRetryAfterMs, redactSecrets } from '@troupe/core';
+import { AbortError, ModelError, TroupeError, parseRetryAfterMs } from '@troupe/core';
+import { REDACTED, redactSecrets } from '@troupe/core/util';
 import { googleStatusCode } from '../google-status-codes';
 
 /** What is known about the call that failed, besides the error. */

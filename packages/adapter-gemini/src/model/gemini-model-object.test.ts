@@ -1,4 +1,5 @@
-import { generateObject, ModelOutputError } from '@troupe/core';
+import { generateObject } from '@troupe/core/model-runtime';
+import { ModelOutputError } from '@troupe/core';
 import { createFakeLlmServer, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

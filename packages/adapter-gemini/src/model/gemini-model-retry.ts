@@ -1,4 +1,5 @@
-import { retryModelCall, type ModelError, type TroupeError } from '@troupe/core';
+import { retryModelCall } from '@troupe/core/model-runtime';
+import { type ModelError, type TroupeError } from '@troupe/core';
 
 /** A `fetch` for one attempt that remembers the headers of an error response. */
 export interface GeminiAttemptFetch {

@@ -1,4 +1,5 @@
-import { defineTool, runToolLoop, type ChatModelV1StreamPart } from '@troupe/core';
+import { defineTool, type ChatModelV1StreamPart } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import {
   createFakeLlmServer,
   FAKE_TOOL_DONE_TEXT,

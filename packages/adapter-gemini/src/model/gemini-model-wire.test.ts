@@ -1,4 +1,5 @@
-import { defineTool, runToolLoop, type ChatModelV1StreamPart } from '@troupe/core';
+import { defineTool, type ChatModelV1StreamPart } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { createFakeLlmServer, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

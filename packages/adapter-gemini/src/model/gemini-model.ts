@@ -1,7 +1,6 @@
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import {
   AbortError,
-  createChatStream,
   emptyChatUsage,
   type ChatModelV1,
   type ChatModelV1Capabilities,
@@ -12,6 +11,7 @@ import {
   type ChatToolCall,
   type TroupeError,
 } from '@troupe/core';
+import { createChatStream } from '@troupe/core/model-runtime';
 import { toGeminiModelError } from './gemini-model-error';
 import { toGeminiRequest, type GeminiRequestBody } from './gemini-model-request';
 import { GeminiResponseReader } from './gemini-model-response';

@@ -2,7 +2,8 @@
 // a key streamed over several text deltas, printed as they come, is whole on the terminal unless the
 // deltas were redacted as one stream at the source. Warnings emitted during the turn are checked too.
 import { PassThrough } from 'node:stream';
-import { EventBus, REDACTED } from '@troupe/core';
+import { EventBus } from '@troupe/core';
+import { REDACTED } from '@troupe/core/util';
 import { describe, expect, it } from 'vitest';
 import { redactingIo, type CliIo } from '../cli-io';
 import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-kit';

@@ -2,7 +2,8 @@
 // `events`, as the workspace runner does) carry no key, plain, `\u`-escaped or streamed over deltas —
 // neither in the bytes on the socket nor in the events the client decodes.
 import { connect } from 'node:net';
-import { EventBus, REDACTED, type AgentStreamPart } from '@troupe/core';
+import { EventBus, type AgentStreamPart } from '@troupe/core';
+import { REDACTED } from '@troupe/core/util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canaryLeaks, joinedText, openSecretCanary, type SecretCanary } from '../testing/secret-canary-kit';
 import { connectControl } from '../control/control-client';

@@ -3,7 +3,8 @@
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { context } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { EventBus, REDACTED } from '@troupe/core';
+import { EventBus } from '@troupe/core';
+import { REDACTED } from '@troupe/core/util';
 import { instrumentTroupe } from '@troupe/otel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-kit';

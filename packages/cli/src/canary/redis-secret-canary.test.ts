@@ -3,7 +3,8 @@
 // nor the append-only file on disk — may hold a key, plain, `\u`-escaped or streamed over text deltas.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { REDACTED, type AgentStreamPart, type AnyTroupeEvent } from '@troupe/core';
+import { REDACTED } from '@troupe/core/util';
+import { type AgentStreamPart, type AnyTroupeEvent } from '@troupe/core';
 import { createQueueClient, createQueueWorker, type QueueJobHandler } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

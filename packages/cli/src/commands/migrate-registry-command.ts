@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { migrateRegistry, TroupeError } from '@troupe/core';
+import { migrateRegistry } from '@troupe/core/cli-turn';
+import { TroupeError } from '@troupe/core';
 import { MIGRATE_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';

@@ -1,4 +1,4 @@
-import { runProcess } from '@troupe/core';
+import { runProcess } from '@troupe/core/cli-turn';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';

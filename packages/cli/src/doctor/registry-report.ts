@@ -1,4 +1,5 @@
-import { ConfigError, formatIssuePath, type AgentDefinition, type CompletionStrategy } from '@troupe/core';
+import { ConfigError, formatIssuePath, type CompletionStrategy } from '@troupe/core';
+import { type AgentDefinition } from '@troupe/core/cli-turn';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 import { createCliAdapterRegistry } from '../looper/create-cli-looper';
 import { DEDICATED_ADAPTERS, loadCliRegistry, registryCandidates, type RegistryLookup } from '../registry/cli-registry';

@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { EventBus, runToolLoop } from '@troupe/core';
+import { EventBus } from '@troupe/core';
+import { runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { instrumentIfTracing } from './cli-tracing';

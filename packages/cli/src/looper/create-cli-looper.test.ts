@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventBus, parseRegistryConfig, type AgentSendOptions } from '@troupe/core';
+import { EventBus } from '@troupe/core';
+import { parseRegistryConfig, type AgentSendOptions } from '@troupe/core/cli-turn';
 import { fakeAgentCliArgs, fakeAgentCliPath } from '@troupe/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentChoice, CliRegistry } from '../registry/cli-registry';

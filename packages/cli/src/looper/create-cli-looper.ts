@@ -2,17 +2,8 @@ import { createAcpAdapterPlugin } from '@troupe/adapter-acp';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
-import {
-  AdapterRegistry,
-  AgentManager,
-  ConfigError,
-  createGenericAdapter,
-  type AgentDefinition,
-  type ChatModel,
-  type EventBus,
-  type McpServers,
-  type RunnableAgent,
-} from '@troupe/core';
+import { AdapterRegistry, AgentManager, createGenericAdapter, type AgentDefinition } from '@troupe/core/cli-turn';
+import { ConfigError, type ChatModel, type EventBus, type McpServers, type RunnableAgent } from '@troupe/core';
 import { englishLooperTexts, Looper, type LooperMember, type LooperTexts } from '@troupe/looper';
 import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';

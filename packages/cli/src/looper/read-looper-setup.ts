@@ -74,7 +74,7 @@ async function readMcpOption(file: string, io: CliIo, command: string): Promise<
   }
   try {
     // core's main entry (with zod) loads only with --mcp: the commands that take none start without it.
-    const { parseMcpConfig } = await import('@troupe/core');
+    const { parseMcpConfig } = await import('@troupe/core/cli-turn');
     return parseMcpConfig(json, { source: path, env: io.env });
   } catch (error) {
     if (TroupeError.hasCode(error, 'CONFIG_INVALID')) throw new CliUsageError(`--mcp: ${(error as Error).message}`, { command });

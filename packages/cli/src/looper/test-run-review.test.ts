@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isGroupAlive } from '@troupe/core';
+import { isGroupAlive } from '@troupe/core/cli-turn';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestRunReview, failingTestNames, parseTestSummary, reviewFromTestRun } from './test-run-review';
 

@@ -1,4 +1,6 @@
-import { defineAgent, InvalidArgumentError, runProcess, type RunnableAgent } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { InvalidArgumentError, type RunnableAgent } from '@troupe/core';
+import { runProcess } from '@troupe/core/cli-turn';
 import type { ReviewFinding, ReviewReport } from '@troupe/looper';
 import { englishCliMessages, type CliMessages } from '../i18n/cli-messages';
 

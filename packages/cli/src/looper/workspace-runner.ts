@@ -1,4 +1,8 @@
-import { AgentRegistry, EventBus, Executor, serializeError, UsageLedger, type AgentManager, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
+import { AgentRegistry, Executor } from '@troupe/core/agent-runtime';
+import { EventBus, type ChatMessage, type ChatModel, type Message } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
+import { UsageLedger } from '@troupe/usage';
+import { type AgentManager } from '@troupe/core/cli-turn';
 import { createDevHubAgent, type DevHubAgent, type DevHubTexts, type Looper, type LooperReply } from '@troupe/looper';
 import { startControlServer, type ControlServer } from '../control/control-server';
 import type { ControlConnection } from '../control/control-server';

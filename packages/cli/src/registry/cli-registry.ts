@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadRegistryFile, type AgentDefinition, type ParsedRegistry } from '@troupe/core';
+import { loadRegistryFile, type AgentDefinition, type ParsedRegistry } from '@troupe/core/cli-turn';
 import { CliUsageError } from '../cli-errors';
 import type { CliMessages } from '../i18n/cli-messages';
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
-import { AdapterRegistry, AgentManager, type AgentStreamPart, type AgentTurnResult, type EventBus } from '@troupe/core';
+import { AdapterRegistry, AgentManager, type AgentTurnResult } from '@troupe/core/cli-turn';
+import { type AgentStreamPart, type EventBus } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 
 /** Keys in the host's environment while a canary runs (each redacted: a secret name or a key shape). */

@@ -1,4 +1,5 @@
-import { UsageLedger, type EventBus } from '@troupe/core';
+import { UsageLedger } from '@troupe/usage';
+import { type EventBus } from '@troupe/core';
 import { USAGE_SESSIONS_NAMESPACE, type TroupeWorkspace } from '../workspace/troupe-workspace';
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { groupUsageRecords, readUsageRecords, sumUsageRecords, type Store, type UsageRecord, type UsageTotals } from '@troupe/core';
+import { groupUsageRecords, readUsageRecords } from '@troupe/usage';
+import { sumUsageRecords, type Store, type UsageRecord, type UsageTotals } from '@troupe/core';
 import type { CliMessages } from '../i18n/cli-messages';
 import { DATABASE_FILE, TROUPE_DIR, USAGE_SESSIONS_NAMESPACE, usageNamespace, type SessionRecord } from '../workspace/troupe-workspace';
 

@@ -1,5 +1,6 @@
-// The Sense-Plan-Act-Reflect agent loop (seed 002); re-exported from the package root.
-export { AgentLoop, type AgentLoopOptions, type LoopControlOptions, type LoopState, type LoopStepOptions } from './agent-loop';
+// The loop stage contract (seed 002): what a sensor, perception processor, planner, tool, reflector or
+// memory implements, the values they exchange, and the loop's event contracts; re-exported from the
+// package root. The loop runner (`AgentLoop`) is in `@troupe/core/agent-loop`.
 export type { Action, ActionExecutionPlan, ActResult, ToolCall, ToolCallResult, ToolCallStatus } from './loop-action';
 export type {
   Experience,
@@ -28,22 +29,5 @@ export {
   type PerceptionProcessor,
   type ToolCapability,
 } from './loop-stage';
-export { validateLoopStage } from './loop-stage-registry';
-export { toLoopTool } from './loop-tool-from-tool';
 export { silentLoopLogger, type LoopLogger } from './loop-logger';
-export {
-  adaptiveIntervalSeconds,
-  defaultAdaptiveInterval,
-  resolveLoopInterval,
-  type AdaptiveIntervalOptions,
-  type LoopIntervalPolicy,
-  type LoopIntervalSetting,
-} from './loop-interval';
-export { loopConfigSchema, parseLoopConfig, type LoopConfig } from './loop-config';
-export { loopBackoffMs, resolveLoopHealth, type LoopHealthAction, type LoopHealthOptions, type LoopRecoverContext, type ResolvedLoopHealth } from './loop-health';
-export type { DurationStats, IterationTiming, LoopStats, LoopStatsTotals } from './loop-stats';
-export { StoreLoopMemory, type StoreLoopMemoryOptions } from './loop-memory';
-export { loopStateNamespace, type LoopStateSnapshot } from './loop-state-snapshot';
-export { defaultLoopReflector, type ReflectResult } from './reflect-loop-result';
-export { summarizeForEvent, type LoopJsonValue, type SummarizeOptions } from './summarize-for-event';
 export { loopEventSchemas, loopIterationOutcomeSchema, loopPhaseSchema, loopStateSchema } from './loop-event-schemas';

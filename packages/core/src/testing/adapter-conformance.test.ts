@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGenericAdapter, type AgentAdapterV1 } from '@troupe/core';
+import { createGenericAdapter } from '@troupe/core/cli-turn';
+import { type AgentAdapterV1 } from '@troupe/core';
 import { assertAdapterConformance, MockAgentAdapter, runAdapterConformance } from '@troupe/core/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-conformance-'));

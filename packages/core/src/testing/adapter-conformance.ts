@@ -1,4 +1,5 @@
-import { AdapterRegistry, AgentManager, agentStreamPartSchema, isGroupAlive, type AgentAdapter, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
+import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { agentStreamPartSchema, type AgentAdapter, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
 import { withFakeAgentCli } from './with-fake-agent-cli';
 
 /** A recorded stream the adapter must turn into the expected answer. */

@@ -1,7 +1,6 @@
 // Model-testing helpers (scripted ChatModel); re-exported from @troupe/core/testing.
 import {
   AbortError,
-  createChatStream,
   InvalidStateError,
   ModelError,
   TroupeError,
@@ -16,6 +15,7 @@ import {
   type ChatUsage,
   type ProviderMetadata,
 } from '@troupe/core';
+import { createChatStream } from '@troupe/core/model-runtime';
 
 /** One scripted answer of a {@link ScriptedChatModel}. */
 export interface ScriptedChatReply {

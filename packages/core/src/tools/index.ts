@@ -1,4 +1,5 @@
-// Tools: definition, registry with scopes, and the workspace tools.
+// Tools: the definition contract and the registry with scopes; re-exported from the package root.
+// The workspace tools (files, shell, the bubblewrap sandbox) are in `@troupe/workspace-tools`.
 export {
   defineTool,
   executeTool,
@@ -16,11 +17,3 @@ export {
 export { ToolError } from './tool-error';
 export { ToolRegistry, type UnregisterTool } from './tool-registry';
 export { isZodSchema, toJsonSchema } from './tool-json-schema';
-export { resolveWorkspacePath, type WorkspacePath } from './workspace/workspace-path';
-export type { WorkspaceToolOptions } from './workspace/workspace-tool-options';
-export { createReadFileTool, type ReadFileArgs, type ReadFileToolOptions } from './workspace/read-file-tool';
-export { createWriteFileTool, type WriteFileArgs, type WriteFileToolOptions } from './workspace/write-file-tool';
-export { createListFilesTool, type ListFilesArgs, type ListFilesToolOptions } from './workspace/list-files-tool';
-export { createShellExecTool, type ShellExecArgs, type ShellExecToolOptions } from './workspace/shell-exec-tool';
-export { SandboxUnavailableError, type BwrapSandboxOptions, type ShellSandboxOptions } from './workspace/shell-sandbox';
-export { createWorkspaceTools, type WorkspaceToolsOptions } from './workspace/workspace-tools';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretRedactor, REDACTED, type SecretRedactor } from '@troupe/core';
+import { createSecretRedactor, REDACTED, type SecretRedactor } from '@troupe/core/util';
 
 const LITERAL = 'canary-literal-secret-4471';
 const KEYS = ['sk-ant-api03-CANARYanthropic0123456789abcdef', 'ghp_CANARYgithub0123456789abcdefABCDEF', 'AKIAABCDEFGHIJKLMNOP'];

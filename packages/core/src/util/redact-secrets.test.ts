@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretRedactor, isSecretEnvName, REDACTED, redactSecrets, secretValuesFromEnv, serializeError } from '@troupe/core';
+import { createSecretRedactor, isSecretEnvName, REDACTED, redactSecrets, secretValuesFromEnv, serializeError } from '@troupe/core/util';
 
 describe('redactSecrets', () => {
   it('redacts values of secret-looking env vars and well-known key shapes', () => {

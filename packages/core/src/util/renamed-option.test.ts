@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, readRenamedOption } from '@troupe/core';
+import { InvalidArgumentError } from '@troupe/core';
+import { readRenamedOption } from '@troupe/core/util';
 
 describe('readRenamedOption', () => {
   const option = { name: 'maxAttempts', deprecatedName: 'attempts', where: 'test options', warning: { message: 'attempts is deprecated', code: 'TROUPE_TEST_RENAMED' } };

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentLoop, ConfigError } from '@troupe/core';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { ConfigError } from '@troupe/core';
 import { loadLoopConfig } from '@troupe/loop-stages';
 
 let dir: string;

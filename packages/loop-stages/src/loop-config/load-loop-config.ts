@@ -1,6 +1,8 @@
 import { access } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { AbortError, ConfigError, parseLoopConfig, readConfigFile, type LoopConfig } from '@troupe/core';
+import { AbortError, ConfigError } from '@troupe/core';
+import { parseLoopConfig, type LoopConfig } from '@troupe/core/agent-loop';
+import { readConfigFile } from '@troupe/core/util';
 import { parse as parseToml, TomlError } from 'smol-toml';
 
 /** File names searched, in this order, by {@link loadLoopConfig}. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentLoop, type Action, type Perception } from '@troupe/core';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { type Action, type Perception } from '@troupe/core';
 import { createPerceptionStages } from '@troupe/loop-stages';
 
 describe('createPerceptionStages: the whole pipeline in an AgentLoop', () => {

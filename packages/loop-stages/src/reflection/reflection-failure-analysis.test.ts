@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentLoop, type ActResult } from '@troupe/core';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { type ActResult } from '@troupe/core';
 import { createFailureAnalysisReflector, createReflectionMemory, diagnoseFailure } from '@troupe/loop-stages';
 
 const failedResult = (task: string, error: { name: string; message: string; code?: string }): ActResult => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentLoop, ConfigError, MemoryStore, type Experience } from '@troupe/core';
+import { AgentLoop } from '@troupe/core/agent-loop';
+import { ConfigError, MemoryStore, type Experience } from '@troupe/core';
 import { createReflectionMemory, taskSimilarity, taskTerms } from '@troupe/loop-stages';
 
 const DAY = 86_400_000;

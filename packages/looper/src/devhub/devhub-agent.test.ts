@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { defineAgent, type ChatModelV1Request, type Message } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { type ChatModelV1Request, type Message } from '@troupe/core';
 import { createScriptedChatModel, type ScriptedChatModel } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedAgent, normal, scriptedReviewer } from '../looper/looper-test-helpers';

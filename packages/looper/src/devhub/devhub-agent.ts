@@ -1,8 +1,6 @@
+import { describeChatModelProblem, runToolLoop } from '@troupe/core/model-runtime';
 import {
-  describeChatModelProblem,
   InvalidArgumentError,
-  runToolLoop,
-  startExecution,
   type AgentContext,
   type AgentSinks,
   type AnyTool,
@@ -10,11 +8,11 @@ import {
   type ChatModel,
   type EventBus,
   type ExecutionHandle,
-  type Executor,
   type Message,
   type RunnableAgent,
   type Unsubscribe,
 } from '@troupe/core';
+import { startExecution, type Executor } from '@troupe/core/agent-runtime';
 import { AUTO_PREFIX } from '../looper/looper-messages';
 import { englishDevHubTexts, type DevHubTexts } from './devhub-texts';
 import { createQueryLooperStateTool, createSendToLooperTool } from './devhub-tools';

@@ -1,4 +1,5 @@
-import { defineTool, InvalidArgumentError, type Executor, type Tool } from '@troupe/core';
+import { defineTool, InvalidArgumentError, type Tool } from '@troupe/core';
+import { type Executor } from '@troupe/core/agent-runtime';
 import { z } from 'zod';
 import { englishDevHubTexts, type DevHubTexts } from './devhub-texts';
 

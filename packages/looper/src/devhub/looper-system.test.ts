@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
-import { AdapterRegistry, AgentManager } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';

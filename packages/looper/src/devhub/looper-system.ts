@@ -1,4 +1,5 @@
-import { AgentRegistry, EventBus, Executor, MessageStore } from '@troupe/core';
+import { AgentRegistry, Executor } from '@troupe/core/agent-runtime';
+import { EventBus, MessageStore } from '@troupe/core';
 import { Looper } from '../looper/looper';
 import type { LooperOptions } from '../looper/looper-options';
 import { createDevHubAgent, type DevHubAgent, type DevHubOptions } from './devhub-agent';

@@ -1,4 +1,4 @@
-import { parseJsonText } from '@troupe/core';
+import { parseJsonText } from '@troupe/core/model-runtime';
 import { z } from 'zod';
 
 /**

@@ -1,4 +1,5 @@
-import { describeChatModelProblem, generateObject, InvalidArgumentError, type ChatModel } from '@troupe/core';
+import { describeChatModelProblem, generateObject } from '@troupe/core/model-runtime';
+import { InvalidArgumentError, type ChatModel } from '@troupe/core';
 import type { Judge, JudgeDecideOptions } from './judge';
 import { judgeDecisionOutputSchema, toJudgeDecision, type JudgeDecision } from './judge-decision';
 import { formatJudgeInput, type JudgeInput } from './judge-input';

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
-import { AdapterRegistry, AgentManager, EventBus, MessageStore, UsageLedger, type AnyTroupeEvent } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, MessageStore, type AnyTroupeEvent } from '@troupe/core';
+import { UsageLedger } from '@troupe/usage';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Looper } from './looper';

@@ -1,4 +1,5 @@
-import { serializeError, type AnyTroupeEvent, type EventBus, type MessageStore, type TroupeEventPayloads } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
+import { type AnyTroupeEvent, type EventBus, type MessageStore, type TroupeEventPayloads } from '@troupe/core';
 import type { JudgeDecision } from '../judge/judge-decision';
 import { LooperCheckpointWriter } from './looper-checkpoint-writer';
 import { finishRun, type LooperRunOutcome, type LooperSnapshot } from './looper-state';

@@ -1,4 +1,4 @@
-import { serializeError } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
 import type { Judge } from '../judge/judge';
 import { judgeDecisionSchema, type JudgeDecision } from '../judge/judge-decision';
 import type { JudgeInput } from '../judge/judge-input';

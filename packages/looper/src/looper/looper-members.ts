@@ -1,4 +1,5 @@
-import { createAdapterAgent, InvalidArgumentError, type AgentManager, type RunnableAgent } from '@troupe/core';
+import { createAdapterAgent, type AgentManager } from '@troupe/core/cli-turn';
+import { InvalidArgumentError, type RunnableAgent } from '@troupe/core';
 import type { LooperMember } from './looper-options';
 
 function isRunnableAgent(member: unknown): member is RunnableAgent {

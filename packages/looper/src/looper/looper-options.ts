@@ -1,4 +1,6 @@
-import type { AgentManager, ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store, UsageBudgetLimits, UsageLedger } from '@troupe/core';
+import type { AgentManager } from '@troupe/core/cli-turn';
+import type { ChatModel, EventBus, MemberAgentConfig, MessageStore, RunnableAgent, Store } from '@troupe/core';
+import type { UsageBudgetLimits, UsageLedger } from '@troupe/usage';
 import type { Judge } from '../judge/judge';
 import type { RuleJudgeOptions } from '../judge/rule-judge';
 import type { TaskManager } from '../tasks/task-manager';

@@ -1,4 +1,5 @@
-import { checkUsageBudgetLimits, UsageBudget, UsageLedger, InvalidArgumentError, type EventBus, type EventScopeRun, type UsageBudgetLimits } from '@troupe/core';
+import { checkUsageBudgetLimits, UsageBudget, UsageLedger, type UsageBudgetLimits } from '@troupe/usage';
+import { InvalidArgumentError, type EventBus, type EventScopeRun } from '@troupe/core';
 
 /** The usage run of a Looper run: its tokens and cost are totalled (and capped) under it. */
 export function looperUsageRun(looperId: string, runId: string): EventScopeRun {

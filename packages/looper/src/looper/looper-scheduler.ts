@@ -1,4 +1,6 @@
-import { InvalidStateError, serializeError, withEventScope, type EventBus, type UsageBudget, type UsageBudgetLimits, type UsageLedger } from '@troupe/core';
+import { InvalidStateError, withEventScope, type EventBus } from '@troupe/core';
+import { serializeError } from '@troupe/core/util';
+import { type UsageBudget, type UsageBudgetLimits, type UsageLedger } from '@troupe/usage';
 import { runJudgeStep, type LooperJudgeSetup } from './looper-judge-step';
 import type { LooperJournal } from './looper-journal';
 import { looperUsageRun, startLooperBudget } from './looper-run-scope';

@@ -1,5 +1,6 @@
 // Test helpers for the Looper's own tests (not exported from the package).
-import { AgentRegistry, defineAgent, EventBus, Executor, MessageStore, type AgentOutput, type AnyTroupeEvent, type RunnableAgent } from '@troupe/core';
+import { AgentRegistry, defineAgent, Executor } from '@troupe/core/agent-runtime';
+import { EventBus, MessageStore, type AgentOutput, type AnyTroupeEvent, type RunnableAgent } from '@troupe/core';
 import { Looper } from './looper';
 import type { LooperOptions } from './looper-options';
 import type { ReviewReport } from './looper-review-report';

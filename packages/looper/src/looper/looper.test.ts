@@ -1,4 +1,5 @@
-import { defineAgent, MemoryStore, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { MemoryStore, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
 import { createScriptedChatModel } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createRuleJudge, formatJudgeInput, type Judge, type JudgeInput } from '../judge/index';

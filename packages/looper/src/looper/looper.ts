@@ -1,5 +1,5 @@
+import { AgentManager } from '@troupe/core/cli-turn';
 import {
-  AgentManager,
   InvalidArgumentError,
   InvalidStateError,
   MessageStore,

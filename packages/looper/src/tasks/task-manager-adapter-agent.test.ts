@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  AdapterRegistry,
-  AgentManager,
-  createAdapterAgent,
-  trackedProcessGroupCount,
-} from '@troupe/core';
+import { AdapterRegistry, AgentManager, createAdapterAgent, trackedProcessGroupCount } from '@troupe/core/cli-turn';
 import { TaskManager, waitForCompletion } from '@troupe/looper';
 import { MockAgentAdapter } from '@troupe/core/testing';
 

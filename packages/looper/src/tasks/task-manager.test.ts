@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AbortError,
-  CompletionTimeoutError,
-  defineAgent,
-  EventBus,
-  type AnyTroupeEvent,
-  type RunnableAgent,
-} from '@troupe/core';
+import { AbortError, CompletionTimeoutError, EventBus, type AnyTroupeEvent, type RunnableAgent } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
 import { TaskManager, waitForCompletion } from '@troupe/looper';
 
 function recordTaskEvents(bus: EventBus): AnyTroupeEvent[] {

@@ -4,8 +4,6 @@ import {
   AbortError,
   CompletionTimeoutError,
   InvalidArgumentError,
-  nextProcessCount,
-  serializeError,
   TroupeError,
   withEventScope,
   type AgentContext,
@@ -15,6 +13,7 @@ import {
   type ExecutionHandle,
   type RunnableAgent,
 } from '@troupe/core';
+import { nextProcessCount, serializeError } from '@troupe/core/util';
 
 /**
  * Where a background task is. `timed-out`: the task's `timeoutMs` passed, or

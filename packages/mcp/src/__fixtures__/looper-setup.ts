@@ -1,5 +1,7 @@
 /* A Looper wired like an app (bus, messages, registry, executor), whose Coder can be given the executor's tools. */
-import { AgentRegistry, EventBus, Executor, MessageStore, type AgentManager, type RunnableAgent } from '@troupe/core';
+import { AgentRegistry, Executor } from '@troupe/core/agent-runtime';
+import { EventBus, MessageStore, type RunnableAgent } from '@troupe/core';
+import { type AgentManager } from '@troupe/core/cli-turn';
 import { Looper, type LooperMember } from '@troupe/looper';
 
 export function setupLooperWith(options: {

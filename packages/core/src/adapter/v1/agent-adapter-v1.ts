@@ -1,6 +1,6 @@
 import type { AgentError } from '../../errors/agent-error';
-import type { CompletionStrategy } from '../../process/completion-strategy';
-import type { ProcessConfig } from '../../process/process-config';
+import type { CompletionStrategy } from './completion-strategy';
+import type { ProcessConfig } from './process-config';
 import type { AgentStreamPart } from './agent-stream-part';
 import type { AgentTurnContext, MemberAgentConfig } from './member-agent-config';
 

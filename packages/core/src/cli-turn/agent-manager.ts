@@ -1,0 +1,518 @@
+import { assertAgentId } from '../agent-runtime/define-agent';
+import { AbortError } from '../errors/abort-error';
+import type { AgentError } from '../errors/agent-error';
+import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
+import type { EventBus } from '../events/event-bus';
+import { withEventScope } from '../events/event-scope';
+import { nextProcessCount } from '../util/process-singleton';
+import type { ProcessRun } from './process/agent-process';
+import { outputOrThrow, ProcessManager } from './process/process-manager';
+import type { ProcessOutcome } from './process/process-outcome';
+import type { AgentDefinition } from './registry/registry-schema';
+import type { SecretRedactor } from '../util/redact-secrets';
+import { serializeError } from '../util/serialize-error';
+import { assertKnownOptions, readTimeoutMs } from '../util/timeout-option';
+import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry';
+import type { AgentToolHost } from './agent-tool-host';
+import { AgentToolServers } from './agent-tool-servers';
+import { agentErrorOfTurn, answerOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
+import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
+import type { AgentStreamPart, AgentUsage } from '../adapter/v1/agent-stream-part';
+import type { MemberAgentConfig } from '../adapter/v1/member-agent-config';
+
+/** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
+export type AgentDefinitionSource =
+  | Record<string, AgentDefinition>
+  | ((configId: string) => AgentDefinition | undefined | PromiseLike<AgentDefinition | undefined>);
+
+/** Options for {@link AgentManager}. */
+export interface AgentManagerOptions {
+  /** Registry entries by config id. Without one, a config id names an adapter type directly. */
+  definitions?: AgentDefinitionSource;
+  /** Adapter types. Default: the process-wide registry. */
+  adapters?: AdapterRegistry;
+  /** Default: a new ProcessManager. */
+  processManager?: ProcessManager;
+  /** Emits `agent:*` events here. */
+  eventBus?: EventBus;
+  /** Total timeout per turn when none is given. Default 600 000 ms (10 min). */
+  defaultTimeoutMs?: number;
+  /**
+   * Serves the `tools` of members' configs to their CLIs over MCP, e.g.
+   * `createMcpToolHost()` from `@troupe/mcp`. Needed only by members with `tools`.
+   */
+  toolHost?: AgentToolHost;
+  /**
+   * More secrets to hide from every line, stream part, result, event and
+   * error of every member's process: literal values or patterns. Added to
+   * what core always hides — the values of secret-named variables in the
+   * host's and the member's environment, the adapter's API key, and
+   * well-known key shapes (see `ProcessConfig.secrets`).
+   */
+  secrets?: readonly (string | RegExp)[];
+}
+
+/** A started agent member (seed's `AgentInstance`). */
+export interface AgentInstance {
+  roleId: string;
+  configId: string;
+  adapter: AgentAdapter;
+  member: MemberAgentConfig;
+  /** The process waiting for the next message, if any. */
+  processId: string | undefined;
+  /**
+   * The session the next turn resumes (when the adapter can): the session of
+   * the last turn that succeeded, or that resumed an earlier session. A
+   * session first seen in a turn that failed is not kept (a CLI may never
+   * have saved it: Gemini refuses `--resume` of it); the previous one stays.
+   */
+  sessionId: string | undefined;
+  turns: number;
+}
+
+/** Options for one turn. */
+export interface AgentSendOptions {
+  /** Time limit of the turn in ms. Default: the manager's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** @deprecated Renamed `timeoutMs`; still read, with a warning, until the next minor version. */
+  timeout?: number;
+  /** Cancels the turn: its whole process group is killed and the turn settles `canceled` (`AbortError`). */
+  signal?: AbortSignal;
+  /** Member config for `prepareMessage`; default: the one given to `ensureAgentStarted`. */
+  member?: MemberAgentConfig;
+}
+
+const SEND_OPTION_KEYS: readonly string[] = ['timeoutMs', 'signal', 'member'];
+
+/** The send options, checked: not an object, or a key that is not a send option, is an error naming the right one. */
+function checkSendOptions(value: unknown): AgentSendOptions {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object') {
+    throw new InvalidArgumentError('options', `expected { member?, signal?, timeoutMs? }, got ${value === null ? 'null' : typeof value}`);
+  }
+  assertKnownOptions(value, SEND_OPTION_KEYS, 'options', { hint: 'the member config goes in options.member', deprecated: ['timeout'] });
+  return value as AgentSendOptions;
+}
+
+/** Everything a finished turn produced. */
+export interface AgentTurnResult {
+  /**
+   * The answer text: the text of the turn's `turn-end` part, from the lines
+   * as they were parsed once. A turn without one (an adapter whose parser
+   * does not end turns, a turn completed by idle time or exit) falls back to
+   * `adapter.parseResponse` of the whole output. `''` unless the turn completed.
+   */
+  text: string;
+  parts: AgentStreamPart[];
+  usage: AgentUsage | undefined;
+  /** The session this turn ran in (the one the CLI reported, else the one it resumed). */
+  sessionId: string | undefined;
+  /**
+   * Tool calls the CLI refused for lack of permission (Claude Code's
+   * `permission_denials`, an ACP agent's rejected permission request). The
+   * turn may still end `completed` with text claiming the work was done:
+   * check this before trusting it. Empty when nothing was refused.
+   */
+  permissionDenials: AgentPermissionDenial[];
+  /** The process outcome (status, exit code, duration, raw output). */
+  outcome: ProcessOutcome;
+  /** Set when the CLI reported the turn as failed (API error…), though the process completed. */
+  agentError: AgentError | undefined;
+}
+
+/** One tool call the CLI refused for lack of permission (from a `warning` part with code `permission-denied`). */
+export interface AgentPermissionDenial {
+  /** The tool, as the CLI names it (`Write`, `write_file`…). */
+  toolName: string;
+  /** The CLI's id of the refused call, when it gives one. */
+  toolCallId: string | undefined;
+  /** The call's input, when the CLI reports it. */
+  input: unknown;
+  /** The CLI's explanation. */
+  message: string;
+}
+
+/** A turn in flight: stream its parts, await its result. */
+export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
+  /**
+   * Settles with the turn result (see `outcome.status` and `agentError`);
+   * rejects only when the turn could not start (the adapter's
+   * `getProcessConfig` threw).
+   */
+  readonly result: Promise<AgentTurnResult>;
+  /** The process run, once spawned (to cancel it or read raw lines). */
+  readonly run: Promise<ProcessRun>;
+}
+
+/**
+ * Runs agent members through their adapters (seed 001 §6): starts each
+ * member's CLI lazily, sends messages, reads normalized stream parts, and
+ * resumes the CLI's session on the next turn when the adapter can.
+ *
+ * @example
+ * ```ts
+ * const manager = new AgentManager({ eventBus });
+ * await manager.ensureAgentStarted('max', 'claude', { systemInstruction: 'You are Max, a tech lead.' });
+ * const reply = await manager.sendAndReceive('max', 'Review src/index.ts');
+ * await manager.cleanup();
+ * ```
+ */
+export class AgentManager {
+  private readonly agents = new Map<string, AgentInstance>();
+  /** The MCP servers of members' Troupe `tools`. */
+  private readonly toolServers: AgentToolServers;
+  /** Turns in flight by role, so stopping a member cancels them. */
+  private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
+  /** Per role: why the session of its last turn is not resumed (reported as a `warning` part at the start of its next turn). */
+  private readonly unresumedSessions = new Map<string, string>();
+  private readonly processManager: ProcessManager;
+  private readonly adapters: AdapterRegistry;
+  private readonly defaultTimeoutMs: number;
+
+  constructor(private readonly options: AgentManagerOptions = {}) {
+    this.processManager = options.processManager ?? new ProcessManager({ eventBus: options.eventBus });
+    this.adapters = options.adapters ?? defaultAdapterRegistry;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 600_000;
+    this.toolServers = new AgentToolServers(options.toolHost);
+  }
+
+  /**
+   * Makes sure a member has an agent: creates its adapter and spawns its
+   * process (warm) unless already started. Returns the process id.
+   *
+   * @throws InvalidArgumentError when `roleId` is not an agent id (`AGENT_ID_PATTERN`: letters, digits, `.`, `_`, `:`, `-`).
+   * @throws AdapterNotFoundError when no adapter matches `configId`.
+   * @throws ConfigError / InvalidArgumentError for a bad member config.
+   */
+  async ensureAgentStarted(roleId: string, configId: string, member: MemberAgentConfig = {}): Promise<string> {
+    assertAgentId(roleId, 'roleId');
+    const existing = this.agents.get(roleId);
+    if (existing) {
+      if (existing.processId && this.processManager.isReady(existing.processId)) return existing.processId;
+      existing.processId = await this.spawn(existing);
+      return existing.processId;
+    }
+    const adapter = await this.createAdapter(configId);
+    const instance: AgentInstance = { roleId, configId, adapter, member, processId: undefined, sessionId: undefined, turns: 0 };
+    try {
+      instance.processId = await this.spawn(instance);
+    } catch (error) {
+      await this.toolServers.close(roleId);
+      throw error;
+    }
+    this.agents.set(roleId, instance);
+    this.options.eventBus?.emit('agent:started', { roleId, adapterType: adapter.adapterId, processId: instance.processId });
+    return instance.processId;
+  }
+
+  /**
+   * Sends a message and streams the turn as normalized parts. The process is
+   * respawned for each turn (each CLI answers one message per process); the
+   * next turn resumes the session when the adapter supports it.
+   *
+   * Each turn calls the adapter's turn-start hook (`startTurn`) and gives
+   * every line to `parseLine` with the turn's context. The turn failed
+   * (`result.agentError`) when any of its `turn-end` parts is an error: a
+   * later `turn-end` never overrides it, and a second `turn-end` in one turn
+   * is reported with a `TroupeWarning` (`TROUPE_TURN_END_REPEATED`).
+   */
+  send(roleId: string, message: string, options: AgentSendOptions = {}): AgentTurn {
+    const instance = this.agents.get(roleId);
+    if (!instance) {
+      throw new InvalidStateError(`Role "${roleId}" has no running agent; call ensureAgentStarted() first`, {
+        code: 'AGENT_NOT_RUNNING',
+      });
+    }
+    if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
+    checkSendOptions(options);
+    const timeoutMs = readTimeoutMs(options, 'AgentManager.send options');
+    const { adapter } = instance;
+    const bus = this.options.eventBus;
+    const parts: AgentStreamPart[] = [];
+    const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    const turnId = `${roleId}#${nextProcessCount('core.agent-turn-id')}`;
+    let model: string | undefined;
+    // The session this turn resumes, and the one its CLI reports (kept for resuming only if the turn succeeds, see AgentInstance.sessionId).
+    const resumedSessionId = adapter.capabilities.resume ? instance.sessionId : undefined;
+    let turnSessionId: string | undefined;
+    let turn: AdapterTurnParser | undefined;
+    /** The process's redactor, for a `parseResponse` answer (it joins and decodes what the lines held in pieces). */
+    let redactor: SecretRedactor | undefined;
+    const redactAnswer = (text: string): string => (redactor ? redactor.redact(text) : text);
+    const deliver = (part: AgentStreamPart): void => {
+      parts.push(part);
+      if (part.type === 'session') {
+        turnSessionId = part.sessionId;
+        model = part.model ?? model;
+      }
+      bus?.emit('agent:part', { roleId, turnId, part });
+      for (const listener of listeners) listener(part);
+    };
+    // stopAgent()/cleanup() abort this controller: the turn ends as `canceled` and its process group is killed.
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    const startRun = async (): Promise<ProcessRun> => {
+      if (!instance.processId || !this.processManager.isReady(instance.processId)) {
+        instance.processId = await this.spawn(instance);
+      }
+      const processId = instance.processId;
+      instance.processId = undefined; // one turn per process
+      const member = options.member ?? instance.member;
+      const prepared = adapter.prepareMessage(message, member);
+      redactor = this.processManager.redactorOf(processId);
+      const parser = startAdapterTurn(adapter, { roleId, turnNumber: instance.turns + 1, member, message: prepared }, { redactor });
+      turn = parser;
+      return this.processManager.send(processId, prepared, {
+        completionStrategy: adapter.getCompletionStrategy(),
+        timeoutMs: timeoutMs ?? this.defaultTimeoutMs,
+        signal,
+        // The adapter's parser owns the end of the turn (`turn-end` strategy): a line is the last when its parts end the turn.
+        onLine: ({ line, json }) => {
+          let endsTurn = false;
+          for (const part of parser.parse(line, json)) {
+            deliver(part);
+            if (part.type === 'turn-end') endsTurn = true;
+          }
+          return endsTurn;
+        },
+      });
+    };
+    let resolveRun!: (run: ProcessRun) => void;
+    let rejectRun!: (error: unknown) => void;
+    const runPromise = new Promise<ProcessRun>((resolve, reject) => {
+      resolveRun = resolve;
+      rejectRun = reject;
+    });
+    runPromise.catch(() => {}); // observed through `result`
+    const started = bus?.emit('agent:turn-started', {
+      roleId,
+      turnId,
+      adapterType: adapter.adapterId,
+      ...(resumedSessionId !== undefined ? { resumeSessionId: resumedSessionId } : {}),
+      timestamp: Date.now(),
+    });
+    // A session the last turn left unresumable: say so at the start of this turn, which does not resume it.
+    const unresumed = this.unresumedSessions.get(roleId);
+    if (unresumed !== undefined && adapter.capabilities.resume) {
+      this.unresumedSessions.delete(roleId);
+      const part: AgentStreamPart = {
+        type: 'warning',
+        code: 'session-not-resumed',
+        message:
+          `${adapter.adapterId}: not resuming ${unresumed}, so the CLI may not have saved it; ` +
+          (resumedSessionId !== undefined ? `this turn resumes the previous session ${resumedSessionId}` : 'this turn starts a fresh session'),
+      };
+      parts.push(part);
+      bus?.emit('agent:part', { roleId, turnId, part });
+    }
+    const sessionOfTurn = () => turnSessionId ?? instance.sessionId;
+    const turnFields = () => {
+      const sessionId = sessionOfTurn();
+      return { turnId, adapterType: adapter.adapterId, ...(model !== undefined ? { model } : {}), ...(sessionId !== undefined ? { sessionId } : {}) };
+    };
+    // The turn's scope: events of its work (parts, usage) are charged to this role.
+    const result = withEventScope({ event: started, bus, agentId: roleId }, async (): Promise<AgentTurnResult> => {
+      let run: ProcessRun;
+      try {
+        run = await startRun();
+      } catch (error) {
+        rejectRun(error);
+        for (const listener of listeners) listener(undefined);
+        bus?.emit('agent:turn-completed', { roleId, status: 'failed', durationMs: 0, error: serializeError(error), ...turnFields() });
+        throw error;
+      }
+      resolveRun(run);
+      const outcome = await run.outcome;
+      // Whatever the outcome, text held back as a possible secret is released (redacted) before the turn ends.
+      for (const part of turn?.end() ?? []) deliver(part);
+      // The CLI is done with this turn: nothing may still run on its behalf.
+      this.toolServers.cancelCalls(roleId, new Error(`the turn of role "${roleId}" ended (${outcome.status})`));
+      const agentError: AgentError | undefined = outcome.status === 'completed' ? describeTurnError(adapter, agentErrorOfTurn(adapter.adapterId, parts), outcome) : undefined;
+      const failure = outcome.status !== 'completed' ? outcome.status : agentError ? 'failed' : undefined;
+      if (turnSessionId !== undefined) {
+        if (failure === undefined || turnSessionId === resumedSessionId) {
+          instance.sessionId = turnSessionId;
+          this.unresumedSessions.delete(roleId);
+        } else if (adapter.capabilities.resume) {
+          this.unresumedSessions.set(roleId, `session ${turnSessionId}: it began in a turn that ${failure === 'failed' ? 'failed' : `was ${failure}`}`);
+        }
+      }
+      for (const listener of listeners) listener(undefined);
+      instance.turns++;
+      const usage = [...parts].reverse().find((p) => p.type === 'usage');
+      bus?.emit('agent:turn-completed', {
+        roleId,
+        status: outcome.status,
+        durationMs: outcome.durationMs,
+        ...(outcome.status !== 'completed' ? { error: serializeError(outcome.error) } : agentError ? { error: serializeError(agentError) } : {}),
+        ...turnFields(),
+        ...(usage?.type === 'usage' ? { usage: usage.usage } : {}),
+      });
+      return {
+        text: outcome.status === 'completed' ? (answerOfTurn(parts) ?? redactAnswer(adapter.parseResponse(outcome.output))) : '',
+        parts,
+        usage: usage?.type === 'usage' ? usage.usage : undefined,
+        sessionId: sessionOfTurn(),
+        permissionDenials: permissionDenialsOf(parts),
+        outcome,
+        agentError,
+      };
+    });
+    const inFlight = { controller, result };
+    let roleTurns = this.turnsInFlight.get(roleId);
+    if (!roleTurns) this.turnsInFlight.set(roleId, (roleTurns = new Set()));
+    roleTurns.add(inFlight);
+    const settled = () => {
+      roleTurns.delete(inFlight);
+      if (roleTurns.size === 0 && this.turnsInFlight.get(roleId) === roleTurns) this.turnsInFlight.delete(roleId);
+    };
+    result.then(settled, settled);
+    return {
+      result,
+      run: runPromise,
+      [Symbol.asyncIterator]: () => partsIterator(parts, listeners, result),
+    };
+  }
+
+  /**
+   * Sends a message and resolves with the answer text (seed 001 §6).
+   *
+   * @throws ProcessError, CompletionTimeoutError, AbortError for process outcomes;
+   * AgentError when the CLI reports the turn failed.
+   *
+   * @example
+   * ```ts
+   * const answer = await manager.sendAndReceive('coder', 'Add a README', { timeoutMs: 300_000, signal });
+   * ```
+   */
+  async sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string> {
+    const result = await this.send(roleId, message, checkSendOptions(options)).result;
+    outputOrThrow(result.outcome);
+    if (result.agentError) throw result.agentError;
+    return result.text;
+  }
+
+  /**
+   * Stops a member and forgets it: a turn in flight is canceled (its result
+   * settles with status `canceled`, its process group is killed), its warm
+   * process and the server of its Troupe `tools` are stopped. Resolves once
+   * they are gone. Unknown roles are ignored.
+   */
+  async stopAgent(roleId: string): Promise<void> {
+    const instance = this.agents.get(roleId);
+    const turns = [...(this.turnsInFlight.get(roleId) ?? [])];
+    if (!instance && turns.length === 0) return;
+    this.agents.delete(roleId);
+    this.unresumedSessions.delete(roleId);
+    for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
+    await Promise.all([
+      ...turns.map((turn) => turn.result.catch(() => {})),
+      ...(instance?.processId ? [this.processManager.stopProcess(instance.processId)] : []),
+    ]);
+    await this.toolServers.close(roleId);
+    if (instance) this.options.eventBus?.emit('agent:stopped', { roleId });
+  }
+
+  /** True while a member is started (between `ensureAgentStarted` and `stopAgent`). */
+  isRunning(roleId: string): boolean {
+    return this.agents.has(roleId);
+  }
+
+  /** Stops every member (turns in flight settle as `canceled`) and kills every process. */
+  async cleanup(): Promise<void> {
+    const roles = new Set([...this.agents.keys(), ...this.turnsInFlight.keys()]);
+    await Promise.all([...roles].map((roleId) => this.stopAgent(roleId)));
+    await this.toolServers.closeAll();
+    await this.processManager.cleanup();
+  }
+
+  /** Role ids with a started agent. */
+  getRunningRoles(): string[] {
+    return [...this.agents.keys()];
+  }
+
+  /** The instance record of a member. */
+  getAgentInfo(roleId: string): Readonly<AgentInstance> | undefined {
+    return this.agents.get(roleId);
+  }
+
+  private async createAdapter(configId: string): Promise<AgentAdapter> {
+    const source = this.options.definitions;
+    let definition: AgentDefinition | undefined;
+    if (typeof source === 'function') definition = await source(configId);
+    else if (source) definition = Object.hasOwn(source, configId) ? source[configId] : undefined;
+    return definition ? this.adapters.create(definition) : this.adapters.create(configId);
+  }
+
+  private async spawn(instance: AgentInstance): Promise<string> {
+    const { adapter } = instance;
+    const member = await this.toolServers.adapterMember(instance.roleId, adapter, instance.member);
+    const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
+    const config = await adapter.getProcessConfig(member, member.workDir, context);
+    const secrets = this.options.secrets;
+    return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
+  }
+}
+
+function partsIterator(
+  parts: AgentStreamPart[],
+  listeners: Set<(part: AgentStreamPart | undefined) => void>,
+  result: Promise<AgentTurnResult>,
+): AsyncIterableIterator<AgentStreamPart> {
+  // Replays parts seen so far, then follows live ones until the turn ends.
+  let index = 0;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const listener = (part: AgentStreamPart | undefined) => {
+    if (part === undefined) ended = true;
+    wake?.();
+  };
+  listeners.add(listener);
+  // A turn that could not start rejects `result`; the iterator just ends (the caller reads the error from `result`).
+  void result.then(
+    () => listener(undefined),
+    () => listener(undefined),
+  );
+  const iterator: AsyncIterableIterator<AgentStreamPart> = {
+    async next() {
+      for (;;) {
+        if (index < parts.length) return { value: parts[index++] as AgentStreamPart, done: false };
+        if (ended) {
+          listeners.delete(listener);
+          return { value: undefined, done: true };
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    },
+    async return() {
+      listeners.delete(listener);
+      ended = true;
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
+
+/** The `permission-denied` warnings of a turn's parts, as {@link AgentPermissionDenial}s. */
+function permissionDenialsOf(parts: readonly AgentStreamPart[]): AgentPermissionDenial[] {
+  const denials: AgentPermissionDenial[] = [];
+  for (const part of parts) {
+    if (part.type !== 'warning' || part.code !== 'permission-denied') continue;
+    denials.push({ toolName: part.toolName ?? 'unknown', toolCallId: part.toolCallId, input: part.input, message: part.message });
+  }
+  return denials;
+}
+
+/** The adapter's `describeTurnError` applied to a failed turn's error (kept as is when the hook is absent or throws). */
+function describeTurnError(adapter: AgentAdapter, error: AgentError | undefined, outcome: ProcessOutcome): AgentError | undefined {
+  if (error === undefined || adapter.describeTurnError === undefined) return error;
+  try {
+    return adapter.describeTurnError(error, { head: outcome.stderrHead, tail: outcome.stderrTail });
+  } catch {
+    return error;
+  }
+}

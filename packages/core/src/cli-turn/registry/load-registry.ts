@@ -1,0 +1,144 @@
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ConfigError } from '../../errors/config-error';
+import { readConfigFile } from '../../util/read-config-file';
+import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
+import { isReservedAgentName, legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
+
+/** Newest registry schema this version reads. */
+export const REGISTRY_SCHEMA_VERSION = '1.2';
+
+/** Options for {@link parseRegistryConfig} and {@link loadRegistryFile}. */
+export interface ParseRegistryOptions {
+  /** Named in errors and warnings (a file path). Default `'registry'`. */
+  source?: string;
+  /** Receives each warning (1.1 fallback). Default: `process.emitWarning`. */
+  onWarning?: (message: string) => void;
+}
+
+/** A registry read into schema 1.2, plus what the 1.1 fallback had to do. */
+export interface ParsedRegistry {
+  config: RegistryConfig;
+  /** Schema version found in the input. */
+  sourceVersion: string;
+  /** True when any entry was read through the 1.1 fallback. */
+  usedFallback: boolean;
+  /** Every warning, the fallback notice first. */
+  warnings: string[];
+  /** Warnings about individual entries (role text removed, guessed capabilities). */
+  conversionWarnings: string[];
+  removedSystemPrompts: RemovedSystemPrompt[];
+}
+
+/**
+ * Validates a registry (schema 1.2). A 1.1 registry, or a 1.2 agent entry
+ * that still has `args` instead of `baseArgs`, is read as a fallback and
+ * converted in memory, with a warning to run `migrateRegistry`.
+ *
+ * @throws ConfigError naming each invalid field (`agents.claude.command: …`),
+ * or a schema version newer than this package reads.
+ */
+export function parseRegistryConfig(input: unknown, options: ParseRegistryOptions = {}): ParsedRegistry {
+  const source = options.source ?? 'registry';
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ConfigError(source, [{ path: [], message: 'expected a JSON object with "schemaVersion" and "agents"' }]);
+  }
+  const raw = unwrapLegacyAgents(input as Record<string, unknown>);
+  const version = raw.schemaVersion === undefined ? '1.1' : String(raw.schemaVersion);
+  if (!['1.0', '1.1', '1.2'].includes(version)) {
+    const newer = Number.parseFloat(version) > 1.2;
+    throw new ConfigError(source, [
+      {
+        path: ['schemaVersion'],
+        message: newer
+          ? `schema ${version} is newer than this @troupe/core reads (${REGISTRY_SCHEMA_VERSION}); upgrade @troupe/core`
+          : `unknown schema version "${version}" (expected "1.2", or "1.1" to migrate)`,
+      },
+    ]);
+  }
+  const agents = raw.agents;
+  if (agents === null || typeof agents !== 'object' || Array.isArray(agents)) {
+    throw new ConfigError(source, [{ path: ['agents'], message: 'expected an object of agent definitions keyed by name' }]);
+  }
+  const conversionWarnings: string[] = [];
+  let usedFallback = false;
+  const removedSystemPrompts: RemovedSystemPrompt[] = [];
+  const converted: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(agents as Record<string, unknown>)) {
+    if (isReservedAgentName(key)) {
+      throw new ConfigError(source, [{ path: ['agents', key], message: `"${key}" cannot name an agent (a reserved JavaScript property name); rename it` }]);
+    }
+    const entry = value as Record<string, unknown> | null;
+    if (entry && typeof entry === 'object' && entry.baseArgs === undefined && (entry.args !== undefined || version !== '1.2')) {
+      const legacy = legacyAgentDefinitionSchema.safeParse(entry);
+      if (!legacy.success) {
+        throw ConfigError.fromZod(source, legacy.error, ['agents', key]);
+      }
+      const result = convertLegacyAgent(key, legacy.data);
+      usedFallback = true;
+      conversionWarnings.push(...result.warnings);
+      removedSystemPrompts.push(...result.removed);
+      converted[key] = result.definition;
+    } else converted[key] = entry;
+  }
+  usedFallback ||= version !== '1.2';
+  const warnings = [
+    ...(usedFallback
+      ? [
+          `${source} uses registry schema ${version} ("args"); read as a fallback. ` +
+            'Run migrateRegistry() (or `troupe migrate-registry`) to convert it to 1.2.',
+        ]
+      : []),
+    ...conversionWarnings,
+  ];
+  const parsed = registryConfigSchema.safeParse({ ...raw, schemaVersion: '1.2', agents: converted });
+  if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
+  const onWarning = options.onWarning ?? ((message: string) => process.emitWarning(message, 'TroupeWarning'));
+  for (const warning of warnings) onWarning(warning);
+  return { config: parsed.data, sourceVersion: version, usedFallback, warnings, conversionWarnings, removedSystemPrompts };
+}
+
+/**
+ * Seed 001's 1.1 example has no `agents` wrapper and no version: the agent
+ * entries are the top-level keys (`{ "claude": { "command": …, "args": … } }`).
+ * Such an object is read as `{ schemaVersion: '1.1', agents: … }`.
+ */
+function unwrapLegacyAgents(raw: Record<string, unknown>): Record<string, unknown> {
+  if (raw.agents !== undefined || raw.schemaVersion !== undefined) return raw;
+  const entries = Object.values(raw);
+  const looksLikeAgents =
+    entries.length > 0 &&
+    entries.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry) && typeof (entry as { command?: unknown }).command === 'string');
+  return looksLikeAgents ? { schemaVersion: '1.1', agents: raw } : raw;
+}
+
+/**
+ * Reads and validates a registry JSON file (see {@link parseRegistryConfig}).
+ *
+ * @throws ConfigError for unreadable files, invalid JSON (with the parser's
+ * position) or invalid fields.
+ */
+export async function loadRegistryFile(path: string, options: ParseRegistryOptions = {}): Promise<ParsedRegistry> {
+  const parsed = parseRegistryConfig(await readConfigFile(path), { ...options, source: options.source ?? path });
+  return { ...parsed, config: resolveRegistryPaths(parsed.config, dirname(resolve(path))) };
+}
+
+/**
+ * Makes an entry's `home` absolute (`~/…` is the user's home; a relative path
+ * is read from `baseDir`, the registry file's folder), and so its `command`
+ * when it is a relative path (`./bin/claude`); a bare name stays a `PATH` lookup.
+ */
+export function resolveRegistryPaths(config: RegistryConfig, baseDir: string): RegistryConfig {
+  const absolute = (path: string) => (path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : resolve(baseDir, path));
+  const agents = Object.fromEntries(
+    Object.entries(config.agents).map(([key, agent]) => [
+      key,
+      {
+        ...agent,
+        ...(agent.home !== undefined ? { home: absolute(agent.home) } : {}),
+        ...(/[\\/]/.test(agent.command) && !isAbsolute(agent.command) ? { command: absolute(agent.command) } : {}),
+      },
+    ]),
+  );
+  return { ...config, agents };
+}
