@@ -9,7 +9,7 @@ import { createReadFileTool, createWriteFileTool } from './index';
 import { executeTool, type AnyTool } from '@troupe/core';
 
 const probe = fileURLToPath(new URL('./__fixtures__/workspace-fifo-probe.ts', import.meta.url));
-const repoRoot = fileURLToPath(new URL('../../../../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 let root: string;
 let server: Server;

@@ -14,7 +14,7 @@ import {
 import { CompletionTimeoutError, ProcessError, TroupeError } from '@troupe/core';
 import { fakeAgentProcessConfig, isProcessRunning, type FakeAgentCliOptions } from '@troupe/core/testing';
 
-const fixture = (name: string) => join(import.meta.dirname, '..', '__fixtures__', name);
+const fixture = (name: string) => join(import.meta.dirname, '..', '..', '__fixtures__', name);
 const claudeText = fixture('claude/text.stdout.jsonl');
 const jsonlResult = { type: 'jsonl', completionTypes: ['result'] } as const;
 

@@ -4,7 +4,7 @@ import { CompletionTimeoutError, EventBus, ProcessError, type AnyTroupeEvent } f
 import { ProcessManager } from '@troupe/core/cli-turn';
 import { fakeAgentProcessConfig } from '@troupe/core/testing';
 
-const codexText = join(import.meta.dirname, '..', '__fixtures__', 'codex', 'text.stdout.jsonl');
+const codexText = join(import.meta.dirname, '..', '..', '__fixtures__', 'codex', 'text.stdout.jsonl');
 
 describe('ProcessManager (seed 001 §1 API)', () => {
   it('startProcess + sendAndReceive with a jsonl strategy returns the output', async () => {
