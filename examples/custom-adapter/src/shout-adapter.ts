@@ -27,7 +27,7 @@ export interface ShoutAdapterSettings {
  *
  * @example
  * ```ts
- * import { AgentManager, registerAdapter } from '@troupe/core';
+ * import { AgentManager, registerAdapter } from '@troupe/core/cli-turn';
  * const unregister = registerAdapter({ type: 'shout', create: () => createShoutAdapter({ delayMs: 0 }) });
  * const manager = new AgentManager();
  * await manager.ensureAgentStarted('crier', 'shout', { systemInstruction: 'a town crier' });

@@ -43,7 +43,7 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'turn-end' });
  *
  * @example
  * ```ts
- * import { AgentManager, AdapterRegistry } from '@troupe/core';
+ * import { AgentManager, AdapterRegistry } from '@troupe/core/cli-turn';
  * import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
  *
  * const adapters = new AdapterRegistry();

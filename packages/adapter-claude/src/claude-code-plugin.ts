@@ -5,12 +5,21 @@ import {
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
+  type AgentCapabilities,
   type AgentDefinition,
   type RegistryAgentSettings,
 } from '@troupe/core/cli-turn';
 import { createClaudeCodeAdapter, type ClaudeCodeAdapter } from './claude-code-adapter';
 import { CLAUDE_CODE_RESULT_TYPE } from './claude-code-events';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings } from './claude-code-settings';
+
+/** Claude Code as a registry entry's capabilities (filled into a migrated 1.1 entry). */
+const CLAUDE_CODE_CAPABILITIES: AgentCapabilities = {
+  supportsSystemPrompt: true,
+  systemPromptFlag: '--append-system-prompt',
+  completionDetection: 'jsonl',
+  completionTypes: [CLAUDE_CODE_RESULT_TYPE],
+};
 
 /** The Claude Code adapter plugin: `create()` builds a {@link ClaudeCodeAdapter}. */
 export interface ClaudeCodeAdapterPlugin extends AgentAdapterPlugin {
@@ -38,6 +47,7 @@ export function createClaudeCodeAdapterPlugin(settings: ClaudeCodeSettings = {})
   return {
     type: 'claude',
     displayName: 'Claude Code',
+    registryCapabilities: CLAUDE_CODE_CAPABILITIES,
     create(definition?: AgentDefinition): ClaudeCodeAdapter {
       if (!definition) return createClaudeCodeAdapter(settings);
       const entry = readRegistryAgentSettings(definition, CLAUDE_CODE_FACTS);
@@ -58,7 +68,7 @@ export const claudeCodeAdapterPlugin: ClaudeCodeAdapterPlugin = createClaudeCode
  *
  * @example
  * ```ts
- * import { AgentManager } from '@troupe/core';
+ * import { AgentManager } from '@troupe/core/cli-turn';
  * import { registerClaudeCodeAdapter } from '@troupe/adapter-claude';
  *
  * const unregister = registerClaudeCodeAdapter();

@@ -5,11 +5,15 @@ import {
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
+  type AgentCapabilities,
   type AgentDefinition,
   type RegistryAgentSettings,
 } from '@troupe/core/cli-turn';
 import { CODEX_ADAPTER_ID, CODEX_COMPLETION_TYPES, createCodexAdapter, type CodexAdapter } from './codex-adapter';
 import type { CodexAdapterSettings } from './codex-adapter-settings';
+
+/** Codex as a registry entry's capabilities (filled into a migrated 1.1 entry): no system-prompt flag; `turn.completed` / `turn.failed` end a turn. */
+const CODEX_CAPABILITIES: AgentCapabilities = { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: [...CODEX_COMPLETION_TYPES] };
 
 /** The Codex adapter plugin: `{ type: 'codex', displayName: 'Codex CLI', create(definition?) }`. */
 export interface CodexAdapterPlugin extends AgentAdapterPlugin {
@@ -35,6 +39,7 @@ export function createCodexAdapterPlugin(settings: CodexAdapterSettings = {}): C
   return {
     type: CODEX_ADAPTER_ID,
     displayName: 'Codex CLI',
+    registryCapabilities: CODEX_CAPABILITIES,
     create(definition?: AgentDefinition): CodexAdapter {
       if (!definition) return createCodexAdapter(settings);
       const entry = readRegistryAgentSettings(definition, CODEX_FACTS);

@@ -46,7 +46,7 @@ export interface CodexAdapter extends AgentAdapterV1<CodexLineParser> {
  *
  * @example
  * ```ts
- * import { AgentManager, AdapterRegistry } from '@troupe/core';
+ * import { AgentManager, AdapterRegistry } from '@troupe/core/cli-turn';
  * import { createCodexAdapter } from '@troupe/adapter-codex';
  *
  * const adapters = new AdapterRegistry();

@@ -61,7 +61,7 @@ export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> 
  *
  * @example
  * ```ts
- * import { AgentManager, AdapterRegistry } from '@troupe/core';
+ * import { AgentManager, AdapterRegistry } from '@troupe/core/cli-turn';
  * import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
  *
  * const adapters = new AdapterRegistry();

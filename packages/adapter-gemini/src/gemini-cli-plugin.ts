@@ -5,11 +5,15 @@ import {
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
+  type AgentCapabilities,
   type AgentDefinition,
 } from '@troupe/core/cli-turn';
 import { createGeminiCliAdapter, type GeminiCliAdapter } from './gemini-cli-adapter';
 import { GEMINI_CLI_RESULT_TYPE } from './gemini-cli-events';
 import type { GeminiCliSettings } from './gemini-cli-settings';
+
+/** Gemini CLI as a registry entry's capabilities (filled into a migrated 1.1 entry): no system-prompt flag; its `result` line ends a turn. */
+const GEMINI_CLI_CAPABILITIES: AgentCapabilities = { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: [GEMINI_CLI_RESULT_TYPE] };
 
 /** Flags the adapter always sets itself; dropped from a registry entry's `baseArgs`. */
 const OWN_FLAGS_WITH_VALUE = new Set(['-o', '--output-format']);
@@ -87,6 +91,7 @@ export function createGeminiCliAdapterPlugin(settings: GeminiCliSettings = {}): 
   return {
     type: 'gemini',
     displayName: 'Gemini CLI',
+    registryCapabilities: GEMINI_CLI_CAPABILITIES,
     create(definition?: AgentDefinition): GeminiCliAdapter {
       if (!definition) return createGeminiCliAdapter(settings);
       const { model, extraArgs, env, ...fromDefinition } = geminiCliSettingsFromDefinition(definition);

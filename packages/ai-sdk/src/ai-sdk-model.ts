@@ -179,7 +179,8 @@ export class AISdkChatModel implements ChatModelV1 {
  * ```ts
  * import { openai } from '@ai-sdk/openai';
  * import { fromAISdk } from '@troupe/ai-sdk';
- * import { runToolLoop, createWorkspaceTools } from '@troupe/core';
+ * import { runToolLoop } from '@troupe/core/model-runtime';
+ * import { createWorkspaceTools } from '@troupe/workspace-tools';
  *
  * const model = fromAISdk(openai('gpt-5.5'));
  * const { text } = await runToolLoop({

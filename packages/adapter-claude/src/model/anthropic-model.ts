@@ -117,7 +117,7 @@ export class AnthropicChatModel implements ChatModelV1 {
  * @example
  * ```ts
  * import { createAnthropicModel } from '@troupe/adapter-claude/model';
- * import { runToolLoop } from '@troupe/core';
+ * import { runToolLoop } from '@troupe/core/model-runtime';
  *
  * const model = createAnthropicModel({ model: 'claude-sonnet-5-5', maxRetries: 3 }); // key from ANTHROPIC_API_KEY
  * const { text } = await runToolLoop({ model, system: 'Be brief.', prompt: 'Name three primes.' });

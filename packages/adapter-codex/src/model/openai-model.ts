@@ -153,7 +153,7 @@ export class OpenAIChatModel implements ChatModelV1 {
  * @example
  * ```ts
  * import { createOpenAIModel } from '@troupe/adapter-codex/model';
- * import { generateObject } from '@troupe/core';
+ * import { generateObject } from '@troupe/core/model-runtime';
  *
  * const model = createOpenAIModel({ model: 'gpt-5.5' }); // key from OPENAI_API_KEY
  * const local = createOpenAIModel({ api: 'chat', baseURL: 'http://localhost:11434/v1', model: 'qwen3', structuredOutput: 'json-object' });

@@ -192,7 +192,8 @@ export class GeminiChatModel implements ChatModelV1 {
  * @example
  * ```ts
  * import { createGeminiModel } from '@troupe/adapter-gemini/model';
- * import { defineTool, runToolLoop } from '@troupe/core';
+ * import { defineTool } from '@troupe/core';
+ * import { runToolLoop } from '@troupe/core/model-runtime';
  * import { z } from 'zod';
  *
  * const model = createGeminiModel({ model: 'gemini-3.8-flash', maxRetries: 3 }); // key from GEMINI_API_KEY

@@ -8,6 +8,7 @@ import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
+import { builtinAdapterFacts } from '../registry/builtin-adapter-facts';
 
 /** `troupe migrate-registry [path]`: registry schema 1.1 → 1.2, with a backup. */
 export async function runMigrateRegistryCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -22,7 +23,7 @@ export async function runMigrateRegistryCommand(argv: readonly string[], io: Cli
   if (!existsSync(path)) throw new CliUsageError(m.usage.fileMissing('registry file', path), { command: 'migrate-registry' });
   let result;
   try {
-    result = await migrateRegistry(path, { dryRun: options['dry-run'] === true });
+    result = await migrateRegistry(path, { dryRun: options['dry-run'] === true, adapters: builtinAdapterFacts() });
   } catch (error) {
     // An invalid registry is a ConfigError: bad input (exit 2), printed one problem per line.
     if (TroupeError.isInstance(error)) throw error;

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRegistryFile, type AgentDefinition, type ParsedRegistry } from '@troupe/core/cli-turn';
 import { CliUsageError } from '../cli-errors';
+import { builtinAdapterFacts } from './builtin-adapter-facts';
 import type { CliMessages } from '../i18n/cli-messages';
 
 /** The adapters built into `troupe`, by name. */
@@ -57,7 +58,7 @@ export async function loadCliRegistry(lookup: RegistryLookup, messages: CliMessa
   const found = candidates.filter((candidate) => existsSync(candidate.path));
   const [first, ...rest] = found;
   if (!first) return undefined;
-  const parsed = await loadRegistryFile(first.path, { onWarning });
+  const parsed = await loadRegistryFile(first.path, { onWarning, adapters: builtinAdapterFacts() });
   return { path: first.path, parsed, shadowed: rest.map((candidate) => candidate.path) };
 }
 

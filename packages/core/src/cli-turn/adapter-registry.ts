@@ -1,6 +1,6 @@
 import { AdapterNotFoundError } from '../errors/adapter-not-found-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
-import type { AgentDefinition } from './registry/registry-schema';
+import type { AgentCapabilities, AgentDefinition } from './registry/registry-schema';
 import { processSingleton } from '../util/process-singleton';
 import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
 
@@ -15,6 +15,13 @@ export interface AgentAdapterPlugin {
   readonly displayName?: string;
   /** Builds an adapter; `definition` is the registry entry when there is one. */
   create(definition?: AgentDefinition): AgentAdapter;
+  /**
+   * What this adapter's CLI does, as a registry entry's `capabilities` (its
+   * system-prompt flag, how its turns end). Filled into an entry of this type
+   * when a 1.1 registry, which had none of this, is migrated to 1.2. The
+   * vendor's facts live with its adapter, not in core.
+   */
+  readonly registryCapabilities?: AgentCapabilities;
 }
 
 const TYPE_PATTERN = /^[a-z0-9][a-z0-9._:-]*$/;

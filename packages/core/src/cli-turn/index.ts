@@ -52,7 +52,6 @@ export {
 } from './registry/load-registry';
 export { migrateRegistry, type MigrateRegistryOptions, type MigrateRegistryResult } from './registry/migrate-registry';
 export type { RemovedSystemPrompt } from './registry/convert-legacy-registry';
-export { knownAgentDefaults } from './registry/known-agent-defaults';
 export {
   readRegistryAgentSettings,
   withCompletionStrategy,

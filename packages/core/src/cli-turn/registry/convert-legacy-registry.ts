@@ -1,5 +1,7 @@
-import { knownAgentDefaults, SYSTEM_PROMPT_FLAGS } from './known-agent-defaults';
 import type { AgentCapabilities } from './registry-schema';
+
+/** Flags whose value is role text, removed from `args` by the 1.1 → 1.2 migration. */
+const SYSTEM_PROMPT_FLAGS = ['--append-system-prompt', '--system-prompt'];
 
 /** Role text the migration took out of a 1.1 `args` list. */
 export interface RemovedSystemPrompt {
@@ -17,11 +19,17 @@ export interface ConvertedAgent {
 
 /**
  * Converts one registry 1.1 agent entry to 1.2: `args` → `baseArgs` without
- * role text, `capabilities` added from what Troupe knows of the CLI (or from
- * the legacy `completion` field). Unknown fields are kept; removed role text
- * is kept under `legacySystemPrompt` so nothing is lost.
+ * role text, `capabilities` added from what the entry's adapter knows of its
+ * CLI (`capabilitiesOf(name)`, the registered plugin's
+ * `registryCapabilities`), or else from the legacy `completion` field.
+ * Unknown fields are kept; removed role text is kept under
+ * `legacySystemPrompt` so nothing is lost.
  */
-export function convertLegacyAgent(key: string, legacy: Record<string, unknown>): ConvertedAgent {
+export function convertLegacyAgent(
+  key: string,
+  legacy: Record<string, unknown>,
+  capabilitiesOf: (type: string) => AgentCapabilities | undefined = () => undefined,
+): ConvertedAgent {
   const { args: rawArgs, completion, ...rest } = legacy;
   const args = Array.isArray(rawArgs) ? rawArgs.map(String) : [];
   const name = typeof legacy.name === 'string' ? legacy.name : key;
@@ -39,17 +47,17 @@ export function convertLegacyAgent(key: string, legacy: Record<string, unknown>)
     }
     baseArgs.push(arg);
   }
-  const known = knownAgentDefaults[name] ?? knownAgentDefaults[key];
+  const known = capabilitiesOf(name) ?? capabilitiesOf(key);
   let capabilities: AgentCapabilities;
   if (known) {
-    capabilities = { ...known.capabilities };
+    capabilities = structuredClone(known);
   } else {
     const flag = removed[0]?.flag;
     const detection = completion === 'exit' ? 'exit' : 'idleTimeout';
     if (completion === 'jsonl') {
       warnings.push(
         `agents.${key}: legacy "completion: jsonl" does not say which event types end a turn; ` +
-          'using idleTimeout 2000 ms — set capabilities.completionTypes and completionDetection "jsonl".',
+          'using idleTimeout 2000 ms — register its adapter before migrating (it knows the event types), or set capabilities.completionTypes and completionDetection "jsonl".',
       );
     }
     capabilities = {

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../../errors/config-error';
 import { readConfigFile } from '../../util/read-config-file';
+import { defaultAdapterRegistry, type AdapterRegistry } from '../adapter-registry';
 import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
 import { isReservedAgentName, legacyAgentDefinitionSchema, registryConfigSchema, type RegistryConfig } from './registry-schema';
 
@@ -14,6 +15,14 @@ export interface ParseRegistryOptions {
   source?: string;
   /** Receives each warning (1.1 fallback). Default: `process.emitWarning`. */
   onWarning?: (message: string) => void;
+  /**
+   * Where a 1.1 entry's CLI facts come from: the plugin registered under the
+   * entry's name (or key) gives its `registryCapabilities`. Default: the
+   * default adapter registry (register the adapters you use first, e.g.
+   * `registerClaudeCodeAdapter()`). An entry no plugin knows gets its
+   * capabilities from its legacy `completion` field.
+   */
+  adapters?: AdapterRegistry;
 }
 
 /** A registry read into schema 1.2, plus what the 1.1 fallback had to do. */
@@ -60,6 +69,8 @@ export function parseRegistryConfig(input: unknown, options: ParseRegistryOption
   if (agents === null || typeof agents !== 'object' || Array.isArray(agents)) {
     throw new ConfigError(source, [{ path: ['agents'], message: 'expected an object of agent definitions keyed by name' }]);
   }
+  const adapters = options.adapters ?? defaultAdapterRegistry;
+  const capabilitiesOf = (type: string) => (adapters.has(type) ? adapters.get(type).registryCapabilities : undefined);
   const conversionWarnings: string[] = [];
   let usedFallback = false;
   const removedSystemPrompts: RemovedSystemPrompt[] = [];
@@ -74,7 +85,7 @@ export function parseRegistryConfig(input: unknown, options: ParseRegistryOption
       if (!legacy.success) {
         throw ConfigError.fromZod(source, legacy.error, ['agents', key]);
       }
-      const result = convertLegacyAgent(key, legacy.data);
+      const result = convertLegacyAgent(key, legacy.data, capabilitiesOf);
       usedFallback = true;
       conversionWarnings.push(...result.warnings);
       removedSystemPrompts.push(...result.removed);

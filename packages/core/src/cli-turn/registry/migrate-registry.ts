@@ -1,7 +1,7 @@
 import { copyFile, rename, writeFile } from 'node:fs/promises';
 import type { RemovedSystemPrompt } from './convert-legacy-registry';
 import { readConfigFile } from '../../util/read-config-file';
-import { parseRegistryConfig } from './load-registry';
+import { parseRegistryConfig, type ParseRegistryOptions } from './load-registry';
 import type { RegistryConfig } from './registry-schema';
 
 /** Options for {@link migrateRegistry}. */
@@ -10,6 +10,8 @@ export interface MigrateRegistryOptions {
   dryRun?: boolean;
   /** Clock for the backup file name (tests). */
   now?: () => Date;
+  /** Where each entry's CLI facts come from (see {@link ParseRegistryOptions.adapters}). Default: the default adapter registry. */
+  adapters?: ParseRegistryOptions['adapters'];
 }
 
 /** What a migration did. */
@@ -29,6 +31,8 @@ export interface MigrateRegistryResult {
  * Converts a registry file from schema 1.1 to 1.2 in place (seed 001 §2.1):
  * writes a backup first, moves role text out of `args`, adds `capabilities`,
  * keeps unknown fields. The new file is written atomically (temp + rename).
+ * Each entry's capabilities come from its adapter plugin (`registryCapabilities`):
+ * register the adapters first, or pass `adapters`.
  *
  * @example
  * ```ts
@@ -37,7 +41,7 @@ export interface MigrateRegistryResult {
  * ```
  */
 export async function migrateRegistry(path: string, options: MigrateRegistryOptions = {}): Promise<MigrateRegistryResult> {
-  const parsed = parseRegistryConfig(await readConfigFile(path), { source: path, onWarning: () => {} });
+  const parsed = parseRegistryConfig(await readConfigFile(path), { source: path, onWarning: () => {}, ...(options.adapters ? { adapters: options.adapters } : {}) });
   const alreadyCurrent = !parsed.usedFallback;
   const result: MigrateRegistryResult = {
     changed: !alreadyCurrent,

@@ -3,7 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@troupe/core';
-import { loadRegistryFile, migrateRegistry, parseRegistryConfig } from '@troupe/core/cli-turn';
+import { AdapterRegistry, loadRegistryFile, migrateRegistry, parseRegistryConfig, type AgentCapabilities } from '@troupe/core/cli-turn';
+
+/** Adapter plugins that know their CLI, as the adapter packages' plugins do (their `registryCapabilities`). */
+function adaptersKnowing(facts: Record<string, AgentCapabilities>): AdapterRegistry {
+  const adapters = new AdapterRegistry();
+  for (const [type, registryCapabilities] of Object.entries(facts)) {
+    adapters.register({ type, registryCapabilities, create: () => { throw new Error('not built in these tests'); } });
+  }
+  return adapters;
+}
+const adapters = adaptersKnowing({
+  claude: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'jsonl', completionTypes: ['result'] },
+  codex: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] },
+});
 
 const v12 = {
   schemaVersion: '1.2',
@@ -80,7 +93,7 @@ describe('registry schema 1.2', () => {
 describe('registry schema 1.1 fallback', () => {
   it('reads args as a fallback with a warning, removing role text from args', () => {
     const warnings: string[] = [];
-    const parsed = parseRegistryConfig(v11, { onWarning: (w) => warnings.push(w) });
+    const parsed = parseRegistryConfig(v11, { onWarning: (w) => warnings.push(w), adapters });
     expect(parsed.usedFallback).toBe(true);
     expect(warnings[0]).toMatch(/schema 1\.1.*migrateRegistry/);
     expect(parsed.config.agents.claude?.baseArgs).toEqual([]);
@@ -101,11 +114,26 @@ describe('registry schema 1.1 fallback', () => {
   });
 });
 
+describe('registry schema 1.1: where the CLI facts come from', () => {
+  it("takes an entry's capabilities from the plugin registered under its name, not from a table in core", () => {
+    const mine = adaptersKnowing({ codex: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['turn.completed'] } });
+    const parsed = parseRegistryConfig(v11, { onWarning: () => {}, adapters: mine });
+    expect(parsed.config.agents.codex?.capabilities).toEqual({ supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['turn.completed'] });
+  });
+
+  it('without a plugin, reads the legacy completion field and says which adapter to register', () => {
+    const warnings: string[] = [];
+    const parsed = parseRegistryConfig(v11, { onWarning: (w) => warnings.push(w), adapters: new AdapterRegistry() });
+    expect(parsed.config.agents.claude?.capabilities).toMatchObject({ completionDetection: 'idleTimeout', idleTimeoutMs: 2000, systemPromptFlag: '--append-system-prompt' });
+    expect(warnings.join('\n')).toMatch(/agents\.claude: legacy "completion: jsonl".*register its adapter before migrating/);
+  });
+});
+
 describe('migrateRegistry', () => {
   it('writes a backup first, converts 1.1 → 1.2 and loses no field', async () => {
     const path = tempFile(v11);
     const original = readFileSync(path, 'utf8');
-    const result = await migrateRegistry(path, { now: () => new Date('2026-11-22T00:00:00Z') });
+    const result = await migrateRegistry(path, { now: () => new Date('2026-11-22T00:00:00Z'), adapters });
     expect(result.changed).toBe(true);
     expect(result.fromVersion).toBe('1.1');
     expect(readFileSync(result.backupPath as string, 'utf8')).toBe(original);
