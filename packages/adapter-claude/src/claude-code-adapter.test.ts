@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdapterRegistry, AgentManager, knownAgentDefaults, type AgentDefinition } from '@troupe/core/cli-turn';
+import { AdapterRegistry, AgentManager, type AgentDefinition } from '@troupe/core/cli-turn';
 import { ConfigError, InvalidArgumentError, InvalidStateError } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -250,7 +250,7 @@ describe('plugin and registration', () => {
     const definition: AgentDefinition = {
       name: 'claude',
       command: '/usr/local/bin/claude',
-      baseArgs: [...(knownAgentDefaults.claude?.baseArgs ?? []), '--add-dir', '/shared'],
+      baseArgs: ['-p', '--output-format', 'stream-json', '--verbose', '--add-dir', '/shared'],
       capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--system-prompt', completionDetection: 'jsonl', completionTypes: ['result'] },
     };
     const adapter = createClaudeCodeAdapterPlugin({ maxRetries: 0 }).create(definition);
