@@ -9,7 +9,7 @@ import { createQueueClient, submitLooperJob } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis } from '@troupe/queue-bullmq/testing';
 // The test kit and fixture Looper of @troupe/queue-bullmq's own tests (not published): imported from source.
 import { createFixtureLooper } from '../packages/queue-bullmq/src/__fixtures__/looper-factory';
-import { copySampleWorkspace, startTestWorker, type TestWorker } from '../packages/queue-bullmq/src/queue-test-kit';
+import { copySampleWorkspace, startTestWorker, type TestWorker } from '../packages/queue-bullmq/src/testing/queue-test-kit';
 import type { BenchKit } from './bench-kit';
 
 const TURN_MS = 500;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runTurns } from './__fixtures__/fake-cli';
+import { runTurns } from './testing/gemini-test-kit';
 import { acpDriverPath } from '@troupe/adapter-acp';
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { createGeminiAcpAdapter } from './acp';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, InvalidArgumentError } from '@troupe/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fakeGeminiEnvScript, runTurns, withScript } from './__fixtures__/fake-cli';
+import { fakeGeminiEnvScript, runTurns, withScript } from './testing/gemini-test-kit';
 import { createGeminiCliAdapter, type GeminiCliAdapter, type GeminiCliSettings } from './index';
 
 let scratch: string;

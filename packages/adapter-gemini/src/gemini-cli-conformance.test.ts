@@ -1,6 +1,6 @@
 import { assertAdapterConformance } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
-import { fixturePath } from './__fixtures__/fake-cli';
+import { fixturePath } from './testing/gemini-test-kit';
 import { createGeminiCliAdapter } from './index';
 
 describe('Gemini CLI adapter conformance', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ProcessError } from '@troupe/core';
 import { replayThroughAdapter } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
-import { fixturePath, runTurns, withFakeAgentCli } from './__fixtures__/fake-cli';
+import { fixturePath, runTurns, withFakeAgentCli } from './testing/gemini-test-kit';
 import { createGeminiCliAdapter, describeGeminiExitCode } from './index';
 
 /** Replays a recorded Gemini CLI 0.61.0 run through the adapter and the real process runner. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixturePath } from './__fixtures__/fake-cli';
+import { fixturePath } from './testing/gemini-test-kit';
 import { GeminiCliStreamParser, parseGeminiApiError, parseGeminiCliResponse } from './index';
 
 const parseAll = (lines: readonly object[]) => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitSampleActivity, gatedLooper } from './dashboard-test-kit';
+import { emitSampleActivity, gatedLooper } from './testing/dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from './index';
 
 const CHROMIUM = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus, InvalidArgumentError, MemoryStore, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
 import { createBatchPipeline, PipelineError, type PlanBatchContext } from '@troupe/pipeline';
-import { gate, TestStore } from './pipeline-test-kit';
+import { gate, TestStore } from './testing/pipeline-test-kit';
 
 /** A planner of `batches` batches of `size` string tasks, logging each call. */
 function countingPlanner(log: string[], batches: number, size: number) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore, type Namespace, type StoreItem, type StoreListOptions } from '@troupe/core';
 import { createBatchPipeline } from '@troupe/pipeline';
 import { PlannedBatchQueue } from './pipeline-planned-queue';
-import { TestStore } from './pipeline-test-kit';
+import { TestStore } from './testing/pipeline-test-kit';
 import type { BatchEventRecord } from './pipeline-types';
 
 /** Counts the BATCH_PLANNED records the executor's reads return. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '@troupe/core';
 import { createBatchPipeline } from '@troupe/pipeline';
-import { gate, sleep, TestStore, until } from './pipeline-test-kit';
+import { gate, sleep, TestStore, until } from './testing/pipeline-test-kit';
 
 describe('the executor waits on notifications, never polls', () => {
   for (const mode of ['serial', 'concurrent'] as const) {

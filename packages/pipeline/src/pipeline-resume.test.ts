@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, EventBus, MemoryStore, type Store } from '@troupe/core';
 import { createBatchPipeline, type PipelineMode, type PlanBatchContext, type ExecuteTaskContext } from '@troupe/pipeline';
-import { gate, TestStore, type Gate } from './pipeline-test-kit';
+import { gate, TestStore, type Gate } from './testing/pipeline-test-kit';
 
 /**
  * Planner and executor that log their calls; a hook may hold a call until

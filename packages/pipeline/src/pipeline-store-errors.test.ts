@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus, MemoryStore } from '@troupe/core';
 import { BatchEventLog, BatchStateManager, createBatchPipeline, PipelineError, type PipelineMode } from '@troupe/pipeline';
-import { gate, TestStore } from './pipeline-test-kit';
+import { gate, TestStore } from './testing/pipeline-test-kit';
 
 function parts(log: string[]) {
   return {

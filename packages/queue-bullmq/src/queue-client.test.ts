@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '@troupe/core';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueueClient } from './index';
-import { findRedisServer, startTestRedis, type TestRedis } from './queue-test-kit';
+import { findRedisServer, startTestRedis, type TestRedis } from './testing/queue-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[queue-bullmq] SKIPPED queue client tests: ${binary.reason}`);

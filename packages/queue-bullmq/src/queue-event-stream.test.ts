@@ -5,7 +5,7 @@ import { EventBus, type TroupeEvent } from '@troupe/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStreamReader, JobEventWriter } from './queue-event-stream';
-import { findRedisServer, startTestRedis, waitFor, type TestRedis } from './queue-test-kit';
+import { findRedisServer, startTestRedis, waitFor, type TestRedis } from './testing/queue-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[queue-bullmq] SKIPPED event stream tests: ${binary.reason}`);

@@ -10,7 +10,7 @@ import { AgentOrchestrator, ToolManager } from '@troupe/orchestrator';
 import { createBatchPipeline } from '@troupe/pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueueClient, createQueuedForkAgentsTool, createQueuedPipelineExecutor, type QueueClient } from './index';
-import { findRedisServer, startTestRedis, startTestWorker, type TestRedis, type TestWorker } from './queue-test-kit';
+import { findRedisServer, startTestRedis, startTestWorker, type TestRedis, type TestWorker } from './testing/queue-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[queue-bullmq] SKIPPED pipeline / sub-agent worker tests: ${binary.reason}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AbortError, EventBus, InvalidArgumentError, type AnyTroupeEvent } from '@troupe/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createQueueClient, LOOPER_QUEUE, QueuedLooper, submitLooperJob, type LooperJobResult, type QueueClient } from './index';
-import { copySampleWorkspace, findRedisServer, sleep, startTestRedis, startTestWorker, waitFor, type TestRedis, type TestWorker } from './queue-test-kit';
+import { copySampleWorkspace, findRedisServer, sleep, startTestRedis, startTestWorker, waitFor, type TestRedis, type TestWorker } from './testing/queue-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[queue-bullmq] SKIPPED worker integration tests: ${binary.reason}`);

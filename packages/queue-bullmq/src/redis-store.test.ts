@@ -3,7 +3,7 @@ import { storeConformanceCases, withConformanceStore } from '@troupe/core/testin
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from './redis-store';
-import { findRedisServer, startTestRedis, type TestRedis } from './queue-test-kit';
+import { findRedisServer, startTestRedis, type TestRedis } from './testing/queue-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[queue-bullmq] SKIPPED RedisStore tests: ${binary.reason}`);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aiMember, scriptedClaude, scriptedCodex, scriptedMock, sentMessage, setupTeam, type FakeCliReceipt } from './team-test-kit';
+import { aiMember, scriptedClaude, scriptedCodex, scriptedMock, sentMessage, setupTeam, type FakeCliReceipt } from './testing/team-test-kit';
 
 const teams: Array<{ dispose(): Promise<void> }> = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { trackedProcessGroups } from '@troupe/core/cli-turn';
 import { UsageLedger } from '@troupe/usage';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { aiMember, humanMember, scriptedClaude, setupTeam } from './team-test-kit';
+import { aiMember, humanMember, scriptedClaude, setupTeam } from './testing/team-test-kit';
 
 const teams: Array<{ dispose(): Promise<void> }> = [];
 afterEach(async () => {

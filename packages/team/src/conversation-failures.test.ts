@@ -2,7 +2,7 @@ import { TroupeError } from '@troupe/core';
 import { trackedProcessGroups } from '@troupe/core/cli-turn';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TeamMemberError } from './team-member-error';
-import { aiMember, fixture, scriptedClaude, scriptedCodex, setupTeam } from './team-test-kit';
+import { aiMember, fixture, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
 
 const teams: Array<{ dispose(): Promise<void> }> = [];
 afterEach(async () => {

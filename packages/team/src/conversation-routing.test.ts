@@ -1,6 +1,6 @@
 import { parseEvent, serializeEvent } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aiMember, humanMember, scriptedClaude, scriptedCodex, setupTeam } from './team-test-kit';
+import { aiMember, humanMember, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
 
 const teams: Array<{ dispose(): Promise<void> }> = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { trackedProcessGroups } from '@troupe/core/cli-turn';
 import { type EventSelector } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { aiMember, scriptedClaude, scriptedCodex, setupTeam } from './team-test-kit';
+import { aiMember, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
 
 describe('a long conversation', () => {
   it('3 members × 50 turns on fake agents finishes without leaking processes, agents or listeners', { timeout: 180_000 }, async () => {

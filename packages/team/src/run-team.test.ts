@@ -6,7 +6,7 @@ import { ConfigError, EventBus, MessageStore, type AnyTroupeEvent } from '@troup
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationCoordinator } from './conversation-coordinator';
 import { runTeam } from './run-team';
-import { aiMember, humanMember, scriptedClaude, sentMessage } from './team-test-kit';
+import { aiMember, humanMember, scriptedClaude, sentMessage } from './testing/team-test-kit';
 
 let root: string;
 beforeEach(async () => {

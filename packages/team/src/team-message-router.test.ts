@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTeamConfig, resolveTeamMembers } from './load-team-config';
 import { MessageRouter } from './team-message-router';
-import { aiMember, humanMember } from './team-test-kit';
+import { aiMember, humanMember } from './testing/team-test-kit';
 
 const members = resolveTeamMembers(
   parseTeamConfig({

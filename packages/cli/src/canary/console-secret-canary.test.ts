@@ -6,7 +6,7 @@ import { EventBus } from '@troupe/core';
 import { REDACTED } from '@troupe/core/util';
 import { describe, expect, it } from 'vitest';
 import { redactingIo, type CliIo } from '../cli-io';
-import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-kit';
+import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-test-kit';
 
 describe('no secret reaches the console or a warning', () => {
   it('text deltas printed as they stream, through the redacting console', async () => {

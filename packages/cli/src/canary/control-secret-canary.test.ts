@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { EventBus, type AgentStreamPart } from '@troupe/core';
 import { REDACTED } from '@troupe/core/util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canaryLeaks, joinedText, openSecretCanary, type SecretCanary } from '../testing/secret-canary-kit';
+import { canaryLeaks, joinedText, openSecretCanary, type SecretCanary } from '../testing/secret-canary-test-kit';
 import { connectControl } from '../control/control-client';
 import { startControlServer, type ControlServer } from '../control/control-server';
 import { controlSocketPath } from '../control/control-socket-path';

@@ -4,7 +4,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { EventBus, MemoryStore } from '@troupe/core';
 import { serveDashboard } from '@troupe/dashboard';
 import { describe, expect, it } from 'vitest';
-import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-kit';
+import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-test-kit';
 
 /** Reads an SSE response as raw text until `stop()`. */
 function readStream(url: string): Promise<{ text: () => string; stop: () => void }> {

@@ -7,7 +7,7 @@ import { EventBus } from '@troupe/core';
 import { REDACTED } from '@troupe/core/util';
 import { instrumentTroupe } from '@troupe/otel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-kit';
+import { canaryLeaks, openSecretCanary } from '../testing/secret-canary-test-kit';
 
 const contextManager = new AsyncLocalStorageContextManager();
 beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));

@@ -8,7 +8,7 @@ import { type AgentStreamPart, type AnyTroupeEvent } from '@troupe/core';
 import { createQueueClient, createQueueWorker, type QueueJobHandler } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canaryLeaks, joinedText, openSecretCanary, type SecretCanary } from '../testing/secret-canary-kit';
+import { canaryLeaks, joinedText, openSecretCanary, type SecretCanary } from '../testing/secret-canary-test-kit';
 
 const binary = findRedisServer();
 if ('reason' in binary) console.warn(`[cli] SKIPPED the Redis secret canary: ${binary.reason}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { type Experience, type LoopMemoryStage } from '@troupe/core';
-import { deferred, flush, iterations } from './loop-test-kit';
+import { deferred, flush, iterations } from '../testing/loop-test-kit';
 
 describe('AgentLoop: asynchronous execution (seed 002 §2)', () => {
   it('a slow Sense in one loop does not block another loop: the fast one keeps iterating', async () => {

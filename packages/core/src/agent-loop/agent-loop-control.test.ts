@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop, loopStateNamespace, type LoopStateSnapshot } from '@troupe/core/agent-loop';
 import { InvalidStateError, MemoryStore, TroupeError } from '@troupe/core';
-import { deferred, eventTrail, flush, iterations, recordEvents } from './loop-test-kit';
+import { deferred, eventTrail, flush, iterations, recordEvents } from '../testing/loop-test-kit';
 
 function gatedLoop(id: string) {
   let gate = deferred();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { type ActResult, type TroupeEvent } from '@troupe/core';
-import { iterations, memoryLogger } from './loop-test-kit';
+import { iterations, memoryLogger } from '../testing/loop-test-kit';
 
 /** A loop whose phases fail on the iterations listed for each. */
 function faultyLoop(id: string, fail: { sense?: number[]; plan?: number[]; act?: number[]; reflect?: number[] }) {

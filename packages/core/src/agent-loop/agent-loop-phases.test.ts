@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { type Action, type Perception, type PerceptionProcessor } from '@troupe/core';
-import { eventTrail, iterations, recordEvents, scriptedSensor } from './loop-test-kit';
+import { eventTrail, iterations, recordEvents, scriptedSensor } from '../testing/loop-test-kit';
 
 const tag =
   (name: string, order?: number): PerceptionProcessor => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { type AnyTroupeEvent } from '@troupe/core';
-import { iterations, recordEvents } from './loop-test-kit';
+import { iterations, recordEvents } from '../testing/loop-test-kit';
 
 function tracedLoop(id: string) {
   const calls: string[] = [];

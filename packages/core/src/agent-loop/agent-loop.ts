@@ -20,7 +20,7 @@ import { LoopSingleSteps } from './loop-single-steps';
 import { LoopSleeper } from './loop-sleeper';
 import type { LoopStage, ToolCapability } from '../loop/loop-stage';
 import { LoopStageLifecycle } from './loop-stage-lifecycle';
-import { LoopStageRegistry } from './loop-stage-registry';
+import { LoopStageSet } from './loop-stage-set';
 import { restoreLoopState, saveLoopState, type LoopStateParts } from './loop-state-snapshot';
 import { LoopStatsRecorder, type LoopStats } from './monitoring/loop-stats';
 import { LoopWatchdog } from './monitoring/loop-watchdog';
@@ -85,7 +85,7 @@ export class AgentLoop {
   readonly memory: LoopMemoryReader;
 
   private stateValue: LoopState = 'idle';
-  private readonly registry: LoopStageRegistry;
+  private readonly stageSet: LoopStageSet;
   private readonly lifecycle: LoopStageLifecycle;
   private readonly reporter: LoopReporter;
   private readonly watchdog: LoopWatchdog;
@@ -135,7 +135,7 @@ export class AgentLoop {
       this.logger.warn(`Loop "${id}" ${phase} phase has been running for ${Math.round(runningMs)} ms`, { loopId: id, iterationId, phase });
       this.reporter.emit('loop:stuck', { loopId: id, iterationId, phase, runningMs, thresholdMs: settings.stuckThresholdMs, timestamp: Date.now() });
     });
-    this.lifecycle = new LoopStageLifecycle(() => this.registry, { loopId: id, logger: this.logger, bus: this.bus }, (phase, error) =>
+    this.lifecycle = new LoopStageLifecycle(() => this.stageSet, { loopId: id, logger: this.logger, bus: this.bus }, (phase, error) =>
       this.reporter.reportError(phase, error, { handling: 'continue' }),
     );
     this.health = new LoopHealthMonitor({
@@ -160,10 +160,10 @@ export class AgentLoop {
         return this.activeMemory().query(query, callOptions);
       },
     };
-    this.registry = new LoopStageRegistry({ added: () => this.lifecycle.added(), removed: (stage) => this.lifecycle.removed(stage) });
+    this.stageSet = new LoopStageSet({ added: () => this.lifecycle.added(), removed: (stage) => this.lifecycle.removed(stage) });
     this.runner = new LoopIterationRunner({
       loopId: id,
-      registry: this.registry,
+      stages: this.stageSet,
       lifecycle: this.lifecycle,
       reporter: this.reporter,
       watchdog: this.watchdog,
@@ -176,12 +176,12 @@ export class AgentLoop {
       secrets: this.secrets,
       now: this.now,
       reflectInLoop: {
-        registry: this.registry,
+        stages: this.stageSet,
         capabilities: this.capabilityTracker,
         store: (experiences, context) => this.storeInBackground(experiences, context.iterationId),
       },
       reflectInStep: {
-        registry: this.registry,
+        stages: this.stageSet,
         capabilities: this.capabilityTracker,
         store: async (experiences, context) => {
           await this.memoryWrites;
@@ -197,7 +197,7 @@ export class AgentLoop {
       runner: this.runner,
       now: this.now,
     });
-    if (options.stages && options.stages.length > 0) this.registry.add(options.stages);
+    if (options.stages && options.stages.length > 0) this.stageSet.add(options.stages);
   }
 
   /** Current lifecycle state. */
@@ -220,12 +220,12 @@ export class AgentLoop {
    * @throws InvalidStateError for a duplicate name, a second planner or a second memory.
    */
   use(...stages: LoopStage[]): () => void {
-    return this.registry.add(stages);
+    return this.stageSet.add(stages);
   }
 
   /** Names of the registered stages, by kind. */
   stages(): { kind: LoopStage['kind']; name: string }[] {
-    return this.registry.all().map((stage) => ({ kind: stage.kind, name: stage.name }));
+    return this.stageSet.all().map((stage) => ({ kind: stage.kind, name: stage.name }));
   }
 
   /** Statistics: iteration counts, error rate, per-phase mean and p95 durations, last iteration's timing. */
@@ -417,7 +417,7 @@ export class AgentLoop {
   }
 
   private activeMemory(): LoopMemory {
-    return this.registry.memory ?? this.defaultMemory;
+    return this.stageSet.memory ?? this.defaultMemory;
   }
 
   /** Stores experiences without holding up the next iteration; failures are reported. */

@@ -2,7 +2,7 @@
 // interval and config, the store-backed memory, and its monitoring (health, watchdog, stats) in
 // `monitoring/`. The stage contract it runs (`LoopSensor`, `LoopPlanner`…) is in the package root.
 export { AgentLoop, type AgentLoopOptions, type LoopControlOptions, type LoopState, type LoopStepOptions } from './agent-loop';
-export { validateLoopStage } from './loop-stage-registry';
+export { validateLoopStage } from './loop-stage-set';
 export { toLoopTool } from './loop-tool-from-tool';
 export {
   adaptiveIntervalSeconds,

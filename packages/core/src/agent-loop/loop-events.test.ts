@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { AgentLoop, summarizeForEvent } from '@troupe/core/agent-loop';
 import { loopEventSchemas, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
-import { iterations, recordEvents } from './loop-test-kit';
+import { iterations, recordEvents } from '../testing/loop-test-kit';
 
 describe('AgentLoop: lifecycle events (seed 002 §8)', () => {
   it('publishes loop:started, loop:phase-started, loop:phase-completed and loop:completed with the seed fields', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { adaptiveIntervalSeconds, AgentLoop, resolveLoopInterval } from '@troupe/core/agent-loop';
 import { type PerceptionInput } from '@troupe/core';
-import { flush, iterations } from './loop-test-kit';
+import { flush, iterations } from '../testing/loop-test-kit';
 
 afterEach(() => {
   vi.useRealTimers();

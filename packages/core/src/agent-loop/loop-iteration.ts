@@ -14,7 +14,7 @@ import { planPhase, reflectPhase, sensePhase, type ReflectDependencies } from '.
 import type { LoopReporter } from './monitoring/loop-reporter';
 import type { LoopContext, LoopPhase, ToolCapability } from '../loop/loop-stage';
 import type { LoopStageLifecycle } from './loop-stage-lifecycle';
-import type { LoopStageRegistry } from './loop-stage-registry';
+import type { LoopStageSet } from './loop-stage-set';
 import type { IterationTiming, LoopStatsRecorder } from './monitoring/loop-stats';
 import type { LoopWatchdog } from './monitoring/loop-watchdog';
 import { executeLoopAction } from './run-loop-action';
@@ -24,7 +24,7 @@ import { copyFields, hasTwoKeys } from '../util/copy-fields';
 /** What {@link LoopIterationRunner} needs from its loop. */
 export interface LoopIterationDependencies {
   loopId: string;
-  registry: LoopStageRegistry;
+  stages: LoopStageSet;
   lifecycle: LoopStageLifecycle;
   reporter: LoopReporter;
   watchdog: LoopWatchdog;
@@ -145,7 +145,7 @@ export class LoopIterationRunner {
       logger: deps.logger,
       bus: deps.bus,
       memory: deps.memory,
-      tools: deps.registry.toolList(),
+      tools: deps.stages.toolList(),
       capabilities: this.listCapabilities,
     };
   }
@@ -359,14 +359,14 @@ export class LoopIterationRunner {
     switch (phase) {
       case 'sense':
         this.perceptionTime = this.reporter.wallClock(startedAt);
-        return sensePhase(this.deps.registry, context, this.normalizePerceptions);
+        return sensePhase(this.deps.stages, context, this.normalizePerceptions);
       case 'plan':
-        return planPhase(this.deps.registry, input as Perception[], context);
+        return planPhase(this.deps.stages, input as Perception[], context);
       case 'act':
         return executeLoopAction(input as Action, {
           loopId: this.loopId,
           iterationId: context.iterationId,
-          tools: this.deps.registry.tools,
+          tools: this.deps.stages.tools,
           signal: context.signal,
           session: info.session,
           logger: this.deps.logger,

@@ -4,7 +4,7 @@ import type { ToolCapabilityTracker } from './loop-capabilities';
 import type { Experience } from '../loop/loop-experience';
 import type { Perception, PerceptionInput } from '../loop/loop-perception';
 import type { LoopContext, LoopPlanner, LoopReflector, LoopSensor, PerceptionProcessor } from '../loop/loop-stage';
-import type { LoopStageRegistry } from './loop-stage-registry';
+import type { LoopStageSet } from './loop-stage-set';
 import { completeExperiences, defaultLoopReflector, hasOutput, type ReflectResult } from './reflect-loop-result';
 import { normalizeAction } from './run-loop-action';
 
@@ -34,9 +34,9 @@ export function stageOfError(error: unknown): string | undefined {
 export type NormalizePerceptions = (inputs: readonly (Perception | PerceptionInput)[], from: string, sensor: boolean) => Perception[];
 
 /** Sense: every sensor (concurrently), then every perception processor in order. */
-export function sensePhase(registry: LoopStageRegistry, context: LoopContext, normalize: NormalizePerceptions): Perception[] | Promise<Perception[]> {
-  const sensors = registry.sensors;
-  const processors = registry.processors;
+export function sensePhase(stages: LoopStageSet, context: LoopContext, normalize: NormalizePerceptions): Perception[] | Promise<Perception[]> {
+  const sensors = stages.sensors;
+  const processors = stages.processors;
   if (sensors.length === 0) return runProcessors(processors, 0, [], context);
   if (sensors.length !== 1) return senseAll(sensors, processors, context, normalize);
   const sensor = sensors[0] as LoopSensor;
@@ -136,8 +136,8 @@ function checkProcessed(output: unknown, processor: PerceptionProcessor): Percep
 }
 
 /** Plan: the planner's action, checked; `null` when there is nothing to do. */
-export function planPhase(registry: LoopStageRegistry, perceptions: readonly Perception[], context: LoopContext): Action | null | Promise<Action | null> {
-  const planner = registry.planner;
+export function planPhase(stages: LoopStageSet, perceptions: readonly Perception[], context: LoopContext): Action | null | Promise<Action | null> {
+  const planner = stages.planner;
   if (!planner) throw new InvalidStateError(`Loop "${context.loopId}" has no planner; register one with use({ kind: 'planner', … })`);
   let planned: ReturnType<typeof planner.plan>;
   try {
@@ -166,7 +166,7 @@ function planLater(planned: Promise<Action | null>, planner: LoopPlanner, contex
 
 /** What the Reflect phase needs from the loop. */
 export interface ReflectDependencies {
-  registry: LoopStageRegistry;
+  stages: LoopStageSet;
   capabilities: ToolCapabilityTracker;
   /** Stores the experiences (in the background, or awaited for single steps). */
   store(experiences: Experience[], context: LoopContext): void | Promise<void>;
@@ -177,7 +177,7 @@ const DEFAULT_REFLECTORS: readonly LoopReflector[] = [defaultLoopReflector];
 /** Reflect: capability update, every reflector (the default one when none is registered), then storage. */
 export function reflectPhase(result: ActResult, context: LoopContext, dependencies: ReflectDependencies): ReflectResult | Promise<ReflectResult> {
   const capabilities = dependencies.capabilities.update(result);
-  const registered = dependencies.registry.reflectors;
+  const registered = dependencies.stages.reflectors;
   const reflectors = registered.length > 0 ? registered : DEFAULT_REFLECTORS;
   const outputs: unknown[] = new Array(reflectors.length); // sized once: no growth on every iteration
   for (let i = 0; i < reflectors.length; i++) {

@@ -2,7 +2,7 @@ import type { EventBus } from '../events/event-bus';
 import type { LoopLogger } from '../loop/loop-logger';
 import { tagStage } from './loop-phases';
 import type { LoopStage, LoopStageSetupContext } from '../loop/loop-stage';
-import type { LoopStageRegistry } from './loop-stage-registry';
+import type { LoopStageSet } from './loop-stage-set';
 
 /**
  * Calls the stages' `setup` and `teardown` hooks: every stage at `start()`
@@ -17,7 +17,7 @@ export class LoopStageLifecycle {
   private pending = false;
 
   constructor(
-    private readonly registry: () => LoopStageRegistry,
+    private readonly stageSet: () => LoopStageSet,
     private readonly context: { loopId: string; logger: LoopLogger; bus: EventBus },
     private readonly report: (phase: 'setup' | 'teardown', error: unknown) => void,
   ) {}
@@ -52,7 +52,7 @@ export class LoopStageLifecycle {
     this.pending = false;
     this.controller ??= new AbortController();
     const context: LoopStageSetupContext = { ...this.context, signal: this.controller.signal };
-    for (const stage of this.registry().all()) {
+    for (const stage of this.stageSet().all()) {
       if (this.setUp.has(stage) || this.failed.has(stage)) continue;
       try {
         await stage.setup?.(context);

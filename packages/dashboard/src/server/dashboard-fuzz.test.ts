@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { EventBus } from '@troupe/core';
 import { seededRandom, type SeededRandom } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, openStream } from '../dashboard-test-kit';
+import { call, openStream } from '../testing/dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from '../index';
 
 const SEED = Number(process.env.TROUPE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { EventBus, MemoryStore } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, gatedLooper, openStream } from '../dashboard-test-kit';
+import { call, gatedLooper, openStream } from '../testing/dashboard-test-kit';
 import { createDashboardHandler, serveDashboard, type ServedDashboard } from '../index';
 
 const served: ServedDashboard[] = [];

@@ -1,6 +1,6 @@
 import { EventBus } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { emitSampleActivity } from '../dashboard-test-kit';
+import { emitSampleActivity } from '../testing/dashboard-test-kit';
 import { applyDashboardInput, createDashboardState, DEFAULT_DASHBOARD_LIMITS, isDashboardInput, type DashboardInput } from '../index';
 
 /** The inputs a bus produces, as the server forwards them. */

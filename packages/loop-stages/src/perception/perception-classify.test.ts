@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClassifyProcessor, defaultClassifyRules } from '@troupe/loop-stages';
-import { perception, run } from './perception-test-kit';
+import { perception, run } from '../testing/perception-test-kit';
 
 describe('looper:classify', () => {
   it('classifies by the built-in keyword rules and tags the category', async () => {

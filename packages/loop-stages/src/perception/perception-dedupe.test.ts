@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@troupe/core';
 import { createDedupeProcessor } from '@troupe/loop-stages';
-import { perception, run } from './perception-test-kit';
+import { perception, run } from '../testing/perception-test-kit';
 
 describe('looper:dedupe', () => {
   it('drops duplicates within a batch, ignoring whitespace differences', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFusionProcessor } from '@troupe/loop-stages';
-import { perception, run } from './perception-test-kit';
+import { perception, run } from '../testing/perception-test-kit';
 
 describe('looper:fusion', () => {
   it('merges perceptions of the same source and subject, keeping the strongest signals', async () => {

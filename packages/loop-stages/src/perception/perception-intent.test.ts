@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createIntentProcessor } from '@troupe/loop-stages';
-import { perception, run } from './perception-test-kit';
+import { perception, run } from '../testing/perception-test-kit';
 
 describe('looper:intent', () => {
   it('recognises the built-in intents by weighted patterns, with a confidence', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPriorityProcessor } from '@troupe/loop-stages';
-import { perception, run } from './perception-test-kit';
+import { perception, run } from '../testing/perception-test-kit';
 
 const now = 10_000_000;
 

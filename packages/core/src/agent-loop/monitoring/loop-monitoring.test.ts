@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { type TroupeEvent } from '@troupe/core';
-import { deferred, flush, iterations, memoryLogger } from '../loop-test-kit';
+import { deferred, flush, iterations, memoryLogger } from '../../testing/loop-test-kit';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -13,10 +13,10 @@ import {
   type TroupeEventType,
 } from '@troupe/core';
 import { MockAgentAdapter, withFakeAgentCli, wrapAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
-import { ConversationCoordinator, type ConversationCoordinatorOptions } from './conversation-coordinator';
-import type { TeamConfigInput } from './team-config-schema';
+import { ConversationCoordinator, type ConversationCoordinatorOptions } from '../conversation-coordinator';
+import type { TeamConfigInput } from '../team-config-schema';
 
-export const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
+export const fixture = (name: string) => fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
 
 function recordedLines(name: string): string[] {
   return readFileSync(fixture(name), 'utf8').trim().split('\n');

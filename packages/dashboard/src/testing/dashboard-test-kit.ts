@@ -15,7 +15,7 @@ import { Looper } from '@troupe/looper';
 import type {} from '@troupe/orchestrator';
 import type {} from '@troupe/pipeline';
 import type {} from '@troupe/team';
-import type { DashboardInput, DashboardState } from './state/dashboard-state';
+import type { DashboardInput, DashboardState } from '../state/dashboard-state';
 
 /** A real Looper on a bus and a store, whose Coder waits until the test releases it. */
 export function gatedLooper(options: { store?: MemoryStore; maxIterations?: number } = {}) {

@@ -1,16 +1,16 @@
 // Test harness of @troupe/queue-bullmq's own tests (not exported): worker processes started as separate Node
 // processes, and copies of the sample workspace. The redis-server harness is in ./testing.
-export { findRedisServer, sleep, startTestRedis, waitFor, type TestRedis } from './testing/index';
+export { findRedisServer, sleep, startTestRedis, waitFor, type TestRedis } from './index';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { waitFor } from './testing/index';
+import { waitFor } from './index';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const fixtures = fileURLToPath(new URL('./__fixtures__', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('../__fixtures__', import.meta.url));
 /** The offline demo: its fake Coder (`fake-coder/claude`), the recordings it replays and the sample workspace, one copy for the demo and these tests. */
-const demo = fileURLToPath(new URL('../../../examples/looper-demo', import.meta.url));
+const demo = fileURLToPath(new URL('../../../../examples/looper-demo', import.meta.url));
 
 /** A worker process started by a test. */
 export interface TestWorker {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { InvalidArgumentError, InvalidStateError, type LoopStage } from '@troupe/core';
-import { deferred, flush, iterations } from './loop-test-kit';
+import { deferred, flush, iterations } from '../testing/loop-test-kit';
 
 const planner = (name = 'p'): LoopStage => ({ kind: 'planner', name, plan: () => null });
 

@@ -58,8 +58,8 @@ export function validateLoopStage(stage: unknown, index?: number): asserts stage
   }
 }
 
-/** Callbacks the registry makes when stages come and go. */
-export interface LoopStageRegistryHooks {
+/** Callbacks the stage set makes when stages come and go. */
+export interface LoopStageSetHooks {
   added(stage: LoopStage): void;
   removed(stage: LoopStage): void;
 }
@@ -75,7 +75,7 @@ interface ProcessorEntry {
  * mutated) on every change, so an iteration in progress keeps a consistent
  * view while stages are added or removed at runtime.
  */
-export class LoopStageRegistry {
+export class LoopStageSet {
   sensors: readonly LoopSensor[] = [];
   processors: readonly PerceptionProcessor[] = [];
   reflectors: readonly LoopReflector[] = [];
@@ -87,7 +87,7 @@ export class LoopStageRegistry {
   private seq = 0;
   private toolInfo: readonly LoopToolInfo[] | undefined;
 
-  constructor(private readonly hooks: LoopStageRegistryHooks) {}
+  constructor(private readonly hooks: LoopStageSetHooks) {}
 
   /** Every registered stage, in registration order. */
   all(): LoopStage[] {

@@ -12,7 +12,7 @@ export { withFakeAgentCli } from '@troupe/core/testing';
 
 /** Absolute path of a file in this folder. */
 export function fixturePath(name: string): string {
-  return fileURLToPath(new URL(`./${name}`, import.meta.url));
+  return fileURLToPath(new URL(`../__fixtures__/${name}`, import.meta.url));
 }
 
 /** The stand-in that reports its argv, cwd, env and GEMINI_SYSTEM_MD content. */
