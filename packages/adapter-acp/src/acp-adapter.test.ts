@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -196,6 +197,37 @@ describe('permission requests', () => {
     } finally {
       await manager.cleanup();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a question whose asker hangs up is cancelled: canUseTool\'s signal aborts without waiting for the turn to end', async () => {
+    const bus = new EventBus();
+    const decisions: unknown[] = [];
+    bus.on('acp:permission-decided', (event) => void decisions.push(event.payload));
+    let asked!: () => void;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    const adapter = createAcpAdapter({
+      command: 'never-run',
+      eventBus: bus,
+      // A human who never answers: only the signal ends the question.
+      canUseTool: (_request, { signal }) =>
+        new Promise((resolve) => {
+          asked();
+          signal.addEventListener('abort', () => resolve(true), { once: true });
+        }),
+    });
+    const config = await adapter.getProcessConfig({}, undefined);
+    try {
+      const args = config.args ?? [];
+      const asker = connect(args[args.indexOf('--permission-socket') + 1] as string);
+      asker.on('error', () => {});
+      asker.write(`${JSON.stringify({ id: 1, request: { sessionId: 's', toolCall: { toolCallId: 'gone-1', title: 'Write a.txt', kind: 'edit' }, options } })}\n`);
+      await askedOnce;
+      asker.destroy();
+      for (let i = 0; i < 200 && decisions.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(decisions).toEqual([expect.objectContaining({ toolCallId: 'gone-1', decision: 'cancelled', message: 'the turn ended' })]);
+    } finally {
+      await config.cleanup?.();
     }
   });
 

@@ -1,6 +1,5 @@
-import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { limitedWarning, readJsonLines, serializeError } from '@troupe/core/util';
+import { limitedWarning, listenJsonLineRpc, serializeError, type JsonLineRpcCheck } from '@troupe/core/util';
 
 /** What the driver sends for one permission request, and gets back. */
 type Handler = (params: unknown, signal: AbortSignal) => Promise<unknown>;
@@ -32,83 +31,43 @@ const WARNINGS_PER_SOCKET = 5;
  * JSON, not an object, no integer `id`, no object `request`) is answered with
  * `{"id":…,"error":…}` and logged as a `TroupeWarning`, never thrown. A line
  * over {@link MAX_PERMISSION_LINE_LENGTH} is answered with an error and its
- * connection closed.
+ * connection closed (core's JSON-lines protocol helper). `handler`'s signal
+ * aborts when the socket closes or the asking connection goes away; a
+ * handler that throws cancels the request.
  *
  * @internal
  */
 export async function startAcpPermissionSocket(dir: string, handler: Handler): Promise<AcpPermissionSocket> {
-  const path = join(dir, 'permissions.sock');
-  const open = new AbortController();
-  const sockets = new Set<Socket>();
   const warn = limitedWarning('Troupe ACP permission socket', WARNINGS_PER_SOCKET);
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-    const send = (frame: object) => {
-      if (socket.writable) socket.write(`${JSON.stringify(frame)}\n`);
-    };
-    const refuse = (id: number | null, reason: string) => {
-      warn(`bad frame answered with an error: ${reason}`);
-      send({ id, error: reason });
-    };
-    readJsonLines(socket, {
-      maxLineLength: MAX_PERMISSION_LINE_LENGTH,
-      onInvalid: (reason) => refuse(null, reason),
-      onLineTooLong: (length) => {
-        warn(`a line of over ${length} characters (the limit is ${MAX_PERMISSION_LINE_LENGTH}); connection closed`);
-        if (socket.writable) socket.end(`${JSON.stringify({ id: null, error: `line too long (over ${MAX_PERMISSION_LINE_LENGTH} characters)` })}\n`);
-        setTimeout(() => socket.destroy(), 1000).unref();
-      },
-      onValue: (value) => {
-        const frame = checkFrame(value);
-        if (typeof frame === 'string') return refuse(idOf(value), frame);
-        Promise.resolve()
-          .then(() => handler(frame.request, open.signal))
-          .then(
-            (outcome) => send({ id: frame.id, outcome }),
-            (error: unknown) => {
-              warn(`the permission handler failed: ${serializeError(error).message}`);
-              send({ id: frame.id, outcome: { outcome: 'cancelled' } });
-            },
-          );
-      },
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  let closing: Promise<void> | undefined;
-  return {
-    path,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        open.abort();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      });
-      return closing;
+  const server = await listenJsonLineRpc<Record<string, unknown>>(join(dir, 'permissions.sock'), {
+    name: 'Troupe ACP permission socket',
+    maxLineLength: MAX_PERMISSION_LINE_LENGTH,
+    log: warn,
+    checkRequest: checkFrame,
+    handle: async (request, connection) => {
+      try {
+        return await handler(request, connection.signal);
+      } catch (error) {
+        // A failed decision is no answer: the request is cancelled.
+        warn(`the permission handler failed: ${serializeError(error).message}`);
+        return { outcome: 'cancelled' };
+      }
     },
-  };
+    encodeResult: (id, outcome) => ({ id, outcome }),
+    encodeError: (id, reason) => ({ id: id ?? null, error: reason }),
+  });
+  return { path: server.path, close: () => server.close() };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The request frame, or what is wrong with it (naming the field, never echoing its content). */
-function checkFrame(value: unknown): { id: number; request: Record<string, unknown> } | string {
-  if (!isObject(value)) return `expected a JSON object {"id","request"}, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
-  if (!Number.isSafeInteger(value.id)) return `"id" must be a safe integer, got ${describe(value.id)}`;
-  if (!isObject(value.request)) return `"request" must be an object (ACP session/request_permission params), got ${describe(value.request)}`;
-  return { id: value.id as number, request: value.request };
-}
-
-/** The frame's id when it is one, so the sender can match the error to its request. */
-function idOf(value: unknown): number | null {
-  return isObject(value) && Number.isSafeInteger(value.id) ? (value.id as number) : null;
+/** The request frame, or what is wrong with it (naming the field, never echoing its content) and its id when it is one. */
+function checkFrame(value: unknown): JsonLineRpcCheck<Record<string, unknown>> {
+  if (!isObject(value)) return { ok: false, reason: `expected a JSON object {"id","request"}, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
+  if (!Number.isSafeInteger(value.id)) return { ok: false, reason: `"id" must be a safe integer, got ${describe(value.id)}` };
+  const id = value.id as number;
+  if (!isObject(value.request)) return { ok: false, id, reason: `"request" must be an object (ACP session/request_permission params), got ${describe(value.request)}` };
+  return { ok: true, id, request: value.request };
 }
 
 function describe(value: unknown): string {

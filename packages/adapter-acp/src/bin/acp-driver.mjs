@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
-import { readJsonLines } from '@troupe/core/util';
+import { createJsonLineRpcClient } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { permission: 'deny', socket: undefined, mcpConfig: undefined, resume: undefined, installHint: undefined };
@@ -78,14 +78,8 @@ agent.stdin.on('error', () => {
 
 /** Longest answer line read from the host (an outcome is a few dozen bytes). */
 const MAX_HOST_LINE_LENGTH = 64 * 1024;
-/** The answer to one permission request: from the host over the socket, else the fixed policy. */
-let socketLine = 0;
-const socketWaiters = new Map();
-let socket;
-const cancelWaiters = () => {
-  for (const resolve of socketWaiters.values()) resolve({ outcome: 'cancelled' });
-  socketWaiters.clear();
-};
+/** The connection to the host's permission socket, opened on the first request (core's JSON-lines protocol helper). */
+let host;
 /**
  * The ACP outcome in a host answer, or undefined when the answer is malformed (the request is then cancelled).
  * A plain-object `_meta` (where the host puts a deny reason, `troupe/reason`) is passed on with it.
@@ -98,42 +92,42 @@ function hostOutcome(reply) {
   if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string') return withMeta({ outcome: 'selected', optionId: outcome.optionId });
   return undefined;
 }
-function askHost(params, signal) {
-  if (!socket) {
-    socket = createConnection(options.socket);
-    // Framed and parsed by core's reader: a bad line from the host is reported and the request cancelled, never a crash.
-    // A host that sends something other than answers is broken: its open requests are cancelled and it is not asked again.
-    const giveUp = (why) => {
-      process.stderr.write(`acp-driver: the host's permission socket ${why}; its open requests are cancelled\n`);
-      socket.destroy();
-    };
-    readJsonLines(socket, {
-      maxLineLength: MAX_HOST_LINE_LENGTH,
-      onValue: (reply) => {
-        const waiter = Number.isSafeInteger(reply?.id) ? socketWaiters.get(reply.id) : undefined;
-        const outcome = hostOutcome(reply);
-        if (!waiter) {
-          // A late answer (the request was aborted) is fine; a malformed frame is not.
-          if (outcome === undefined) giveUp(`sent a frame that is not an answer (${typeof reply?.error === 'string' ? reply.error : 'no id or outcome'})`);
-          return;
-        }
-        socketWaiters.delete(reply.id);
-        if (outcome === undefined) process.stderr.write(`acp-driver: the host refused or garbled a permission answer (${typeof reply?.error === 'string' ? reply.error : 'no valid outcome'}); the request is cancelled\n`);
-        waiter(outcome ?? { outcome: 'cancelled' });
-      },
-      onInvalid: (reason) => giveUp(`sent a line that is ${reason}`),
-      onLineTooLong: () => giveUp('sent an over-long line'),
-    });
-    socket.on('error', cancelWaiters);
-    socket.on('close', cancelWaiters);
-  }
-  const id = ++socketLine;
-  return new Promise((resolve) => {
-    if (socket.destroyed) return resolve({ outcome: 'cancelled' });
-    socketWaiters.set(id, resolve);
-    signal.addEventListener('abort', () => resolve({ outcome: 'cancelled' }), { once: true });
-    socket.write(`${JSON.stringify({ id, request: params })}\n`);
+/** An answer frame `{"id","outcome"}`: a malformed outcome or an error frame is the host refusing that request. */
+function readHostAnswer(reply) {
+  if (!Number.isSafeInteger(reply?.id)) return undefined;
+  const outcome = hostOutcome(reply);
+  if (outcome !== undefined) return { id: reply.id, ok: true, result: outcome };
+  return { id: reply.id, ok: false, error: typeof reply.error === 'string' ? reply.error : 'no valid outcome' };
+}
+function connectHost() {
+  const socket = createConnection(options.socket);
+  // A host that sends something other than answers is broken: its open requests are cancelled and it is not asked again.
+  const giveUp = (why) => {
+    process.stderr.write(`acp-driver: the host's permission socket ${why}; its open requests are cancelled\n`);
+    socket.destroy();
+  };
+  return createJsonLineRpcClient(socket, {
+    name: "the host's permission socket",
+    maxLineLength: MAX_HOST_LINE_LENGTH,
+    encodeRequest: (id, params) => ({ id, request: params }),
+    readAnswer: readHostAnswer,
+    // A late answer (the request was aborted) is fine; any other frame is not.
+    onFrame: (reply) => {
+      if (hostOutcome(reply) === undefined) giveUp(`sent a frame that is not an answer (${typeof reply?.error === 'string' ? reply.error : 'no id or outcome'})`);
+    },
+    onInvalid: (reason) => giveUp(`sent a line that is ${reason}`),
+    log: (message) => process.stderr.write(`acp-driver: ${message}; its open requests are cancelled\n`),
   });
+}
+/** The host's answer to one permission request; cancelled when it refuses, garbles or never gives one. */
+async function askHost(params, signal) {
+  host ??= connectHost();
+  try {
+    return await host.request(params, { abortSignal: signal });
+  } catch (error) {
+    if (error?.failure === 'refused') process.stderr.write(`acp-driver: the host refused or garbled a permission answer (${error.message}); the request is cancelled\n`);
+    return { outcome: 'cancelled' };
+  }
 }
 
 function fixedAnswer(params) {
@@ -206,7 +200,7 @@ try {
     emit({ type: 'acp.error', message: error?.message ?? String(error), ...(error?.code !== undefined ? { code: error.code } : {}), ...(error?.data !== undefined ? { data: error.data } : {}) });
   }
 }
-socket?.end();
+host?.close();
 agent.stdin.end();
 const exited = await Promise.race([agentExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 3000).unref())]);
 if (exited === undefined) agent.kill('SIGTERM');

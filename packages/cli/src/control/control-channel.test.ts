@@ -50,6 +50,28 @@ describe('control socket', () => {
     server = undefined;
   });
 
+  it('a request can be aborted or time out; the connection keeps serving, and a closed connection rejects what is pending', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
+    const socketPath = controlSocketPath(dir);
+    // "hang" is answered only once its client has gone.
+    server = await startControlServer(socketPath, (request, connection) =>
+      request.op === 'looper' && request.input === 'hang' ? new Promise((resolve) => connection.onClose(() => resolve(null))) : Promise.resolve({ echoed: request.op }),
+    );
+    const client = await connectControl(socketPath);
+    const controller = new AbortController();
+    const aborted = client.request({ op: 'looper', input: 'hang' }, { abortSignal: controller.signal }).catch((error: unknown) => error);
+    controller.abort(new Error('the user pressed Ctrl-C'));
+    expect(await aborted).toMatchObject({ name: 'JsonLineRpcError', failure: 'aborted', code: 'ABORTED' });
+    expect(await client.request({ op: 'looper', input: 'hang' }, { timeoutMs: 50 }).catch((error: unknown) => error)).toMatchObject({
+      failure: 'timed-out',
+      message: `the running troupe process's control socket did not answer "looper" within 50 ms`,
+    });
+    expect(await client.request({ op: 'ping' })).toEqual({ echoed: 'ping' });
+    const pending = client.request({ op: 'looper', input: 'hang' }).catch((error: unknown) => error);
+    client.close();
+    expect(await pending).toMatchObject({ failure: 'closed', message: `the running troupe process's control socket closed before answering "looper"` });
+  });
+
   it('uses a private temp folder when the workspace path is too long for a socket, and removes it on close', async () => {
     dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ctl-'));
     const deep = join(dir, 'x'.repeat(90), '.troupe');

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { currentTraceCarrier } from '@troupe/core/events';
-import { readJsonLines } from '@troupe/core/util';
+import { createJsonLineRpcClient, type JsonLineRpcAnswer } from '@troupe/core/util';
 import { CliError } from '../cli-errors';
 import type { ControlBusEvent, ControlMessageEvent, ControlRequest } from './control-protocol';
 
@@ -8,8 +8,12 @@ type RequestBody = ControlRequest extends infer R ? (R extends ControlRequest ? 
 
 /** A connection to a running `troupe` process's control socket. */
 export interface ControlClient {
-  /** Sends a request and resolves with its result; rejects with the server's error. */
-  request<T = unknown>(body: RequestBody, options?: { timeoutMs?: number }): Promise<T>;
+  /**
+   * Sends a request and resolves with its result.
+   *
+   * @throws JsonLineRpcError with the server's error, or when the connection closes no answer comes within `timeoutMs` (default 10 s), or `abortSignal` aborts.
+   */
+  request<T = unknown>(body: RequestBody, options?: { timeoutMs?: number; abortSignal?: AbortSignal }): Promise<T>;
   /** Receives pushed messages (after a `subscribe` request). */
   onEvent(listener: (event: ControlMessageEvent) => void): void;
   /** Receives pushed bus events (after a `subscribe` request with `events: true`). */
@@ -74,67 +78,39 @@ export async function connectControl(socketPath: string, options: { timeoutMs?: 
 }
 
 function wrap(socket: Socket): ControlClient {
-  let nextId = 1;
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   const eventListeners: ((event: ControlMessageEvent) => void)[] = [];
   const busListeners: ((event: ControlBusEvent) => void)[] = [];
-  const closeListeners: (() => void)[] = [];
-  readJsonLines(socket, {
+  const rpc = createJsonLineRpcClient<RequestBody>(socket, {
+    name: "the running troupe process's control socket",
     maxLineLength: MAX_PUSHED_LINE_LENGTH,
-    onValue: (value) => {
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-      const frame = value as Record<string, unknown>;
-      if (frame.event === 'bus' && typeof frame.envelope === 'object' && frame.envelope !== null) {
-        for (const listener of busListeners) listener(frame as unknown as ControlBusEvent);
-        return;
-      }
-      if (frame.event === 'message' && typeof frame.message === 'object' && frame.message !== null) {
-        for (const listener of eventListeners) listener(frame as unknown as ControlMessageEvent);
-        return;
-      }
-      const waiter = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
-      if (!waiter) return;
-      pending.delete(frame.id as number);
-      if (frame.ok === true) waiter.resolve(frame.result);
-      else waiter.reject(new CliError(typeof frame.error === 'string' ? frame.error : 'the running troupe process sent a malformed answer'));
+    // The caller's trace context (its active span, or TRACEPARENT) goes along.
+    encodeRequest: (id, body) => {
+      const trace = currentTraceCarrier();
+      return { ...body, id, ...(trace ? { trace } : {}) };
     },
-    // Not a frame of this protocol: nothing to match it to.
-    onInvalid: () => {},
-    onLineTooLong: () => socket.destroy(),
-  });
-  socket.on('error', () => {});
-  socket.on('close', () => {
-    for (const waiter of pending.values()) waiter.reject(new CliError('the running troupe process closed the control connection before answering'));
-    pending.clear();
-    for (const listener of closeListeners) listener();
+    readAnswer,
+    // Pushed events; anything else (a late answer, junk) has nothing to match it to.
+    onFrame: (frame) => {
+      if (!isObject(frame)) return;
+      if (frame.event === 'bus' && isObject(frame.envelope)) for (const listener of busListeners) listener(frame as unknown as ControlBusEvent);
+      else if (frame.event === 'message' && isObject(frame.message)) for (const listener of eventListeners) listener(frame as unknown as ControlMessageEvent);
+    },
   });
   return {
-    request<T>(body: RequestBody, options: { timeoutMs?: number } = {}) {
-      const id = nextId++;
-      const timeoutMs = options.timeoutMs ?? 10_000;
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new CliError(`the running troupe process did not answer "${body.op}" within ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.set(id, {
-          resolve: (value) => {
-            clearTimeout(timer);
-            resolve(value as T);
-          },
-          reject: (error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        });
-        // The caller's trace context (its active span, or TRACEPARENT) goes along.
-        const trace = currentTraceCarrier();
-        socket.write(`${JSON.stringify({ ...body, id, ...(trace ? { trace } : {}) })}\n`);
-      });
-    },
+    request: <T>(body: RequestBody, options: { timeoutMs?: number; abortSignal?: AbortSignal } = {}) =>
+      rpc.request(body, { ...options, timeoutMs: options.timeoutMs ?? 10_000, label: body.op }) as Promise<T>,
     onEvent: (listener) => eventListeners.push(listener),
     onBusEvent: (listener) => busListeners.push(listener),
-    onClose: (listener) => closeListeners.push(listener),
-    close: () => socket.end(),
+    onClose: (listener) => rpc.onClose(listener),
+    close: () => rpc.close(),
   };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A {@link ControlResponse} in a frame (its error, or a stand-in when the server garbled it); undefined for a pushed event or junk. */
+function readAnswer(frame: unknown): JsonLineRpcAnswer | undefined {
+  if (!isObject(frame) || 'event' in frame || typeof frame.id !== 'number') return undefined;
+  if (frame.ok === true) return { id: frame.id, ok: true, result: frame.result };
+  return { id: frame.id, ok: false, error: typeof frame.error === 'string' ? frame.error : 'the running troupe process sent a malformed answer' };
 }

@@ -20,3 +20,18 @@ export { limitedWarning } from './limited-warning';
 export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';
 export { readRenamedOption, type RenamedOption } from './renamed-option';
+export {
+  createJsonLineRpcClient,
+  JsonLineRpcError,
+  listenJsonLineRpc,
+  type JsonLineRpcAnswer,
+  type JsonLineRpcCheck,
+  type JsonLineRpcClient,
+  type JsonLineRpcClientOptions,
+  type JsonLineRpcConnection,
+  type JsonLineRpcFailure,
+  type JsonLineRpcRefusal,
+  type JsonLineRpcRequestOptions,
+  type JsonLineRpcServer,
+  type JsonLineRpcServerOptions,
+} from './json-line-rpc';
