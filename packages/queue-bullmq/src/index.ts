@@ -3,6 +3,15 @@ export { DEFAULT_QUEUE_PREFIX, redactUrl, type QueueConnection } from './queue-c
 export { RedisStore, type RedisStoreOptions } from './redis-store';
 export { queueEventSchemas, registerQueueEvents, type QueueEventPayloads } from './queue-events';
 export type { QueueJobContext, QueueJobData, QueueJobHandler } from './queue-job';
+export {
+  QueueError,
+  queueFailureMessages,
+  type GitUrlRefusalRule,
+  type QueueFailureCode,
+  type QueueFailureParams,
+  type QueueFailureTexts,
+  type QueueFolderField,
+} from './queue-error';
 export { createQueueWorker, type QueueWorker, type QueueWorkerOptions } from './queue-worker';
 export {
   assertNoSecretInPayload,

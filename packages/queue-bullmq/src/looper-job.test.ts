@@ -7,10 +7,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EventBus, MemoryStore } from '@troupe/core';
-import { UnrecoverableError } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLooperJobHandler, type LooperJobHandlerOptions, type LooperJobSpec } from './index';
+import { createLooperJobHandler, QueueError, type LooperJobHandlerOptions, type LooperJobSpec } from './index';
 import type { QueueJobContext } from './queue-job';
+
+/** A refusal the worker fails at once, without retry: a QueueError with this code. */
+function refusal(failureCode: string, params: Record<string, unknown> = {}) {
+  return { name: 'QueueError', failureCode, unrecoverable: true, params: expect.objectContaining(params) };
+}
 
 /** What createLooper throws once the checks passed: the job got as far as building its Looper (its Coder). */
 class LooperBuilt extends Error {
@@ -88,10 +92,11 @@ describe('allowed roots', () => {
   it('refuses a workspace outside the allowed roots (/etc) and a symlink inside a root that points out; the Looper is never built', async () => {
     const { built, run } = handler();
     const etc = run({ path: '/etc' });
-    await expect(etc).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(etc).rejects.toBeInstanceOf(QueueError);
+    await expect(etc).rejects.toMatchObject(refusal('QUEUE_FOLDER_NOT_ALLOWED', { field: 'workspace', shown: '/etc', roots: root }));
     await expect(etc).rejects.toThrow(/workspace \/etc is outside the folders this worker allows/);
     const escape = run({ path: join(root, 'escape') });
-    await expect(escape).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(escape).rejects.toMatchObject(refusal('QUEUE_FOLDER_NOT_ALLOWED', { shown: `${join(root, 'escape')} (${outside})` }));
     await expect(escape).rejects.toThrow(`workspace ${join(root, 'escape')} (${outside}) is outside the folders this worker allows`);
     expect(built).toEqual([]);
     // A folder inside the root is taken.
@@ -110,21 +115,22 @@ describe('allowed roots', () => {
 
 describe('gitUrl', () => {
   it.each([
-    ['fd::3', /remote helpers/],
-    ['ext::sh -c touch% /tmp/troupe-pwned', /remote helpers/],
-    ['-uhelp', /starts with "-"/],
-    ['--upload-pack=touch /tmp/troupe-pwned', /starts with "-"/],
-    ['ssh://-oProxyCommand=touch%20/tmp/troupe-pwned/x', /host starts with "-"/],
-    ['http://127.0.0.1:1/repo.git', /http:\/\/ transport is not allowed/],
-    ['git://127.0.0.1:1/repo.git', /git:\/\/ transport is not allowed/],
-    ['file:///etc', /local repositories are not allowed/],
-    ['/etc', /local repositories are not allowed/],
-    ['https://user:hunter2-password@example.com/a\n.git', /control characters/],
-  ])('refuses %j without running git, and without retry', async (gitUrl, reason) => {
+    ['fd::3', /remote helpers/, 'remote-helper'],
+    ['ext::sh -c touch% /tmp/troupe-pwned', /remote helpers/, 'remote-helper'],
+    ['-uhelp', /starts with "-"/, 'option'],
+    ['--upload-pack=touch /tmp/troupe-pwned', /starts with "-"/, 'option'],
+    ['ssh://-oProxyCommand=touch%20/tmp/troupe-pwned/x', /host starts with "-"/, 'host-option'],
+    ['http://127.0.0.1:1/repo.git', /http:\/\/ transport is not allowed/, 'transport'],
+    ['git://127.0.0.1:1/repo.git', /git:\/\/ transport is not allowed/, 'transport'],
+    ['file:///etc', /local repositories are not allowed/, 'local'],
+    ['/etc', /local repositories are not allowed/, 'local'],
+    ['https://user:hunter2-password@example.com/a\n.git', /control characters/, 'control-characters'],
+  ])('refuses %j without running git, and without retry', async (gitUrl, reason, rule) => {
     const { built, run } = handler();
     const result = run({ gitUrl });
-    await expect(result).rejects.toBeInstanceOf(UnrecoverableError);
+    await expect(result).rejects.toMatchObject(refusal('QUEUE_GIT_URL_REFUSED', { rule }));
     await expect(result).rejects.toThrow(reason);
+    await expect(result).rejects.not.toMatchObject({ params: { url: expect.stringContaining('hunter2') } });
     await expect(result).rejects.not.toThrow(/hunter2/);
     expect(built).toEqual([]);
   }, 20_000);
@@ -143,6 +149,8 @@ describe('gitUrl', () => {
       const { built, run } = handler({ cloneTimeoutMs: 1500 });
       const result = run({ gitUrl: `https://127.0.0.1:${port}/repo.git` }, 'hangs');
       await expect(result).rejects.toThrow(/git clone of https:\/\/127\.0\.0\.1:\d+\/repo\.git took more than 1500 ms/);
+      // Another attempt may get through: retried, unlike a refusal.
+      await expect(result).rejects.toMatchObject({ failureCode: 'QUEUE_GIT_CLONE_TIMEOUT', unrecoverable: false, params: { timeoutMs: 1500 } });
       expect(sockets.length).toBeGreaterThan(0);
       // The process holding the connection (git-remote-https) is gone: the connection closed.
       await waitUntil(() => closed() === sockets.length, 'the clone connection to close');

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, EventBus, InvalidArgumentError, MessageStore, type Store } from '@troupe/core';
 import { createLooperStateStore, type Looper, type LooperRunOutcome, type LooperStateStore } from '@troupe/looper';
-import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import { cloneJobRepository } from './queue-git-clone';
 import type { QueueJobContext, QueueJobHandler } from './queue-job';
 import { jobFolderName } from './queue-job-folder';
 import { recordJobProcesses, stopLeftoverJobProcesses } from './queue-job-processes';
+import { QueueError } from './queue-error';
 import { checkInsideRoots } from './queue-workspace-roots';
 
 /** The default queue of Looper runs. */
@@ -216,13 +216,13 @@ async function runLooper(spec: LooperJobSpec, context: QueueJobContext, createLo
     const saved = looper.getStatus();
     if (!resumed && saved.lastRun === null) {
       const reply = looper.command({ type: 'start', task: spec.task }, { workspacePath });
-      if (!reply.ok) throw new UnrecoverableError(reply.text);
+      if (!reply.ok) throw new QueueError('QUEUE_LOOPER_REFUSED', { reply: reply.text });
     }
     await looper.whenIdle();
     await looper.flush();
     if (context.signal.aborted) throw context.signal.reason;
     const last = looper.getStatus().lastRun;
-    if (!last) throw new Error('the Looper ended without a run result');
+    if (!last) throw new QueueError('QUEUE_LOOPER_NO_RESULT', {});
     return { runId: last.runId, outcome: last.outcome, reason: last.reason, iterations: last.iterations, workspacePath };
   } finally {
     offCommand();

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { closeRedis, DEFAULT_QUEUE_PREFIX, openRedis, type QueueConnection } from './queue-connection';
 import { registerQueueEvents } from './queue-events';
 import { EventStreamReader } from './queue-event-stream';
+import { readFailureRecord } from './queue-failure-record';
 import type { QueueJobData } from './queue-job';
 import { CONTROL_TTL_SECONDS, queueKeys } from './queue-keys';
 import { RedisStore } from './redis-store';
@@ -209,7 +210,11 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
           await reader.drain().catch(() => {});
           if ((await redis.exists(keys.canceled(queueName, jobId))) === 1) throw new AbortError(`job ${jobId} canceled`, { cause: error });
           if (TroupeError.isInstance(error)) throw error;
-          throw new QueueJobError(queueName, jobId, error instanceof Error ? error.message : String(error), { cause: error });
+          const failure = await readFailureRecord(redis, keys.failure(queueName, jobId));
+          throw new QueueJobError(queueName, jobId, failure?.message ?? (error instanceof Error ? error.message : String(error)), {
+            cause: error,
+            ...(failure?.code !== undefined ? { failureCode: failure.code, params: failure.params ?? {} } : {}),
+          });
         }
       })();
       finished.catch(() => {});
@@ -293,16 +298,28 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
   };
 }
 
-/** A queued job failed for good (its attempts used up); `message` is its last failure. */
+/**
+ * A queued job failed for good (its attempts used up); `message` is its last
+ * failure. `failureCode` and `params` say why in no language (as on
+ * `queue:job-failed`), for callers that word the failure themselves;
+ * `reason` is the worker's English message, for any code they do not know.
+ */
 export class QueueJobError extends TroupeError {
   override readonly name = 'QueueJobError';
+  /** The last failure's code: a `QueueFailureCode` or another Troupe error's code; undefined when the worker gave none. */
+  readonly failureCode: string | undefined;
+  /** What a message about `failureCode` needs (see `QueueFailureParams`). */
+  readonly params: Readonly<Record<string, string | number>>;
+
   constructor(
     readonly queue: string,
     readonly jobId: string,
     /** The last failure's own message, without the job and queue (for callers that word the message themselves). */
     readonly reason: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; failureCode?: string; params?: Record<string, string | number> } = {},
   ) {
     super('AGENT_ERROR', `job ${jobId} on queue "${queue}" failed: ${reason}`, options);
+    this.failureCode = options.failureCode;
+    this.params = options.params ?? {};
   }
 }

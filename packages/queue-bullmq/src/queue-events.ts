@@ -22,8 +22,21 @@ export const queueEventSchemas = {
   'queue:job-started': z.object({ ...ids, attempt: z.number().int().positive(), workerId: z.string(), resumed: z.boolean() }),
   /** An attempt ended with a result; the job is done. */
   'queue:job-completed': z.object({ ...ids, attempt: z.number().int().positive(), workerId: z.string() }),
-  /** An attempt failed; `willRetry` says whether BullMQ will run it again (after its backoff). */
-  'queue:job-failed': z.object({ ...ids, attempt: z.number().int().positive(), workerId: z.string(), willRetry: z.boolean(), error: errorSchema }),
+  /**
+   * An attempt failed; `willRetry` says whether BullMQ will run it again (after its backoff). `code` names why,
+   * stably and in no language: a `QueueError`'s failure code (`QUEUE_FOLDER_NOT_ALLOWED`…, with the `params` a
+   * message in any language needs) or another Troupe error's code; absent for other errors (then word it from
+   * `error.message`).
+   */
+  'queue:job-failed': z.object({
+    ...ids,
+    attempt: z.number().int().positive(),
+    workerId: z.string(),
+    willRetry: z.boolean(),
+    error: errorSchema,
+    code: z.string().optional(),
+    params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  }),
 } as const;
 
 /** Payload types of the `queue:*` events. */

@@ -1,8 +1,8 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from '@troupe/core/cli-turn';
-import { UnrecoverableError } from 'bullmq';
 import { redactUrl } from './queue-connection';
+import { QueueError, type GitUrlRefusalRule } from './queue-error';
 import { checkInsideRoots } from './queue-workspace-roots';
 
 /** How a job's `gitUrl` reaches its repository: the network transports, or a folder on the worker. */
@@ -12,9 +12,10 @@ export type GitUrlKind = 'https' | 'ssh' | 'local';
 const SCP_LIKE = /^(?:[A-Za-z0-9._~+-]+@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):(?!:)/;
 
 /**
- * Which transport a job's `gitUrl` uses, or an error (without retry) naming
- * it when the worker does not take it. Only `https://`, `ssh://` and
- * scp-like `user@host:path` by default; `file://` URLs and plain paths only
+ * Which transport a job's `gitUrl` uses, or a `QUEUE_GIT_URL_REFUSED`
+ * {@link QueueError} (without retry) naming it and the rule that refused it
+ * when the worker does not take it. Only `https://`, `ssh://` and scp-like
+ * `user@host:path` by default; `file://` URLs and plain paths only
  * with `allowLocal` (a job must not read the worker's own repositories
  * unless asked). Refused: git's remote helpers (`fd::3`, `ext::sh -c …`),
  * `http://`, `git://`, anything starting with `-` (an option to git or ssh)
@@ -28,22 +29,23 @@ const SCP_LIKE = /^(?:[A-Za-z0-9._~+-]+@)?(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-F
  * ```
  */
 export function gitUrlKind(gitUrl: string, allowLocal: boolean): GitUrlKind {
-  const refuse = (why: string) => new UnrecoverableError(`gitUrl ${JSON.stringify(redactUrl(gitUrl))} refused: ${why}`);
-  if (/[\u0000-\u001f\u007f]/.test(gitUrl)) throw refuse('it contains control characters');
-  if (gitUrl.startsWith('-')) throw refuse('it starts with "-" (an option, not a URL)');
-  if (gitUrl.includes('::')) throw refuse('git remote helpers (TRANSPORT::ADDRESS) are not allowed; use an https:// or ssh:// URL');
+  const refuse = (rule: GitUrlRefusalRule, transport?: string) =>
+    new QueueError('QUEUE_GIT_URL_REFUSED', { url: redactUrl(gitUrl), rule, ...(transport !== undefined ? { transport } : {}) });
+  if (/[\u0000-\u001f\u007f]/.test(gitUrl)) throw refuse('control-characters');
+  if (gitUrl.startsWith('-')) throw refuse('option');
+  if (gitUrl.includes('::')) throw refuse('remote-helper');
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(gitUrl)?.[1]?.toLowerCase();
   if (scheme === 'https') return 'https';
   if (scheme === 'ssh') {
-    if (/^ssh:\/\/(?:[^@/]*@)?-/i.test(gitUrl)) throw refuse('its host starts with "-"');
+    if (/^ssh:\/\/(?:[^@/]*@)?-/i.test(gitUrl)) throw refuse('host-option');
     return 'ssh';
   }
   if (scheme === 'file' || (scheme === undefined && !SCP_LIKE.test(gitUrl))) {
-    if (!allowLocal) throw refuse('local repositories are not allowed on this worker (allowLocalGitUrls, troupe worker --allow-local-git)');
+    if (!allowLocal) throw refuse('local');
     return 'local';
   }
   if (scheme === undefined) return 'ssh';
-  throw refuse(`the ${scheme}:// transport is not allowed; use https:// or ssh://`);
+  throw refuse('transport', scheme);
 }
 
 /** What {@link cloneJobRepository} needs. */
@@ -75,7 +77,7 @@ export async function cloneJobRepository(options: CloneOptions): Promise<void> {
     const path = options.gitUrl.startsWith('file:') ? fileURLToPath(options.gitUrl) : options.gitUrl;
     await checkInsideRoots(path, options.allowedRoots, 'local gitUrl');
   }
-  if (options.ref !== undefined && options.ref.startsWith('-')) throw new UnrecoverableError(`ref ${JSON.stringify(options.ref)} refused: it starts with "-"`);
+  if (options.ref !== undefined && options.ref.startsWith('-')) throw new QueueError('QUEUE_GIT_REF_REFUSED', { ref: options.ref });
   const partial = `${options.target}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
@@ -99,7 +101,8 @@ export async function cloneJobRepository(options: CloneOptions): Promise<void> {
   }
   rmSync(partial, { recursive: true, force: true });
   if (outcome.status === 'canceled') throw options.signal.reason ?? outcome.error;
-  if (outcome.status === 'timed-out') throw new Error(`git clone of ${redactUrl(options.gitUrl)} took more than ${options.timeoutMs} ms; stopped`, { cause: outcome.error });
+  const url = redactUrl(options.gitUrl);
+  if (outcome.status === 'timed-out') throw new QueueError('QUEUE_GIT_CLONE_TIMEOUT', { url, timeoutMs: options.timeoutMs }, { cause: outcome.error });
   const detail = outcome.status === 'failed' ? outcome.error.message : `exit code ${String(outcome.exitCode)}`;
-  throw new Error(`git clone of ${redactUrl(options.gitUrl)} failed: ${detail}${outcome.stderrTail ? `: ${outcome.stderrTail.trim()}` : ''}`, outcome.status === 'failed' ? { cause: outcome.error } : undefined);
+  throw new QueueError('QUEUE_GIT_CLONE_FAILED', { url, detail: `${detail}${outcome.stderrTail ? `: ${outcome.stderrTail.trim()}` : ''}` }, outcome.status === 'failed' ? { cause: outcome.error } : {});
 }

@@ -10,6 +10,8 @@ export interface QueueKeys {
   canceled(queue: string, jobId: string): string;
   /** The lease a worker holds while it runs a job (never two runs at once). */
   lease(queue: string, jobId: string): string;
+  /** The code and parameters of the job's last failed attempt, for the origin (BullMQ keeps only a message). */
+  failure(queue: string, jobId: string): string;
 }
 
 /** The key names under `prefix`. */
@@ -20,6 +22,7 @@ export function queueKeys(prefix: string): QueueKeys {
     commands: (queue, jobId) => `${prefix}:job:${queue}:${jobId}:commands`,
     canceled: (queue, jobId) => `${prefix}:job:${queue}:${jobId}:canceled`,
     lease: (queue, jobId) => `${prefix}:job:${queue}:${jobId}:lease`,
+    failure: (queue, jobId) => `${prefix}:job:${queue}:${jobId}:failure`,
   };
 }
 

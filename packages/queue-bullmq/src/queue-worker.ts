@@ -5,7 +5,9 @@ import { createSecretRedactor, secretValuesFromEnv, serializeError } from '@trou
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, DEFAULT_QUEUE_PREFIX, openRedis, type QueueConnection } from './queue-connection';
+import { QueueError, queueFailureOf } from './queue-error';
 import { registerQueueEvents } from './queue-events';
+import { writeFailureRecord } from './queue-failure-record';
 import { JobEventWriter } from './queue-event-stream';
 import type { QueueJobData, QueueJobHandler } from './queue-job';
 import { queueKeys } from './queue-keys';
@@ -57,17 +59,25 @@ interface ActiveJob {
 }
 
 /**
- * Takes a job's run lease unless the job was canceled, in one round trip:
- * KEYS = canceled flag, lease; ARGV = token, ms. 0 = canceled, 1 = another
- * worker holds the lease, 2 = taken.
+ * Takes a job's run lease unless the job was canceled, in one round trip,
+ * and forgets the failure of an earlier attempt (this attempt's own, if any,
+ * replaces it): KEYS = canceled flag, lease, failure record; ARGV = token,
+ * ms. 0 = canceled, 1 = another worker holds the lease, 2 = taken.
  */
-const TAKE_LEASE = "if redis.call('exists', KEYS[1]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 2 end return 1";
+const TAKE_LEASE =
+  "if redis.call('exists', KEYS[1]) == 1 then return 0 end if redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then redis.call('del', KEYS[3]) return 2 end return 1";
 /** Compare-and-renew / compare-and-delete of a run lease. */
 const RENEW_LEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 const RELEASE_LEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
-class CanceledAtOrigin extends Error {
-  override readonly name = 'CanceledAtOrigin';
+/** True when a job's abort reason is its origin's cancel (not a shutdown or a lost lease). */
+function isCanceledAtOrigin(reason: unknown): boolean {
+  return QueueError.isInstance(reason) && reason.failureCode === 'QUEUE_JOB_CANCELED';
+}
+
+/** What BullMQ gets for a failed attempt: an `UnrecoverableError` (no retry) for a failure that retrying cannot help. */
+function bullFailure(error: unknown): unknown {
+  return QueueError.isInstance(error) && error.unrecoverable ? new UnrecoverableError(error.message) : error;
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -126,7 +136,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       if (entry.listeners.size === 0) entry.buffered.push(input);
       for (const listener of entry.listeners) listener(input);
     }
-    if (canceled) entry.controller.abort(new CanceledAtOrigin('canceled at the origin'));
+    if (canceled) entry.controller.abort(new QueueError('QUEUE_JOB_CANCELED', { jobId }));
   }
 
   subscriber.on('message', (_channel: string, message: string) => {
@@ -139,23 +149,31 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   });
   const subscribed = subscriber.subscribe(...queues.map((queue) => keys.control(queue))).catch(() => {});
 
+  const recordFailure = (queue: string, jobId: string, error: unknown) => writeFailureRecord(redis, keys.failure(queue, jobId), error, redactor, secrets);
+
+  /** Fails the job before it started (no `queue:job-started`, so no `queue:job-failed` either): records why, returns what to throw. */
+  async function refuse(queue: string, jobId: string, error: QueueError): Promise<unknown> {
+    await recordFailure(queue, jobId, error);
+    return bullFailure(error);
+  }
+
   async function processJob(queue: string, handler: QueueJobHandler, job: Job<QueueJobData>, token: string | undefined, bullSignal?: AbortSignal): Promise<unknown> {
     const jobId = job.id as string;
     const data = job.data;
     if (data === null || typeof data !== 'object' || data.kind !== handler.kind) {
-      throw new UnrecoverableError(`job ${jobId} on queue "${queue}" is of kind ${JSON.stringify(data?.kind)}, but this queue's handler runs "${handler.kind}" jobs`);
+      throw await refuse(queue, jobId, new QueueError('QUEUE_JOB_KIND_MISMATCH', { jobId, queue, kind: String(data?.kind), expected: handler.kind }));
     }
     let payload: unknown;
     try {
       payload = handler.parse(data.payload);
     } catch (error) {
-      throw new UnrecoverableError(`job ${jobId}: invalid ${handler.kind} payload: ${serializeError(error).message}`);
+      throw await refuse(queue, jobId, new QueueError('QUEUE_PAYLOAD_INVALID', { jobId, kind: handler.kind, detail: serializeError(error, secrets).message }, { cause: error }));
     }
     // The lease: a second worker that got this job while the first still runs it (a false stall) waits instead.
     const leaseKey = keys.lease(queue, jobId);
     const leaseToken = randomUUID();
-    const taken = await redis.eval(TAKE_LEASE, 2, keys.canceled(queue, jobId), leaseKey, leaseToken, String(lockDuration));
-    if (taken === 0) throw new UnrecoverableError('canceled at the origin before it started');
+    const taken = await redis.eval(TAKE_LEASE, 3, keys.canceled(queue, jobId), leaseKey, keys.failure(queue, jobId), leaseToken, String(lockDuration));
+    if (taken === 0) throw await refuse(queue, jobId, new QueueError('QUEUE_JOB_CANCELED', { jobId }));
     if (taken !== 2) {
       await job.moveToDelayed(Date.now() + Math.ceil(lockDuration / 2), token);
       throw new DelayedError();
@@ -168,7 +186,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       redis
         .eval(RENEW_LEASE, 1, leaseKey, leaseToken, String(lockDuration))
         .then((renewed) => {
-          if (renewed !== 1) controller.abort(new Error(`job ${jobId}: run lease lost (another worker took the job over)`));
+          if (renewed !== 1) controller.abort(new QueueError('QUEUE_LEASE_LOST', { jobId }));
         })
         .catch(() => {});
     }, Math.max(200, Math.floor(lockDuration / 3)));
@@ -202,18 +220,18 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       // one stalled past its lock): its run is the one that counts.
       clearInterval(renew);
       leaseHeld = false;
-      if ((await redis.eval(RELEASE_LEASE, 1, leaseKey, leaseToken)) !== 1) throw new Error(`job ${jobId}: run lease lost (another worker took the job over)`);
+      if ((await redis.eval(RELEASE_LEASE, 1, leaseKey, leaseToken)) !== 1) throw new QueueError('QUEUE_LEASE_LOST', { jobId });
       bus.emit('queue:job-completed', { queue, jobId, attempt, workerId }, { source: workerId });
       await writer.flush();
       return result ?? null;
     } catch (error) {
-      const canceled = controller.signal.reason instanceof CanceledAtOrigin;
-      const unrecoverable = canceled || error instanceof UnrecoverableError;
+      const canceled = isCanceledAtOrigin(controller.signal.reason);
+      const failure = canceled ? controller.signal.reason : error;
+      const unrecoverable = canceled || error instanceof UnrecoverableError || (QueueError.isInstance(error) && error.unrecoverable);
       const willRetry = !unrecoverable && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-      bus.emit('queue:job-failed', { queue, jobId, attempt, workerId, willRetry, error: serializeError(canceled ? controller.signal.reason : error, secrets) }, { source: workerId });
-      await writer.flush().catch(() => {});
-      if (canceled) throw new UnrecoverableError('canceled at the origin');
-      throw error;
+      bus.emit('queue:job-failed', { queue, jobId, attempt, workerId, willRetry, error: serializeError(failure, secrets), ...queueFailureOf(failure) }, { source: workerId });
+      await Promise.all([writer.flush().catch(() => {}), recordFailure(queue, jobId, failure)]);
+      throw bullFailure(failure);
     } finally {
       clearInterval(renew);
       bullSignal?.removeEventListener('abort', onBullAbort);

@@ -3,9 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus, MemoryStore } from '@troupe/core';
-import { UnrecoverableError } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSubAgentJobHandler } from './index';
+import { createSubAgentJobHandler, QueueError } from './index';
 
 let dir: string;
 beforeAll(() => {
@@ -37,7 +36,8 @@ it('refuses a workspaceRoot outside allowedRoots (/etc, a symlink pointing out) 
       signal: new AbortController().signal,
       onCommand: () => () => {},
     });
-  await expect(run('/etc')).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(run('/etc')).rejects.toBeInstanceOf(QueueError);
+  await expect(run('/etc')).rejects.toMatchObject({ failureCode: 'QUEUE_FOLDER_NOT_ALLOWED', unrecoverable: true, params: { field: 'workspaceRoot', shown: '/etc' } });
   await expect(run('/etc')).rejects.toThrow(/workspaceRoot \/etc is outside the folders this worker allows/);
   await expect(run(join(dir, 'allowed', 'escape'))).rejects.toThrow(/is outside the folders this worker allows/);
   expect(built).toEqual([]);

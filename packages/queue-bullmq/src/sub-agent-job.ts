@@ -11,10 +11,10 @@ import {
   type ForkAgentsArgs,
   type SubAgentResult,
 } from '@troupe/orchestrator';
-import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import type { QueueClient, SubmitOptions } from './queue-client';
 import type { QueueJobHandler } from './queue-job';
+import { QueueError } from './queue-error';
 import { checkInsideRoots } from './queue-workspace-roots';
 
 const QUEUE_HOST_STRATEGY = defineAgentStrategy({ type: 'queue-host', systemPrompt: 'Stands in for the parent agent on the origin; never runs.' });
@@ -153,7 +153,7 @@ export function createSubAgentJobHandler(options: {
       const orchestrator = await options.createOrchestrator({ eventBus: context.eventBus, jobId: context.jobId, job });
       try {
         const strategy = job.strategy === undefined ? DEFAULT_SUB_AGENT_STRATEGY : orchestrator.getStrategy(job.strategy);
-        if (!strategy) throw new UnrecoverableError(`no sub-agent strategy "${job.strategy}" on this worker`);
+        if (!strategy) throw new QueueError('QUEUE_STRATEGY_NOT_FOUND', { strategy: String(job.strategy) });
         // A local stand-in for the origin's parent (never run), so the agent is a sub-agent here too: `sub` tools, task_finish.
         const hostId = orchestrator.createAgent({ task: `queued sub-agents of ${job.parentId ?? 'the origin'}` }, QUEUE_HOST_STRATEGY);
         const agentId = orchestrator.createAgent(

@@ -2,10 +2,13 @@
 // LANG / LC_ALL / --lang: usage errors without a queue, and (against a real redis-server) the job lines and the
 // saved Looper status of a queued job.
 import { createLooperSnapshot, finishRun, startRun } from '@troupe/looper/commands';
-import { createQueueWorker, LOOPER_QUEUE, looperJobStateStore, type LooperJobResult, type LooperJobSpec, type QueueWorker } from '@troupe/queue-bullmq';
+import { AgentError } from '@troupe/core';
+import { PassThrough } from 'node:stream';
+import { createLooperJobHandler, createQueueClient, createQueueWorker, LOOPER_QUEUE, looperJobStateStore, type LooperJobResult, type LooperJobSpec, type QueueWorker } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured, tempWorkspace, testEnv } from '../testing/cli-test-kit';
+import { submitLooperRun } from './submit-command';
 
 const chinese = { env: testEnv({ LANG: 'zh_CN.UTF-8' }) };
 const english = { env: testEnv({ LANG: 'en_US.UTF-8' }) };
@@ -89,6 +92,13 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
 
   beforeAll(async () => {
     redis = await startTestRedis((binary as { path: string }).path);
+    // The worker's real checks of a Looper job (its workspace inside the allowed roots), before any Looper is built.
+    const checked = createLooperJobHandler({
+      allowedRoots: ['/srv/troupe-jobs'],
+      createLooper: () => {
+        throw new Error('no Looper is built for a refused job');
+      },
+    });
     // A worker whose Looper jobs save a stopped run's checkpoint where a real Looper does, or fail when told to.
     worker = createQueueWorker({
       connection: redis.url,
@@ -98,6 +108,9 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
           parse: (payload) => payload as LooperJobSpec,
           async run(spec: LooperJobSpec, context): Promise<LooperJobResult> {
             if (spec.task === 'fail') throw new Error('no agent CLI here');
+            if (spec.task === 'refuse') return checked.run(spec, context);
+            if (spec.task === 'wait') await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
+            if (spec.task === 'agent') throw new AgentError('the model API refused the key', { adapterId: 'claude' });
             const now = Date.now();
             const started = startRun(createLooperSnapshot({ looperId: 'looper', maxIterations: 5, now }), { task: spec.task, runId: 'run-1', now });
             await looperJobStateStore(context.store, context.queue, context.jobId).save(finishRun(started, { outcome: 'stopped', reason: 'stop requested', now }));
@@ -133,11 +146,54 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
     expect(await runCliCaptured(stop, english)).toMatchObject({ code: 1, stdout: `Job ${jobId} is completed: nothing to stop.\n` });
   });
 
+  it('a followed job canceled (from another client here): said in the language asked for', async () => {
+    let stdout = '';
+    let stderr = '';
+    const canceler = createQueueClient({ connection: redis.url });
+    const io = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, stdin: new PassThrough(), env: chinese.env, cwd: process.cwd() };
+    try {
+      const run = submitLooperRun({ url: redis.url, spec: { task: 'wait', workspace: { path: workspace() } }, follow: true, io });
+      let jobId: string | undefined;
+      for (let i = 0; i < 400 && jobId === undefined; i++) {
+        jobId = /已在 \S+ 上开始/.test(stdout) ? /已把作业 ([\w-]+) 提交/.exec(stdout)?.[1] : undefined;
+        if (jobId === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(jobId, stdout).toBeDefined();
+      await canceler.job(LOOPER_QUEUE, jobId as string).cancel();
+      expect(await run).toBe(1);
+      expect(stderr).toBe(`troupe: 作业 ${jobId} 已取消\n`);
+      expect(stdout).toContain(`[queue] 作业 ${jobId} 第 1 次尝试失败: 已被提交方取消（QUEUE_JOB_CANCELED）\n`);
+    } finally {
+      await canceler.close();
+    }
+  }, 60_000);
+
   it('a failed attempt, an unknown job and a command sent, in Chinese; English unchanged', async () => {
     const failed = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'fail', '--attempts', '1', '--wait', '--lang', 'zh-CN'], english);
     const jobId = /已把作业 ([\w-]+) 提交/.exec(failed.stdout)?.[1] as string;
     expect(failed.stdout).toMatch(new RegExp(`^\\[queue\\] 作业 ${jobId} 第 1 次尝试失败: no agent CLI here$`, 'm'));
     expect(failed).toMatchObject({ code: 1, stderr: `troupe: 队列 "troupe-looper" 上的作业 ${jobId} 失败: no agent CLI here\n` });
+
+    // The worker's refusal has a code: worded in the language asked for from its parameters, the code after it.
+    const refuse = ['submit', '--redis', redis.url, '-w', '/etc', '-p', 'refuse', '--attempts', '3', '--wait'];
+    const zh = await runCliCaptured(refuse, chinese);
+    const zhId = /已把作业 ([\w-]+) 提交/.exec(zh.stdout)?.[1] as string;
+    const zhReason = '工作区（workspace） /etc 不在这个 worker 允许的文件夹内（/srv/troupe-jobs）；请用 allowedRoots（troupe worker --allow-root DIR）允许它所在的文件夹（QUEUE_FOLDER_NOT_ALLOWED）';
+    expect(zh.stdout).toContain(`\n[queue] 作业 ${zhId} 第 1 次尝试失败: ${zhReason}\n`);
+    expect(zh.stdout).not.toMatch(/将重试|第 2 次/);
+    expect(zh).toMatchObject({ code: 1, stderr: `troupe: 队列 "troupe-looper" 上的作业 ${zhId} 失败: ${zhReason}\n` });
+    const en = await runCliCaptured(refuse, english);
+    const enId = /Submitted job ([\w-]+)/.exec(en.stdout)?.[1] as string;
+    const enReason =
+      'workspace /etc is outside the folders this worker allows (/srv/troupe-jobs); allow its folder with allowedRoots (troupe worker --allow-root DIR) (QUEUE_FOLDER_NOT_ALLOWED)';
+    expect(en.stdout).toContain(`\n[queue] job ${enId} attempt 1 failed: ${enReason}\n`);
+    expect(en).toMatchObject({ code: 1, stderr: `troupe: job ${enId} on queue "troupe-looper" failed: ${enReason}\n` });
+
+    // A code this CLI has no text for (another Troupe error's): the worker's message, with the code.
+    const agent = await runCliCaptured(['submit', '--redis', redis.url, '-w', workspace(), '-p', 'agent', '--attempts', '1', '--wait'], chinese);
+    const agentId = /已把作业 ([\w-]+) 提交/.exec(agent.stdout)?.[1] as string;
+    expect(agent.stdout).toContain(`\n[queue] 作业 ${agentId} 第 1 次尝试失败: the model API refused the key（AGENT_ERROR）\n`);
+    expect(agent).toMatchObject({ code: 1, stderr: `troupe: 队列 "troupe-looper" 上的作业 ${agentId} 失败: the model API refused the key（AGENT_ERROR）\n` });
 
     await expectUsageError(['looper', '--queue', redis.url, '--job', 'nope', '-p', '{"type":"status"}'], chinese, 'troupe-looper 上没有作业 nope');
     await expectUsageError(['looper', '--queue', redis.url, '--job', 'nope', '-p', '{"type":"status"}'], english, 'no job nope on troupe-looper');

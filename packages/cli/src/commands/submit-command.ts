@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { EventBus } from '@troupe/core';
+import { EventBus, TroupeError } from '@troupe/core';
 import type { LooperCommand } from '@troupe/looper';
 import { createQueueClient, gitUrlKind, LOOPER_QUEUE, looperJobStateStore, QueueJobError, redactUrl, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
 import { SUBMIT_OPTIONS } from '../args/cli-command-options';
@@ -8,6 +8,7 @@ import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES, exitCodeOfRun } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import { redisOption } from '../args/queue-options';
+import { queueFailureText } from '../i18n/cli-queue-failures';
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -53,7 +54,10 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
     if (options.follow) {
       bus.on('message:added', (event) => void io.stdout.write(`${event.payload.message.content}\n`), { channelId: 'looper' });
       bus.on('queue:job-started', ({ payload }) => void io.stdout.write(`${m.queue.jobStarted(payload.jobId, payload.resumed, payload.workerId, payload.attempt)}\n`));
-      bus.on('queue:job-failed', ({ payload }) => void io.stdout.write(`${m.queue.jobAttemptFailed(payload.jobId, payload.attempt, payload.error.message, payload.willRetry)}\n`));
+      bus.on('queue:job-failed', ({ payload }) => {
+        const reason = queueFailureText({ code: payload.code, params: payload.params, message: payload.error.message }, m);
+        io.stdout.write(`${m.queue.jobAttemptFailed(payload.jobId, payload.attempt, reason, payload.willRetry)}\n`);
+      });
     }
     const job = await submitLooperJob(client, options.spec);
     io.stdout.write(`${m.queue.submitted(job.id, LOOPER_QUEUE)}\n`);
@@ -73,7 +77,12 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
       io.stdout.write(`${m.queue.ended(job.id, result.outcome, result.iterations, result.reason)}\n`);
       return saved ? exitCodeOfRun(saved) : EXIT_CODES.ok;
     } catch (error) {
-      const text = error instanceof QueueJobError ? m.queue.jobFailed(error.jobId, error.queue, error.reason) : m.queue.jobError(job.id, (error as Error).message);
+      const text =
+        error instanceof QueueJobError
+          ? m.queue.jobFailed(error.jobId, error.queue, queueFailureText({ code: error.failureCode, params: error.params, message: error.reason }, m))
+          : TroupeError.hasCode(error, 'ABORTED')
+            ? m.queue.jobCanceled(job.id)
+            : m.queue.jobError(job.id, (error as Error).message);
       io.stderr.write(`troupe: ${text}\n`);
       return interrupts > 1 ? EXIT_CODES.interrupted : EXIT_CODES.failure;
     } finally {

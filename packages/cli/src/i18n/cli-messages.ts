@@ -149,8 +149,9 @@ export const englishCliMessages = {
     finishing: (active: number) => `troupe worker: finishing ${active} job(s) in progress (again to cancel them; they are retried elsewhere)`,
     jobStarted: (jobId: string, resumed: boolean, workerId: string, attempt: number) =>
       `[queue] job ${jobId} ${resumed ? 'resumed' : 'started'} on ${workerId} (attempt ${attempt})`,
-    jobAttemptFailed: (jobId: string, attempt: number, message: string, willRetry: boolean) =>
-      `[queue] job ${jobId} attempt ${attempt} failed: ${message}${willRetry ? ' (will retry)' : ''}`,
+    /** `reason`: the failure in this language, with its code (see `withCode`). */
+    jobAttemptFailed: (jobId: string, attempt: number, reason: string, willRetry: boolean) =>
+      `[queue] job ${jobId} attempt ${attempt} failed: ${reason}${willRetry ? ' (will retry)' : ''}`,
     submitted: (jobId: string, queue: string) => `Submitted job ${jobId} to ${queue}.`,
     stopping: 'Stopping the run after the current iteration (Ctrl-C again cancels the job)…',
     ended: (jobId: string, outcome: string, iterations: number, reason: string) => `Job ${jobId} ended: ${outcome} after ${iterations} iteration(s) — ${reason}`,
@@ -158,6 +159,10 @@ export const englishCliMessages = {
     jobFailed: (jobId: string, queue: string, reason: string) => `job ${jobId} on queue "${queue}" failed: ${reason}`,
     /** Following the job stopped on another error (the connection, …). */
     jobError: (jobId: string, message: string) => `job ${jobId}: ${message}`,
+    /** The job was canceled (Ctrl-C twice while following it). */
+    jobCanceled: (jobId: string) => `job ${jobId} canceled`,
+    /** A job's failure and its stable code (the same in every language: what to search for). */
+    withCode: (text: string, code: string) => `${text} (${code})`,
     /** First line of a queued job's status; the saved Looper status follows. */
     jobState: (jobId: string, state: string) => `Job ${jobId}: ${state}`,
     nothingTo: (jobId: string, state: string, command: string) => `Job ${jobId} is ${state}: nothing to ${command}.`,
