@@ -2,9 +2,10 @@
 // parameters on `queue:job-failed` and on the QueueJobError the job's result rejects with, so the origin can word
 // it in its user's language; secrets redacted from both; no code for an error the queue does not name.
 import { EventBus, type TroupeEventPayloads } from '@troupe/core';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueueClient, createQueueWorker, QueueError, QueueJobError, type QueueClient, type QueueWorker } from './index';
-import { findRedisServer, startTestRedis, type TestRedis } from './queue-test-kit';
+import { findRedisServer, startTestRedis, type TestRedis } from './testing/queue-test-kit';
 
 const QUEUE = 'troupe-failure-test';
 const SECRET = 'sk-worker-only-secret-0123456789';
@@ -88,6 +89,15 @@ describe.skipIf('reason' in binary)('a failed job: its code and parameters reach
       [2, false, 'QUEUE_GIT_CLONE_FAILED'],
     ]);
     expect(JSON.stringify(events)).not.toContain(SECRET);
+    // What BullMQ keeps in Redis for any reader of the queue: the failure's message and stack, redacted.
+    const bull = new Queue(QUEUE, { connection: { url: redis.url } });
+    try {
+      const job = await bull.getJob('clone-1');
+      expect(job?.failedReason).toMatch(/fatal: token \[REDACTED\] rejected/);
+      expect(JSON.stringify([job?.failedReason, job?.stacktrace])).not.toContain(SECRET);
+    } finally {
+      await bull.close();
+    }
   }, 60_000);
 
   it('an error the queue does not name has no code: the message is all there is', async () => {

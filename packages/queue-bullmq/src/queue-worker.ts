@@ -75,9 +75,18 @@ function isCanceledAtOrigin(reason: unknown): boolean {
   return QueueError.isInstance(reason) && reason.failureCode === 'QUEUE_JOB_CANCELED';
 }
 
-/** What BullMQ gets for a failed attempt: an `UnrecoverableError` (no retry) for a failure that retrying cannot help. */
-function bullFailure(error: unknown): unknown {
-  return QueueError.isInstance(error) && error.unrecoverable ? new UnrecoverableError(error.message) : error;
+/**
+ * What BullMQ gets for a failed attempt: an `UnrecoverableError` (no retry) for a failure that retrying cannot help,
+ * else an `Error` of the same name. BullMQ stores its message and stack in Redis (`failedReason`, `stacktrace`), where
+ * any reader of the queue sees them: both are redacted of the worker's secrets.
+ */
+function bullFailure(error: unknown, redact: (text: string) => string): Error {
+  const message = redact(error instanceof Error ? error.message : String(error));
+  const unrecoverable = error instanceof UnrecoverableError || (QueueError.isInstance(error) && error.unrecoverable);
+  const failure = unrecoverable ? new UnrecoverableError(message) : new Error(message);
+  if (!unrecoverable && error instanceof Error) failure.name = error.name;
+  failure.stack = error instanceof Error && error.stack !== undefined ? redact(error.stack) : `${failure.name}: ${message}`;
+  return failure;
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -116,6 +125,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   const keys = queueKeys(options.prefix ?? DEFAULT_QUEUE_PREFIX);
   const secrets = secretValuesFromEnv(options.env ?? process.env);
   const redactor = createSecretRedactor({ secrets });
+  const redactText = (text: string) => redactor.redact(text);
   const redis = openRedis(options.connection, `troupe-worker:${workerId}`);
   const subscriber = openRedis(options.connection, `troupe-worker-control:${workerId}`);
   const store = new RedisStore(redis, { prefix: options.prefix ?? DEFAULT_QUEUE_PREFIX });
@@ -154,7 +164,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   /** Fails the job before it started (no `queue:job-started`, so no `queue:job-failed` either): records why, returns what to throw. */
   async function refuse(queue: string, jobId: string, error: QueueError): Promise<unknown> {
     await recordFailure(queue, jobId, error);
-    return bullFailure(error);
+    return bullFailure(error, redactText);
   }
 
   async function processJob(queue: string, handler: QueueJobHandler, job: Job<QueueJobData>, token: string | undefined, bullSignal?: AbortSignal): Promise<unknown> {
@@ -231,7 +241,7 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
       const willRetry = !unrecoverable && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       bus.emit('queue:job-failed', { queue, jobId, attempt, workerId, willRetry, error: serializeError(failure, secrets), ...queueFailureOf(failure) }, { source: workerId });
       await Promise.all([writer.flush().catch(() => {}), recordFailure(queue, jobId, failure)]);
-      throw bullFailure(failure);
+      throw bullFailure(failure, redactText);
     } finally {
       clearInterval(renew);
       bullSignal?.removeEventListener('abort', onBullAbort);
