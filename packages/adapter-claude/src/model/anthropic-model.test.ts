@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AbortError, ConfigError, defineTool, ModelError, ModelOutputError, type ChatModelV1StreamPart } from '@troupe/core';
 import { createWorkspaceTools } from '@troupe/workspace-tools';
-import { generateObject, runToolLoop } from '@troupe/core/model-runtime';
+import { generateObject, runToolLoop, streamToolLoop, type ToolLoopStreamPart } from '@troupe/core/model-runtime';
 import { createFakeLlmServer, FAKE_ERROR_MESSAGES, FAKE_TEXT, type FakeLlmServer } from '@troupe/test-server';
 import { ANTHROPIC_DEFAULT_MODEL, createAnthropicModel, type AnthropicModelSettings } from './index';
 
@@ -37,7 +37,7 @@ describe('createAnthropicModel over @anthropic-ai/sdk', () => {
   it('generates text and sends a Messages API body', async () => {
     const result = await runToolLoop({ model: model(), system: 'Be brief.', prompt: 'Say hello', maxOutputTokens: 100, temperature: 0.2 });
     expect(result.text).toBe(FAKE_TEXT);
-    expect(result.usage).toEqual({ inputTokens: 12, outputTokens: 8, cachedInputTokens: 0, reasoningTokens: undefined });
+    expect(result.usage).toEqual({ inputTokens: 12, outputTokens: 8, cachedInputTokens: 0, reasoningTokens: undefined, totalTokens: 20 });
     expect(result.stopReason).toBe('stop');
     expect(result.steps[0]?.response).toMatchObject({ rawStopReason: 'end_turn', modelId: 'claude-sonnet-5-5', providerMetadata: { anthropic: { requestId: expect.stringMatching(/^req_fake_\d+$/) } } });
     expect(bodies()[0]).toEqual({
@@ -99,6 +99,37 @@ describe('createAnthropicModel over @anthropic-ai/sdk', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w', name: 'get_weather', input: { city: 'Oslo' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w', content: 'Sunny in Oslo' }] },
     ]);
+  });
+
+  it('streams a tool round trip as async iterables through streamToolLoop', async () => {
+    server.enqueue('anthropic', { text: ['Let me ', 'check.'], toolCalls: [{ id: 'toolu_s', name: 'get_weather', arguments: { city: 'Oslo' } }] });
+    server.enqueue('anthropic', { text: ['It is ', 'sunny ', 'in Oslo.'] });
+    const run = streamToolLoop({ model: model(), prompt: 'Weather in Oslo?', tools: [weather] });
+    const parts: ToolLoopStreamPart[] = [];
+    for await (const part of run.fullStream) parts.push(part);
+    const result = await run.result;
+    expect(parts.map((part) => part.type)).toEqual([
+      'step-start',
+      'text-delta',
+      'text-delta',
+      'tool-call',
+      ...(parts[4]?.type === 'usage' ? ['usage', 'tool-result'] : ['tool-result', 'usage']),
+      'step-end',
+      'step-start',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'usage',
+      'step-end',
+      'loop-end',
+    ]);
+    expect(parts.find((part) => part.type === 'tool-result')).toMatchObject({ stepNumber: 1, toolCallId: 'toolu_s', result: { success: true, content: 'Sunny in Oslo' } });
+    const lastStepText = parts.flatMap((part) => (part.type === 'text-delta' && part.stepNumber === 2 ? [part.text] : [])).join('');
+    expect(lastStepText).toBe(result.text);
+    expect(result.text).toBe('It is sunny in Oslo.');
+    expect(result.usage).toMatchObject({ inputTokens: 24, outputTokens: 16, totalTokens: 40 });
+    expect(parts.at(-1)).toMatchObject({ type: 'loop-end', text: 'It is sunny in Oslo.', usage: { totalTokens: 40 } });
+    expect(server.requests.map((request) => request.stream)).toEqual([true, true]);
   });
 
   it('runs two parallel tool calls and returns both results in one user turn', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, ModelError, parseRetryAfterMs, type ChatModelV1StreamPart } from '@troupe/core';
-import { collectChatStream, createChatStream } from '@troupe/core/model-runtime';
+import { chatTextStream, collectChatStream, createChatStream } from '@troupe/core/model-runtime';
 
 async function* parts(list: ChatModelV1StreamPart[], failWith?: unknown): AsyncGenerator<ChatModelV1StreamPart> {
   for (const part of list) yield part;
@@ -143,5 +143,67 @@ describe('ModelError', () => {
     expect(parseRetryAfterMs({ 'retry-after': '2' })).toBe(2000);
     expect(parseRetryAfterMs(new Headers({ 'retry-after-ms': '150' }))).toBe(150);
     expect(parseRetryAfterMs(new Headers({}))).toBeUndefined();
+  });
+});
+
+describe('chatTextStream', () => {
+  const SECRET = 'canary-chat-text-secret-7p3m';
+
+  it('yields the text of one model call, redacting a secret split over deltas', async () => {
+    process.env.TROUPE_CANARY_CHAT_TEXT_TOKEN = SECRET;
+    try {
+      const stream = createChatStream(
+        parts([
+          { type: 'text-delta', text: 'Token canary-chat-' },
+          { type: 'text-delta', text: 'text-secret-7p3m, ' },
+          { type: 'usage', usage: { inputTokens: 1, outputTokens: 2 } },
+          { type: 'text-delta', text: 'done.' },
+          { type: 'turn-end', stopReason: 'stop' },
+        ]),
+        toModelError,
+      );
+      const texts: string[] = [];
+      for await (const text of chatTextStream(Promise.resolve({ stream }))) texts.push(text);
+      expect(texts.join('')).toBe('Token [REDACTED], done.');
+      expect(texts.some((text) => text.includes('canary'))).toBe(false);
+    } finally {
+      delete process.env.TROUPE_CANARY_CHAT_TEXT_TOKEN;
+    }
+  });
+
+  it('throws the stream error, and a stream error when turn-end never came', async () => {
+    const failure = new ModelError('overloaded', { provider: 'test', status: 529 });
+    const failing = createChatStream(parts([{ type: 'text-delta', text: 'a' }], failure), toModelError);
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const text of chatTextStream(failing)) seen.push(text);
+      })(),
+    ).rejects.toBe(failure);
+    expect(seen).toEqual(['a']);
+    const cut = createChatStream(parts([{ type: 'text-delta', text: 'a' }]), toModelError);
+    await expect(
+      (async () => {
+        for await (const _ of chatTextStream(cut, { provider: 'test' })) void _;
+      })(),
+    ).rejects.toMatchObject({ name: 'ModelError', kind: 'stream', message: 'test stream ended without a turn-end part' });
+  });
+
+  it('cancels the stream (the provider request) when the reader breaks out', async () => {
+    let closed = false;
+    async function* endless(): AsyncGenerator<ChatModelV1StreamPart> {
+      try {
+        for (let i = 0; ; i++) yield { type: 'text-delta', text: `${i} ` };
+      } finally {
+        closed = true;
+      }
+    }
+    const texts: string[] = [];
+    for await (const text of chatTextStream(createChatStream(endless(), toModelError))) {
+      texts.push(text);
+      if (texts.length === 3) break;
+    }
+    expect(texts).toEqual(['0 ', '1 ', '2 ']);
+    expect(closed).toBe(true);
   });
 });

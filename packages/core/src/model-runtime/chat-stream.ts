@@ -145,13 +145,7 @@ export async function collectChatStream(
     signal?.removeEventListener('abort', onAbort);
     reader.releaseLock();
   }
-  if (!end && !stopped) {
-    throw new ModelError(`${options.provider ?? 'The model'} stream ended without a turn-end part`, {
-      provider: options.provider ?? 'unknown',
-      kind: 'stream',
-      retryable: true,
-    });
-  }
+  if (!end && !stopped) throw missingTurnEndError(options.provider);
   const providerMetadata: ProviderMetadata | undefined = end?.providerMetadata;
   return {
     text,
@@ -163,4 +157,9 @@ export async function collectChatStream(
     ...(end?.modelId !== undefined ? { modelId: end.modelId } : {}),
     ...(providerMetadata !== undefined ? { providerMetadata } : {}),
   };
+}
+
+/** @internal The error of a stream that ended without its `turn-end` part (a cut connection: worth a retry). */
+export function missingTurnEndError(provider: string | undefined): ModelError {
+  return new ModelError(`${provider ?? 'The model'} stream ended without a turn-end part`, { provider: provider ?? 'unknown', kind: 'stream', retryable: true });
 }

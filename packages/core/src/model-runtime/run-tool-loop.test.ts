@@ -34,7 +34,7 @@ describe('runToolLoop', () => {
     const result = await runToolLoop({ model, prompt: '2+3?', tools: [add], onStep: (step) => void steps.push(step.stepNumber) });
     expect(result.text).toBe('It is 5.');
     expect(steps).toEqual([1, 2]);
-    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 7, cachedInputTokens: 8, reasoningTokens: undefined });
+    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 7, cachedInputTokens: 8, reasoningTokens: undefined, totalTokens: 37 });
     expect(result.steps[0]?.toolResults).toEqual([
       { toolCallId: 'c1', toolName: 'add', input: { a: 2, b: 3 }, result: { success: true, content: '5' }, denied: false },
     ]);
@@ -56,6 +56,12 @@ describe('runToolLoop', () => {
     ]);
     expect(result.responseMessages).toHaveLength(3);
     expect(result.messages).toHaveLength(4);
+  });
+
+  it('leaves totalTokens unknown when the provider leaves a count out, never half a total', async () => {
+    const model = createScriptedChatModel({ responses: [{ text: 'Hi.', usage: { inputTokens: 10, outputTokens: undefined } }] });
+    const result = await runToolLoop({ model, prompt: 'Hi' });
+    expect(result.usage).toMatchObject({ inputTokens: 10, outputTokens: undefined, totalTokens: undefined });
   });
 
   it('runs several tool calls of one step in parallel and keeps their order', async () => {

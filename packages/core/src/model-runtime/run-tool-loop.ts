@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument-error';
 import { TroupeError } from '../errors/troupe-error';
 import { executeTool, toolErrorResult, toolSpec, type AnyTool, type ToolContext } from '../tools/define-tool';
 import { assertChatModel } from './assert-chat-model';
-import { addChatUsage, emptyChatUsage } from '../model/chat-usage';
+import { addChatUsage, emptyChatUsage, totalChatTokens } from '../model/chat-usage';
 import { collectChatStream } from './chat-stream';
 import { withEventScope } from '../events/event-scope';
 import { nextProcessCount } from '../util/process-singleton';
@@ -13,7 +13,9 @@ import { serializeError } from '../util/serialize-error';
 import { busFor, completedCall, definedCounts, failedCall, startModelCallEvents } from './observe-model-call';
 import { observeToolCall } from './observe-tool-call';
 import type { EventBus } from '../events/event-bus';
-import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolPermission } from './tool-loop-types';
+import { pacedChatStream, type ToolLoopPartSink } from './tool-loop-stream-queue';
+import type { RunToolLoopOptions, ToolLoopResult, ToolLoopStep, ToolLoopToolResult, ToolLoopUsage, ToolPermission } from './tool-loop-types';
+import type { ChatModelV1StreamPart, ChatUsage } from '../model/v1/chat-stream-part';
 import type { ChatMessage, ChatToolCall } from '../model/v1/chat-message';
 import type { ChatModelV1, ChatModelV1Request, ChatModelV1Response } from '../model/v1/chat-model-v1';
 
@@ -31,7 +33,8 @@ const NEVER = new AbortController().signal;
  *
  * With `onTextDelta` (or `stream: true`) each step is streamed, and each
  * tool call starts as soon as the provider delivers it (its arguments
- * complete), overlapping the rest of the answer.
+ * complete), overlapping the rest of the answer. For the run as async
+ * iterables (`textStream`, `fullStream`), see {@link streamToolLoop}.
  *
  * @example
  * ```ts
@@ -47,7 +50,12 @@ const NEVER = new AbortController().signal;
  * console.log(result.text, result.usage);
  * ```
  */
-export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoopResult> {
+export function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoopResult> {
+  return runToolLoopInto(options, undefined);
+}
+
+/** @internal {@link runToolLoop}, its parts also put into `sink` (what `streamToolLoop` reads). */
+export async function runToolLoopInto(options: RunToolLoopOptions, sink: ToolLoopPartSink | undefined): Promise<ToolLoopResult> {
   const { model } = options;
   assertChatModel(model, 'model');
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -57,7 +65,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
   const tools = toolMap(options.tools ?? []);
   const messages: ChatMessage[] = initialMessages(options.messages, options.prompt);
   const bus = busFor(options.eventBus);
-  if (!bus) return runSteps(options, maxSteps, tools, messages, { bus: undefined, loopId: undefined });
+  if (!bus) return runSteps(options, maxSteps, tools, messages, { bus: undefined, loopId: undefined, sink });
   // The run's root: its model and tool calls carry its id and run in its scope (one trace per run).
   const loopId = `tool-loop-${nextProcessCount('core.tool-loop')}`;
   const identity = { loopId, provider: model.provider, modelId: model.modelId };
@@ -65,7 +73,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
   let steps = 0;
   try {
     const result = await withEventScope({ event: started, bus }, () =>
-      runSteps({ ...options, onStep: (step) => ((steps = step.stepNumber), options.onStep?.(step)) }, maxSteps, tools, messages, { bus, loopId }),
+      runSteps({ ...options, onStep: (step) => ((steps = step.stepNumber), options.onStep?.(step)) }, maxSteps, tools, messages, { bus, loopId, sink }),
     );
     bus.emit('tool-loop:completed', {
       ...identity,
@@ -89,10 +97,16 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<ToolLoop
   }
 }
 
-/** Where a run's events go, and its id (both undefined without a bus). */
+/** Where a run's events go, and its id (both undefined without a bus); where its stream parts go (`streamToolLoop`). */
 interface LoopTrace {
   bus: EventBus | undefined;
   loopId: string | undefined;
+  sink: ToolLoopPartSink | undefined;
+}
+
+/** A usage with its total. */
+function withTotal(usage: ChatUsage): ToolLoopUsage {
+  return { ...usage, totalTokens: totalChatTokens(usage) };
 }
 
 async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Map<string, AnyTool>, messages: ChatMessage[], trace: LoopTrace): Promise<ToolLoopResult> {
@@ -106,11 +120,17 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
   // model repeats is hidden in its text, also when it is cut over several text deltas (a held-back tail is released
   // when a later delta rules it out or the model call ends).
   const redactor = hostSecretRedactor();
-  const onTextDelta = options.onTextDelta;
-  const textStream = onTextDelta !== undefined ? redactor.stream() : undefined;
+  const { onTextDelta } = options;
+  const { sink } = trace;
+  const textStream = onTextDelta !== undefined || sink !== undefined ? redactor.stream() : undefined;
 
   for (let stepNumber = 1; ; stepNumber++) {
     AbortError.throwIfAborted(signal, 'The tool loop');
+    if (sink) {
+      await sink.room();
+      AbortError.throwIfAborted(signal, 'The tool loop');
+      sink.push({ type: 'step-start', stepNumber });
+    }
     const request: ChatModelV1Request = {
       ...(options.system !== undefined ? { system: options.system } : {}),
       messages: [...messages],
@@ -126,10 +146,22 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
     let response: ChatModelV1Response;
     const info = { stepNumber };
     const showText = (text: string): void => {
-      if (text !== '') onTextDelta?.(text, info);
+      if (text === '') return;
+      onTextDelta?.(text, info);
+      sink?.push({ type: 'text-delta', stepNumber, text });
     };
     try {
-      response = await callModel(model, request, stream, signal, textStream && ((text) => showText(textStream.write(text))), (call) => runs.start(call), trace.bus ?? options.eventBus, trace.loopId);
+      response = await callModel(
+        model,
+        request,
+        stream,
+        signal,
+        textStream && ((text) => showText(textStream.write(text))),
+        (call) => runs.start(call),
+        trace.bus ?? options.eventBus,
+        trace.loopId,
+        sink && (() => sink.room()),
+      );
     } catch (error) {
       if (textStream) showText(textStream.end());
       runs.abort(error);
@@ -138,7 +170,10 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
     if (textStream) showText(textStream.end());
     const text = redactor.redact(response.text);
     if (text !== response.text) response = { ...response, text };
+    // Not streamed, the answer reaches the stream's reader in one piece.
+    if (!stream && sink && text !== '') sink.push({ type: 'text-delta', stepNumber, text });
     usage = addChatUsage(usage, response.usage);
+    sink?.push({ type: 'usage', stepNumber, usage: withTotal(response.usage) });
     messages.push({
       role: 'assistant',
       content: response.text,
@@ -169,6 +204,7 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
       response,
     };
     steps.push(step);
+    sink?.push({ type: 'step-end', stepNumber, step });
     await options.onStep?.(step);
 
     const wantsMore = toolResults.length > 0;
@@ -176,7 +212,7 @@ async function runSteps(options: RunToolLoopOptions, maxSteps: number, tools: Ma
       return {
         text: response.text,
         steps,
-        usage,
+        usage: withTotal(usage),
         stopReason: response.stopReason,
         stepLimitReached: wantsMore,
         messages,
@@ -196,7 +232,10 @@ export function initialMessages(messages: readonly ChatMessage[] | undefined, pr
   return result;
 }
 
-/** @internal One model call, streamed or not, with abort errors normalized. `onToolCall` sees each streamed tool call as it arrives. */
+/**
+ * @internal One model call, streamed or not, with abort errors normalized. `onToolCall` sees each streamed tool call as
+ * it arrives; with `room`, the stream is read no faster than `room()` resolves (a stream reader's pace).
+ */
 export async function callModel(
   model: ChatModelV1,
   request: ChatModelV1Request,
@@ -206,11 +245,12 @@ export async function callModel(
   onToolCall?: (call: ChatToolCall) => void,
   eventBus?: EventBus,
   loopId?: string,
+  room?: () => Promise<void>,
 ): Promise<ChatModelV1Response> {
   const end = startModelCallEvents(model, request, stream, eventBus, loopId);
   try {
     const response = stream
-      ? await collectChatStream((await model.doStream(request)).stream, {
+      ? await collectChatStream(paced((await model.doStream(request)).stream, room), {
           provider: model.provider,
           onPart: (part) => {
             if (part.type === 'text-delta') onTextDelta?.(part.text);
@@ -230,6 +270,10 @@ export async function callModel(
     }
     throw error;
   }
+}
+
+function paced(stream: ReadableStream<ChatModelV1StreamPart>, room: (() => Promise<void>) | undefined): ReadableStream<ChatModelV1StreamPart> {
+  return room ? pacedChatStream(stream, room) : stream;
 }
 
 function toolMap(tools: readonly AnyTool[]): Map<string, AnyTool> {
@@ -295,9 +339,12 @@ class ToolCallRuns {
   }
 
   start(call: ChatToolCall): void {
+    const { sink } = this.trace;
+    sink?.push({ type: 'tool-call', stepNumber: this.stepNumber, ...call });
     const approval = this.approvals.then(() => this.permission(call));
     this.approvals = approval.catch(() => undefined);
     const run = approval.then((permission) => this.run(call, permission));
+    if (sink) void run.then((result) => sink.push({ type: 'tool-result', stepNumber: this.stepNumber, ...result }), () => undefined);
     run.catch(() => undefined); // awaited by results(); not an unhandled rejection meanwhile
     this.runs.push(run);
   }

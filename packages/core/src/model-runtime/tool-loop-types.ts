@@ -21,6 +21,19 @@ export interface CanUseToolContext {
   abortSignal: AbortSignal;
 }
 
+/**
+ * Token usage of a whole run: the counts of {@link ChatUsage} summed over
+ * its model calls, and their total.
+ */
+export interface ToolLoopUsage extends ChatUsage {
+  /**
+   * `inputTokens + outputTokens` (cached input and reasoning are already
+   * inside them) — the figure budgets and bills count; `undefined` when the
+   * provider left either count out.
+   */
+  totalTokens: number | undefined;
+}
+
 /** One executed (or refused) tool call of a step. */
 export interface ToolLoopToolResult {
   toolCallId: string;
@@ -108,8 +121,8 @@ export interface ToolLoopResult {
   text: string;
   /** Every step, in order. */
   steps: ToolLoopStep[];
-  /** Usage summed over the steps. */
-  usage: ChatUsage;
+  /** Usage summed over the steps, with their total. */
+  usage: ToolLoopUsage;
   /** Stop reason of the last step (`tool-calls` when the step cap cut the run). */
   stopReason: ChatStopReason;
   /** True when the run stopped at `maxSteps` while the model still wanted tools. */

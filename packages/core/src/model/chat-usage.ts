@@ -20,3 +20,12 @@ export function addChatUsage(a: ChatUsage, b: ChatUsage): ChatUsage {
     reasoningTokens: add(a.reasoningTokens, b.reasoningTokens),
   };
 }
+
+/**
+ * Input plus output tokens (cached input and reasoning are already inside
+ * those two), or `undefined` when either is unknown: a total is never
+ * guessed from half of it.
+ */
+export function totalChatTokens(usage: ChatUsage): number | undefined {
+  return usage.inputTokens === undefined || usage.outputTokens === undefined ? undefined : usage.inputTokens + usage.outputTokens;
+}

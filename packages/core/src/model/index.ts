@@ -26,5 +26,5 @@ export {
   type ModelErrorKind,
   type ModelOutputIssue,
 } from './model-error';
-export { addChatUsage, emptyChatUsage } from './chat-usage';
+export { addChatUsage, emptyChatUsage, totalChatTokens } from './chat-usage';
 export { modelCallUsageSchema, modelEventSchemas } from './model-event-schemas';
