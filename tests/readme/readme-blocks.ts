@@ -7,7 +7,7 @@ export interface ReadmeBlock {
   readme: string;
   /** The line of the opening fence (1-based). */
   line: number;
-  /** The fence's info string after the language (`fragment`, `runnable`). */
+  /** The fence's info string after the language (`fragment`, `runnable`, `offline`). */
   flags: string[];
   /** Why the block is not checked, from a `<!-- not-checked: reason -->` line just above it. */
   notChecked?: string;
@@ -19,7 +19,10 @@ export interface ReadmeBlock {
   code: string;
 }
 
-/** Every README of the repository: the root one, and those of `packages/*` and `examples/*`. */
+/**
+ * Every README of the repository (the root one, and those of `packages/*` and `examples/*`) and every guide
+ * (`docs/guides/*.md`): the documents whose code users copy.
+ */
 export function readmePaths(root: string): string[] {
   const paths = [join(root, 'README.md')];
   for (const folder of ['packages', 'examples']) {
@@ -28,6 +31,8 @@ export function readmePaths(root: string): string[] {
       if (existsSync(path)) paths.push(path);
     }
   }
+  const guides = join(root, 'docs', 'guides');
+  if (existsSync(guides)) for (const entry of readdirSync(guides).sort()) if (entry.endsWith('.md')) paths.push(join(guides, entry));
   return paths;
 }
 

@@ -10,8 +10,10 @@ import { readmeBlocks, readmePaths, type ReadmeBlock } from './readme-blocks';
 // Every ```ts block of every README is type-checked against the workspace packages (from source, through the
 // `@troupe/source` condition), so a README cannot drift from the API. A block that is only a piece of code is
 // marked ```ts fragment (or preceded by `<!-- not-checked: reason -->`); keep those rare. A block marked
-// ```ts runnable is also run, with the vendor SDKs pointed at the in-repo fake API. What a block takes from the
-// text around it (a `model`, a `manager`) is declared in a `<!-- context: … -->` line above it.
+// ```ts runnable is also run, with the vendor SDKs pointed at the in-repo fake API; one marked ```ts runnable offline
+// runs on fakes of its own (`@troupe/core/testing`'s fake agent CLI, agents defined as functions) and must call no
+// API. What a block takes from the text around it (a `model`, a `manager`) is declared in a `<!-- context: … -->`
+// line above it. The guides (`docs/guides/*.md`) are checked the same way.
 
 const work = mkdtempSync(join(tmpdir(), 'troupe-readme-blocks-'));
 const blocks = readmePaths(root).flatMap((path) => readmeBlocks(root, path));
@@ -109,6 +111,12 @@ describe('runnable README code blocks run against the fake API', () => {
     const result = await runCommand(process.execPath, [tsx, '--conditions=@troupe/source', blockFile(block)], { cwd: work, env, timeoutMs: 120_000 });
     expect(result.output).not.toMatch(/Error/);
     expect(result.code).toBe(0);
+    if (block.flags.includes('offline')) {
+      // It ran on its own fakes: no API was called, and it printed what they answered.
+      expect(server.requests).toEqual([]);
+      expect(result.output.trim()).not.toBe('');
+      return;
+    }
     // It reached the fake API (not a real one) and printed what the fake answered.
     expect(server.requests.length).toBeGreaterThan(0);
     expect(result.output).toContain(FAKE_TEXT);
