@@ -21,8 +21,8 @@ export interface QueryRegistryAgent {
  */
 export type QueryAgent = 'claude' | 'codex' | 'gemini' | `acp:${string}` | AgentDefinition | QueryRegistryAgent | AgentAdapter;
 
-/** Builds a plugin of an adapter type from the settings `query()` can give every built-in adapter. */
-type PluginFactory = (settings: { model?: string }) => AgentAdapterPlugin;
+/** Builds a plugin of an adapter type from the settings `query()` gives the built-in adapters (`command`: the ACP agent's). */
+type PluginFactory = (settings: { model?: string; command?: string }) => AgentAdapterPlugin;
 
 /** An adapter type `query()` loads from its package on demand. */
 interface BuiltInAdapterType {
@@ -83,7 +83,7 @@ const BUILT_IN_TYPES: readonly BuiltInAdapterType[] = [
     takesModel: false,
     load: async () => {
       const { createAcpAdapterPlugin } = await import('@troupe/adapter-acp');
-      return () => createAcpAdapterPlugin({});
+      return ({ command }) => createAcpAdapterPlugin(command !== undefined ? { command } : {});
     },
   },
 ];
@@ -122,12 +122,10 @@ async function resolveAgentName(name: string, model: string | undefined): Promis
     return { adapter: plugin.create(), label: name };
   }
   if (name.startsWith('acp:') && name.length > 'acp:'.length) {
-    const command = name.slice('acp:'.length);
     const acp = BUILT_IN_TYPES.find((type) => type.type === 'acp') as BuiltInAdapterType;
     refuseModel(name, model);
-    await loadBuiltIn(acp, name);
-    const { createAcpAdapter } = await import('@troupe/adapter-acp');
-    return { adapter: createAcpAdapter({ command }), label: name };
+    const plugin = (await loadBuiltIn(acp, name))({ command: name.slice('acp:'.length) });
+    return { adapter: plugin.create(), label: name };
   }
   const installed = await installedAgents();
   throw new AgentNotInstalledError(

@@ -253,12 +253,18 @@ describe('query() of a built-in agent', () => {
     expect((error as Error).message).toContain('pass an adapter object');
   });
 
-  it("'acp:<command>' runs that command as an ACP agent", async () => {
-    const error = await query({ agent: 'acp:no-such-acp-agent', prompt: 'hi', cwd: dir }).result.then(
-      (result) => result.error,
-      (caught: unknown) => caught,
-    );
-    // The ACP driver starts and reports the agent's command as not found.
-    expect(String((error as Error).message)).toContain('no-such-acp-agent');
+  it("'acp:<command>' runs that command as an ACP agent, through @troupe/adapter-acp's driver", async () => {
+    const result = await query({ agent: 'acp:no-such-acp-agent', prompt: 'hi', cwd: dir }).result;
+    // The driver started and could not start the agent's command.
+    expect(result).toMatchObject({ agent: 'acp:no-such-acp-agent', status: 'failed' });
+    expect(result.error?.message).toContain('acp-driver: cannot start "no-such-acp-agent": spawn no-such-acp-agent ENOENT');
+  });
+
+  it("a CLI that is not installed also ends the iteration with its error", async () => {
+    const run = query({ agent: 'claude', prompt: 'hi', cwd: dir, env: { PATH: join(dir, 'empty') } });
+    const iterate = async () => {
+      for await (const _part of run) void _part;
+    };
+    await expect(iterate()).rejects.toThrow('npm install -g @anthropic-ai/claude-code');
   });
 });
