@@ -108,6 +108,15 @@ describe('query() with an adapter object', () => {
     expect(adapter.calls.filter((call) => call.method === 'getProcessConfig')).toEqual([]);
   });
 
+  it('a signal aborted while the agent loads stops the query before its process starts', async () => {
+    const controller = new AbortController();
+    const adapter = new MockAgentAdapter({ cli: { lines: [done('no')] } });
+    const run = query({ agent: adapter, prompt: 'hi', signal: controller.signal });
+    controller.abort();
+    await expect(run.result).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(adapter.calls.filter((call) => call.method === 'getProcessConfig')).toEqual([]);
+  });
+
   it('timeoutMs ends the turn as timed-out', async () => {
     const result = await query({ agent: new MockAgentAdapter({ cli: hangingCli }), prompt: 'hi', timeoutMs: 1_500 }).result;
     expect(result.status).toBe('timed-out');

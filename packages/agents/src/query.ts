@@ -124,8 +124,9 @@ const QUERY_ADAPTER_TYPE = 'query-agent';
  * parts (`text-delta`, `tool-call`, `tool-result`, `usage`, `session`, `warning`, `error`, `turn-end`) and
  * resolves `result` with the text, usage and cost, session id and status.
  *
- * Errors a turn that could not start would cause are thrown by the iteration and reject `result`; a turn that ran
- * and failed resolves `result` with its `status` and `error` (its parts end with an `error` or a failed `turn-end`).
+ * When the turn cannot start (a bad option, an agent or CLI that is not installed, an option the agent cannot
+ * honour), the iteration throws and `result` rejects; a turn that ran and failed resolves `result` with its
+ * `status` and `error` (its parts end with an `error` or a failed `turn-end`).
  *
  * @example
  * ```ts
