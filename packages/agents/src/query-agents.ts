@@ -128,12 +128,14 @@ async function resolveAgentName(name: string, model: string | undefined): Promis
     return { adapter: plugin.create(), label: name };
   }
   const installed = await installedAgents();
+  // The packages of the named agents that are not installed yet (Gemini over ACP comes with its two).
+  const missing = BUILT_IN_TYPES.filter((type) => type.type !== 'gemini-acp' && !installed.includes(type.agentName ?? 'acp:<command>'));
+  const install = missing.map((type) => `npm install ${type.packages.join(' ')} (agent ${type.agentName !== undefined ? `"${type.agentName}"` : '"acp:<command>"'})`);
   throw new AgentNotInstalledError(
     name,
     installed,
-    `Unknown agent ${JSON.stringify(name)}. ${installedSentence(installed)} ` +
-      `To add one: npm install ${BUILT_IN_TYPES.filter((type) => type.agentName !== undefined && type.packages.length === 1).map((type) => `${type.packages[0]} (agent "${type.agentName}")`).join(', ')}, ` +
-      `or @troupe/adapter-acp for "acp:<command>"; or pass an adapter object (agent: createMyAdapter()) or a registry entry ({ name, command, baseArgs, capabilities }).`,
+    `Unknown agent ${JSON.stringify(name)}. ${installedSentence(installed)} To add one: ${install.length > 0 ? `${install.join(', ')}; or ` : ''}` +
+      'pass an adapter object (agent: createMyAdapter()) or a registry entry ({ name, command, baseArgs, capabilities }).',
   );
 }
 

@@ -76,6 +76,16 @@ describe('query() of an agent whose adapter package is not installed', () => {
     expect(error.registered).toEqual(['claude', 'gemini', 'acp:gemini', 'acp:<command>']);
   }, 90_000);
 
+  it('an unknown name says which adapter packages to install', async () => {
+    const error = await queryWithout(['@troupe/adapter-codex', '@troupe/adapter-acp'], { agent: 'cursor', prompt: 'hi' });
+    expect(error).toMatchObject({ name: 'AgentNotInstalledError', code: 'ADAPTER_NOT_FOUND', registered: ['claude', 'gemini'] });
+    expect(error.message).toBe(
+      'Unknown agent "cursor". Installed agents: claude, gemini. To add one: npm install @troupe/adapter-codex (agent "codex"), ' +
+        'npm install @troupe/adapter-acp (agent "acp:<command>"); or pass an adapter object (agent: createMyAdapter()) or a registry entry ' +
+        '({ name, command, baseArgs, capabilities }).',
+    );
+  }, 90_000);
+
   it("'acp:gemini' names the missing @troupe/adapter-acp (the Gemini adapter is there)", async () => {
     const error = await queryWithout(['@troupe/adapter-acp'], { agent: 'acp:gemini', prompt: 'hi' });
     expect(error).toMatchObject({ name: 'AgentNotInstalledError', packageName: '@troupe/adapter-acp' });
