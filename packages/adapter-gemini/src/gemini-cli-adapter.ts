@@ -8,7 +8,7 @@ import type {
   MemberAgentConfig,
   ProcessConfig,
 } from '@troupe/core';
-import { InvalidArgumentError } from '@troupe/core';
+import { CapabilityUnsupportedError, InvalidArgumentError } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
 import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
@@ -17,6 +17,8 @@ import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stre
 export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
   systemPrompt: 'env-file',
   resume: true,
+  continueSession: true,
+  forkSession: false,
   streamingText: true,
   mcpServers: true,
 });
@@ -50,7 +52,7 @@ export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> 
 /**
  * Creates an adapter for Gemini CLI (tested with 0.61.0) in headless
  * stream-JSON mode. Each turn runs
- * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id>] … -p <message>`
+ * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id> | --resume latest] … -p <message>`
  * in the member's work dir; the member's system prompt goes to a private file
  * named by `GEMINI_SYSTEM_MD` (it *replaces* Gemini's built-in system
  * instruction), removed once the turn's process has exited. The member's MCP
@@ -84,10 +86,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
     capabilities: geminiCliCapabilities,
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig> {
-      const resumeSessionId = context?.resumeSessionId;
-      if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
-        throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
-      }
+      const resumeSessionId = geminiResumeValue(context ?? {});
       const { env, cleanup, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
       return {
@@ -122,6 +121,34 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
 
     dispose: () => environment.dispose(),
   };
+}
+
+/** A session id: not empty, not read as a flag, nor as one of `--resume`'s other values (`latest`, an index number). */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/**
+ * The value of `--resume` (Gemini CLI 0.61.0: `--resume latest|<index>|<session id>`):
+ * the session id, `latest` to continue the folder's last session, or none.
+ * `forkSession` is refused: the CLI has no fork.
+ */
+function geminiResumeValue(context: AgentTurnContext): string | undefined {
+  const { resumeSessionId, continueLastSession, forkSession } = context;
+  if (forkSession === true) {
+    throw new CapabilityUnsupportedError('gemini', 'forkSession', 'Gemini CLI cannot fork a session (it has no fork option): resume it or start a new one');
+  }
+  if (resumeSessionId !== undefined) {
+    if (typeof resumeSessionId !== 'string' || !SESSION_ID_PATTERN.test(resumeSessionId) || resumeSessionId === 'latest' || /^\d+$/.test(resumeSessionId)) {
+      throw new InvalidArgumentError(
+        'context.resumeSessionId',
+        `expected a Gemini session id like "6066eb2e-575a-4b71-95d8-8928473c19cb" (for the last session use continue), got ${JSON.stringify(resumeSessionId)}`,
+      );
+    }
+    if (continueLastSession === true) {
+      throw new InvalidArgumentError('context.continueLastSession', 'give either resumeSessionId or continueLastSession, not both');
+    }
+    return resumeSessionId;
+  }
+  return continueLastSession === true ? 'latest' : undefined;
 }
 
 /** The adapter's own arguments, before the member's and the trailing `-p`. */
