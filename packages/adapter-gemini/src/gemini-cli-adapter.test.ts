@@ -272,6 +272,22 @@ describe('system prompt through GEMINI_SYSTEM_MD', () => {
     expect(existsSync(sarahFile)).toBe(false);
   });
 
+  it('a private home resumes only its own sessions: another adapter\'s id is a ConfigError naming home, before any spawn', async () => {
+    const owner = make({ apiKey: 'fake-key' }); // apiKey, no home: a private temporary home
+    const [first, second] = await runTurns(withScript(owner, fakeGeminiEnvScript), ['one', 'two']);
+    expect(first?.sessionId).toBe('fake-session-1');
+    expect((JSON.parse(second?.text ?? '') as Report).argv).toContain('--resume'); // its own session: resumed
+    const other = make({ apiKey: 'fake-key' });
+    for (const context of [{ resumeSessionId: 'fake-session-1' }, { continueLastSession: true }]) {
+      const error = await other.getProcessConfig({}, scratch, context).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/home: cannot resume .*private temporary home.*set home to the same folder/);
+    }
+    // With a home of its own choosing, the adapter leaves it to the CLI.
+    const shared = make({ apiKey: 'fake-key', home: join(scratch, 'home') });
+    expect((await shared.getProcessConfig({}, scratch, { resumeSessionId: 'fake-session-1' })).args).toContain('fake-session-1');
+  });
+
   it('a resumed turn gets the prompt file again (the CLI reads it at every start)', async () => {
     const adapter = make();
     const [first, second] = await runTurns(withScript(adapter, fakeGeminiEnvScript), ['one', 'two'], { systemInstruction: 'Be brief.' });

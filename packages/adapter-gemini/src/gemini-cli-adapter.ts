@@ -8,7 +8,7 @@ import type {
   MemberAgentConfig,
   ProcessConfig,
 } from '@troupe/core';
-import { CapabilityUnsupportedError, InvalidArgumentError } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
 import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
@@ -79,6 +79,8 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
   let implicitTurn: GeminiCliStreamParser | undefined;
   const environment = createGeminiCliEnvironment(resolved);
+  // Sessions this adapter's turns reported: the only ones its private home (if it made one) can hold.
+  const ownSessions = new Set<string>();
 
   return {
     specificationVersion: 'v1',
@@ -87,6 +89,9 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig> {
       const resumeSessionId = geminiResumeValue(context ?? {});
+      if (resumeSessionId !== undefined && resolved.home === undefined && (await environment.getHome()) !== undefined) {
+        assertInPrivateHome(resumeSessionId, ownSessions);
+      }
       const { env, cleanup, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
       return {
@@ -114,12 +119,17 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
     startTurn: () => new GeminiCliStreamParser(),
 
     parseLine(_line: string, json: unknown, context?: AgentLineContext<GeminiCliStreamParser>): AgentStreamPart[] {
-      return (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
+      const parts = (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
+      for (const part of parts) if (part.type === 'session') ownSessions.add(part.sessionId);
+      return parts;
     },
 
     getHome: () => environment.getHome(),
 
-    dispose: () => environment.dispose(),
+    dispose: () => {
+      ownSessions.clear();
+      return environment.dispose();
+    },
   };
 }
 
@@ -149,6 +159,25 @@ function geminiResumeValue(context: AgentTurnContext): string | undefined {
     return resumeSessionId;
   }
   return continueLastSession === true ? 'latest' : undefined;
+}
+
+/**
+ * A private home (made for this adapter, removed with it) holds only the
+ * sessions of this adapter's turns: resuming another one (from another
+ * process or adapter) would exit 42, "No previous sessions found". Refused
+ * first, naming the setting that makes it work.
+ */
+function assertInPrivateHome(resumeValue: string, ownSessions: ReadonlySet<string>): void {
+  if (resumeValue === 'latest' ? ownSessions.size > 0 : ownSessions.has(resumeValue)) return;
+  const what = resumeValue === 'latest' ? 'the last session of the folder' : `session ${resumeValue}`;
+  throw new ConfigError('Gemini CLI adapter settings', [
+    {
+      path: ['home'],
+      message:
+        `cannot resume ${what}: this adapter runs the CLI in a private temporary home that holds only its own sessions; ` +
+        'set home to the same folder in the process that made the session and in this one',
+    },
+  ]);
 }
 
 /** The adapter's own arguments, before the member's and the trailing `-p`. */
