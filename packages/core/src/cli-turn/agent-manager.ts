@@ -63,7 +63,8 @@ export interface AgentInstance {
   processId: string | undefined;
   /**
    * The session the next turn resumes (when the adapter can): the session of
-   * the last turn that succeeded, or that resumed an earlier session. A
+   * the last turn that succeeded, or that resumed an earlier session; before
+   * the first turn, the `resume` id given to `ensureAgentStarted`. A
    * session first seen in a turn that failed is not kept (a CLI may never
    * have saved it: Gemini refuses `--resume` of it); the previous one stays.
    */
