@@ -274,6 +274,16 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
   );
 
   it(
+    'resume of a session id this HOME never had: the turn fails with the CLI\'s reason, no API request',
+    async () => {
+      const [result] = await turnsInNewManager({ resume: '11111111-2222-4333-8444-555555555555' }, 'Go on');
+      expect(result?.agentError?.message).toBe('claude reported an error: No conversation found with session ID: 11111111-2222-4333-8444-555555555555');
+      expect(anthropicRequests()).toHaveLength(0);
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
     'continue: a new manager continues the last session of the workspace (--continue) without its id',
     async () => {
       const [first] = await turnsInNewManager(undefined, 'First turn: remember PINEAPPLE');

@@ -282,6 +282,15 @@ describe('real Codex CLI 0.169.0', () => {
     expect(textsOf(request2, 'assistant')).toEqual([FAKE_TEXT]);
   });
 
+  it('resume of a thread id this CODEX_HOME never had: the turn fails with Codex\'s reason', async () => {
+    const result = await turnInNewManager('Go on', { resume: '11111111-2222-4333-8444-555555555555' });
+    expect(result.outcome.status).toBe('failed');
+    expect(result.outcome.status === 'failed' ? result.outcome.error.message : '').toContain(
+      'no rollout found for thread id 11111111-2222-4333-8444-555555555555',
+    );
+    expect(responsesRequests()).toHaveLength(0);
+  });
+
   it('continue: `exec resume --last` in a new manager continues the last thread of the workDir', async () => {
     const first = await turnInNewManager('First turn: remember PINEAPPLE');
     const second = await turnInNewManager('Second turn via resume --last', { continue: true });
