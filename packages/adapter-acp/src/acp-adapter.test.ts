@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
 import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,27 @@ const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`
 const fakeAgent = FAKE_ACP_AGENT_PATH;
 
 describe('createAcpAdapter: command line and settings', () => {
+  it('session options an ACP agent cannot honour are refused by name: continue and forkSession always, resume unless `resume: true`', async () => {
+    const refusal = async (settings: Parameters<typeof createAcpAdapter>[0], session: { resume?: string; continue?: boolean; forkSession?: boolean }) => {
+      const adapters = new AdapterRegistry();
+      adapters.register({ type: 'acp', create: () => createAcpAdapter(settings) });
+      const manager = new AgentManager({ adapters });
+      const error = await manager.ensureAgentStarted('coder', 'acp', {}, session).catch((caught: unknown) => caught);
+      expect(manager.isRunning('coder')).toBe(false);
+      return error;
+    };
+    const sessionId = '6066eb2e-575a-4b71-95d8-8928473c19cb';
+    expect(await refusal({ command: 'claude-code-acp', adapterId: 'claude-acp' }, { resume: sessionId })).toMatchObject({
+      adapterId: 'claude-acp',
+      capability: 'resume',
+    });
+    expect(await refusal({ command: 'claude-code-acp', resume: true }, { continue: true })).toBeInstanceOf(CapabilityUnsupportedError);
+    expect(await refusal({ command: 'claude-code-acp', resume: true }, { resume: sessionId, forkSession: true })).toMatchObject({
+      capability: 'forkSession',
+      message: expect.stringContaining('"acp" adapter cannot fork a session'),
+    });
+  });
+
   it('node <driver> --permission deny -- <agent command>; MCP servers written for session/new in ACP form', async () => {
     const adapter = createAcpAdapter({ command: 'claude-code-acp', env: { IS_SANDBOX: '1' } });
     expect(adapter.adapterId).toBe('acp');

@@ -40,7 +40,14 @@ describe('createClaudeCodeAdapter: command line', () => {
       secrets: [],
     });
     expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
-    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: true, mcpServers: true });
+    expect(adapter.capabilities).toEqual({
+      systemPrompt: 'flag',
+      resume: true,
+      continueSession: true,
+      forkSession: true,
+      streamingText: true,
+      mcpServers: true,
+    });
     expect(adapter.adapterId).toBe('claude');
   });
 
@@ -118,6 +125,43 @@ describe('createClaudeCodeAdapter: command line', () => {
     await expect(adapter.getProcessConfig({}, '/repo', { resumeSessionId: '--dangerously-skip-permissions' })).rejects.toBeInstanceOf(
       InvalidArgumentError,
     );
+  });
+
+  it('continue: matches the recorded resume-3-continue-flag command line (--continue, no id)', async () => {
+    const adapter = createClaudeCodeAdapter({ inputFormat: 'text', includePartialMessages: false });
+    const config = await adapter.getProcessConfig({}, '/workspace', { continueLastSession: true });
+    const recorded = argvOf('resume-3-continue-flag');
+    expect([config.command, ...(config.args ?? [])]).toEqual([...recorded.slice(0, 2), ...recorded.slice(3)]);
+  });
+
+  it('forkSession: --fork-session after --resume <id> or --continue; refused alone or with both', async () => {
+    const adapter = createClaudeCodeAdapter({ inputFormat: 'text', includePartialMessages: false });
+    const id = '766389a5-2e15-4706-bb1d-13c76850782f';
+    expect((await adapter.getProcessConfig({}, '/repo', { resumeSessionId: id, forkSession: true })).args?.slice(-3)).toEqual([
+      '--resume',
+      id,
+      '--fork-session',
+    ]);
+    expect((await adapter.getProcessConfig({}, '/repo', { continueLastSession: true, forkSession: true })).args?.slice(-2)).toEqual([
+      '--continue',
+      '--fork-session',
+    ]);
+    await expect(adapter.getProcessConfig({}, '/repo', { forkSession: true })).rejects.toThrow(/context\.forkSession/);
+    await expect(adapter.getProcessConfig({}, '/repo', { resumeSessionId: id, continueLastSession: true })).rejects.toThrow(
+      /context\.continueLastSession/,
+    );
+  });
+
+  it('a session id of the wrong shape given to ensureAgentStarted is an InvalidArgumentError naming it', async () => {
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'claude', create: () => createClaudeCodeAdapter({ command: process.execPath }) });
+    const manager = new AgentManager({ adapters });
+    const error = await manager.ensureAgentStarted('coder', 'claude', {}, { resume: 'not/a/session' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toContain('"not/a/session"');
+    expect((error as Error).message).toContain('Claude Code session id');
+    expect(manager.isRunning('coder')).toBe(false);
+    await manager.cleanup();
   });
 
   it('rejects a bad member config with a ConfigError naming the field', async () => {

@@ -35,7 +35,8 @@ const COMPLETION: CompletionStrategy = Object.freeze({ type: 'turn-end' });
  * `claude -p --output-format stream-json --verbose …` in the member's work
  * directory, the message on stdin, the member's system prompt through
  * `--append-system-prompt` (or `--system-prompt`), completion on the `result`
- * line, and `--resume <session id>` on later turns. The member's MCP servers
+ * line, and `--resume <session id>` on later turns (`--continue`,
+ * `--fork-session` when the runner asks, see `AgentTurnContext`). The member's MCP servers
  * (and the server of its Troupe `tools`) go in through `--mcp-config`, with
  * their tools allowed (see {@link claudeCodeMcpArgs}).
  *
@@ -62,7 +63,14 @@ export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): Clau
     specificationVersion: 'v1',
     adapterId: 'claude',
     settings: resolved,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: resolved.includePartialMessages, mcpServers: true },
+    capabilities: {
+      systemPrompt: 'flag',
+      resume: true,
+      continueSession: true,
+      forkSession: true,
+      streamingText: resolved.includePartialMessages,
+      mcpServers: true,
+    },
     getProcessConfig: (member, workDir, context) => buildClaudeCodeProcessConfig(resolved, baseArgs, member, workDir, context),
     prepareMessage(message) {
       if (typeof message !== 'string') throw new InvalidArgumentError('message', `expected a string, got ${typeof message}`);
@@ -101,13 +109,7 @@ async function buildClaudeCodeProcessConfig(
   if (member.systemInstruction) {
     args.push(settings.systemPromptMode === 'replace' ? '--system-prompt' : '--append-system-prompt', member.systemInstruction);
   }
-  const sessionId = context.resumeSessionId;
-  if (sessionId !== undefined) {
-    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
-      throw new InvalidArgumentError('context.resumeSessionId', `expected a Claude Code session id, got ${JSON.stringify(sessionId)}`);
-    }
-    args.push('--resume', sessionId);
-  }
+  args.push(...claudeCodeSessionArgs(context));
   const extraArgs = [...(settings.extraArgs ?? []), ...(member.additionalArgs ?? [])];
 
   const env: Record<string, string | undefined> = {
@@ -142,6 +144,34 @@ async function buildClaudeCodeProcessConfig(
     secrets: [...(settings.apiKey !== undefined ? [settings.apiKey] : []), ...mcp.secrets],
     ...(mcp.cleanup ? { cleanup: mcp.cleanup } : {}),
   };
+}
+
+/**
+ * The session flags of a turn (as recorded from Claude Code 2.1.330):
+ * `--resume <session id>`, or `--continue` (the last session of the cwd),
+ * each optionally with `--fork-session` (a new session id, the resumed
+ * session left as it was).
+ */
+function claudeCodeSessionArgs(context: AgentTurnContext): string[] {
+  const { resumeSessionId: sessionId, continueLastSession, forkSession } = context;
+  const args: string[] = [];
+  if (sessionId !== undefined) {
+    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
+      throw new InvalidArgumentError(
+        'context.resumeSessionId',
+        `expected a Claude Code session id like "766389a5-2e15-4706-bb1d-13c76850782f", got ${JSON.stringify(sessionId)}`,
+      );
+    }
+    if (continueLastSession === true) {
+      throw new InvalidArgumentError('context.continueLastSession', 'give either resumeSessionId or continueLastSession, not both');
+    }
+    args.push('--resume', sessionId);
+  } else if (continueLastSession === true) args.push('--continue');
+  if (forkSession === true) {
+    if (args.length === 0) throw new InvalidArgumentError('context.forkSession', 'forkSession needs resumeSessionId or continueLastSession');
+    args.push('--fork-session');
+  }
+  return args;
 }
 
 /**

@@ -106,6 +106,8 @@ export const claudeResultSchema = z.looseObject({
   terminal_reason: z.string().nullable().optional(),
   api_error_status: nullableNumber,
   total_cost_usd: z.number().optional(),
+  /** Why a turn failed before any request (`subtype:"error_during_execution"`), e.g. "No conversation found with session ID: …". */
+  errors: z.array(z.string()).optional().catch(undefined),
   /** Tool calls the permission mode refused during the turn (the turn may still say it did the work). */
   permission_denials: z
     .array(z.looseObject({ tool_name: z.string().optional(), tool_use_id: z.string().optional(), tool_input: z.unknown().optional() }))

@@ -17,6 +17,7 @@ describe('Claude Code: every recording, read from its parts and from its whole o
         "resume-1-first-turn": "completed: Hello from fake-llm.",
         "resume-2-resume-flag": "completed: Hello from fake-llm.",
         "resume-3-continue-flag": "completed: Hello from fake-llm.",
+        "resume-unknown-session": "completed: ",
         "slow": "completed: Hello from fake-llm.",
         "slow-partial-messages": "completed: Hello from fake-llm.",
         "stdin-prompt": "completed: Hello from fake-llm.",

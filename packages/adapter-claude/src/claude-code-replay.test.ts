@@ -363,6 +363,16 @@ describe('Claude Code recorded streams replayed through the adapter', () => {
     expect(result.parts.map((p) => p.type)).toEqual(['session', 'text-delta', 'usage', 'turn-end']);
   });
 
+  it('resume-unknown-session: --resume of an id this HOME never had fails the turn with the CLI\'s reason', async () => {
+    const result = await replay('resume-unknown-session');
+    expect(result.status).toBe('completed'); // exit 1 after its result line: the turn ended, as failed
+    expect(result.result.agentError).toBeInstanceOf(AgentError);
+    expect(result.result.agentError?.message).toBe(
+      'claude reported an error: No conversation found with session ID: 11111111-2222-4333-8444-555555555555',
+    );
+    expect(result.parts.at(-1)).toMatchObject({ type: 'turn-end', isError: true });
+  });
+
   it('resume turns keep the session id of the first turn', async () => {
     const first = await replay('resume-1-first-turn');
     const second = await replay('resume-2-resume-flag');

@@ -205,7 +205,11 @@ export class ClaudeCodeStreamParser {
       const status = result.api_error_status ?? apiError?.status;
       parts.push({
         type: 'error',
-        message: apiError?.message || result.result || `Claude Code turn failed (${result.terminal_reason ?? result.subtype ?? 'unknown reason'})`,
+        message:
+          apiError?.message ||
+          result.result ||
+          result.errors?.join('; ') ||
+          `Claude Code turn failed (${result.terminal_reason ?? result.subtype ?? 'unknown reason'})`,
         ...(typeof status === 'number' ? { status } : {}),
       });
     }

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { AdapterRegistry, AgentManager, isGroupAlive, type AgentSessionOptions } from '@troupe/core/cli-turn';
 import { AgentError, type AgentStreamPart } from '@troupe/core';
 import { createFakeLlmServer, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -57,7 +57,7 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
   });
 
   /** A manager whose `claude` adapter runs the real CLI with a private HOME and TMPDIR. */
-  async function startMember(settings: ClaudeCodeSettings = {}, systemInstruction?: string): Promise<AgentManager> {
+  async function startMember(settings: ClaudeCodeSettings = {}, systemInstruction?: string, session?: AgentSessionOptions): Promise<AgentManager> {
     const adapters = new AdapterRegistry();
     registerClaudeCodeAdapter(adapters, {
       command: claudeBinary,
@@ -70,9 +70,24 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
     manager = new AgentManager({ adapters, defaultTimeoutMs: 45_000 });
     const { mkdir } = await import('node:fs/promises');
     await mkdir(workspace, { recursive: true });
-    await manager.ensureAgentStarted('coder', 'claude', { workDir: workspace, ...(systemInstruction ? { systemInstruction } : {}) });
+    await manager.ensureAgentStarted('coder', 'claude', { workDir: workspace, ...(systemInstruction ? { systemInstruction } : {}) }, session);
     return manager;
   }
+
+  /**
+   * Turns in their own manager (as one process of a program run several
+   * times), in the same HOME and workspace; the manager is gone when it returns.
+   */
+  async function turnsInNewManager(session: AgentSessionOptions | undefined, ...messages: string[]) {
+    const member = await startMember({}, undefined, session);
+    const results = [];
+    for (const message of messages) results.push(await member.send('coder', message).result);
+    await member.cleanup();
+    return results;
+  }
+
+  /** The text of every message of an API request, in order. */
+  const messagesOf = (request: { body: unknown } | undefined) => JSON.stringify((request?.body as { messages?: unknown[] } | undefined)?.messages ?? []);
 
   const anthropicRequests = () => server.requests.filter((request) => request.protocol === 'anthropic');
 
@@ -238,6 +253,68 @@ describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthr
       expect(JSON.stringify((firstRequest?.body as { messages: unknown[] }).messages)).not.toContain(FAKE_TEXT);
     },
     INT_TIMEOUT,
+  );
+
+  it(
+    'resume across managers: a second manager resumes the first one\'s session id, and the CLI re-sends its history',
+    async () => {
+      const [first] = await turnsInNewManager(undefined, 'First turn: remember PINEAPPLE');
+      expect(first?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      const [second] = await turnsInNewManager({ resume: first?.sessionId as string }, 'Second turn: what did I ask you to remember?');
+      expect(second?.outcome.status).toBe('completed');
+      expect(second?.text).toBe(FAKE_TEXT);
+      expect(second?.sessionId).toBe(first?.sessionId);
+      const [firstRequest, secondRequest] = anthropicRequests();
+      expect(secondRequest?.headers['x-claude-code-session-id']).toBe(first?.sessionId);
+      expect(messagesOf(secondRequest)).toContain('First turn: remember PINEAPPLE');
+      expect(messagesOf(secondRequest)).toContain(FAKE_TEXT);
+      expect(messagesOf(firstRequest)).not.toContain(FAKE_TEXT);
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
+    'resume of a session id this HOME never had: the turn fails with the CLI\'s reason, no API request',
+    async () => {
+      const [result] = await turnsInNewManager({ resume: '11111111-2222-4333-8444-555555555555' }, 'Go on');
+      expect(result?.agentError?.message).toBe('claude reported an error: No conversation found with session ID: 11111111-2222-4333-8444-555555555555');
+      expect(anthropicRequests()).toHaveLength(0);
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
+    'continue: a new manager continues the last session of the workspace (--continue) without its id',
+    async () => {
+      const [first] = await turnsInNewManager(undefined, 'First turn: remember PINEAPPLE');
+      const [second] = await turnsInNewManager({ continue: true }, 'Second turn via continue');
+      expect(second?.outcome.status).toBe('completed');
+      expect(second?.sessionId).toBe(first?.sessionId);
+      expect(messagesOf(anthropicRequests()[1])).toContain('First turn: remember PINEAPPLE');
+    },
+    INT_TIMEOUT,
+  );
+
+  it(
+    'forkSession: the resumed turn runs in a new session holding the history; the next turn resumes the fork',
+    async () => {
+      const [first] = await turnsInNewManager(undefined, 'First turn: remember PINEAPPLE');
+      const original = first?.sessionId as string;
+      const [forked, next] = await turnsInNewManager({ resume: original, forkSession: true }, 'Second turn in a fork', 'Third turn, in the fork again');
+      expect(forked?.outcome.status).toBe('completed');
+      expect(forked?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(forked?.sessionId).not.toBe(original);
+      expect(next?.sessionId).toBe(forked?.sessionId);
+      const [, forkRequest, nextRequest] = anthropicRequests();
+      expect(messagesOf(forkRequest)).toContain('First turn: remember PINEAPPLE');
+      expect(messagesOf(nextRequest)).toContain('Second turn in a fork');
+      // The original session is left as it was: resuming it does not see the fork's turns.
+      await turnsInNewManager({ resume: original }, 'Fourth turn, in the original');
+      const resumedOriginal = messagesOf(anthropicRequests()[3]);
+      expect(resumedOriginal).toContain('First turn: remember PINEAPPLE');
+      expect(resumedOriginal).not.toContain('Second turn in a fork');
+    },
+    INT_TIMEOUT * 2,
   );
 
   it(

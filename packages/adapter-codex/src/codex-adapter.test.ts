@@ -24,7 +24,14 @@ describe('createCodexAdapter', () => {
     const adapter = createCodexAdapter();
     expect(adapter.specificationVersion).toBe('v1');
     expect(adapter.adapterId).toBe('codex');
-    expect(adapter.capabilities).toEqual({ systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true });
+    expect(adapter.capabilities).toEqual({
+      systemPrompt: 'flag',
+      resume: true,
+      continueSession: true,
+      forkSession: true,
+      streamingText: false,
+      mcpServers: true,
+    });
     expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
   });
 

@@ -69,7 +69,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
   return {
     specificationVersion: 'v1',
     adapterId: CODEX_ADAPTER_ID,
-    capabilities: { systemPrompt: 'flag', resume: true, streamingText: false, mcpServers: true },
+    capabilities: { systemPrompt: 'flag', resume: true, continueSession: true, forkSession: true, streamingText: false, mcpServers: true },
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
       // Codex refuses a CODEX_HOME that does not exist; create the isolated folders it is given.
@@ -93,6 +93,8 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
           member,
           ...(workDir !== undefined ? { workDir } : {}),
           ...(context.resumeSessionId !== undefined ? { resumeSessionId: context.resumeSessionId } : {}),
+          ...(context.continueLastSession === true ? { continueLastSession: true } : {}),
+          ...(context.forkSession === true ? { forkSession: true } : {}),
           ...(instructionsFile !== undefined ? { instructionsFile } : {}),
         });
       } catch (error) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, InvalidArgumentError } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
 import { buildCodexCommandLine, type CodexCommandLineInput } from './codex-command-line';
@@ -93,6 +93,33 @@ describe('command line, as recorded from Codex 0.169.0', () => {
   it('resume-2-exec-resume: `resume <thread_id>` after every flag, then `--`', () => {
     const line = build(custom, { resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81' });
     expect(line.args).toEqual([...withRetries(recordedArgs('resume-2-exec-resume')), '--']);
+  });
+
+  it('continueLastSession: `resume --last` where the recording had `resume <thread_id>` (codex exec resume --help)', () => {
+    const recorded = withRetries(recordedArgs('resume-2-exec-resume'));
+    expect(build(custom, { continueLastSession: true }).args).toEqual([...recorded.slice(0, -1), '--last', '--']);
+  });
+
+  it('forkSession: `fork <thread_id>` in place of `resume <thread_id>` (codex exec fork --help)', () => {
+    const recorded = withRetries(recordedArgs('resume-2-exec-resume'));
+    const line = build(custom, { resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81', forkSession: true });
+    expect(line.args).toEqual([...recorded.slice(0, -2), 'fork', '01a2014c-03d8-78d0-984f-ef5f5cd30a81', '--']);
+  });
+
+  it('forkSession of the last session is refused (exec fork needs a thread id); fork alone or with both is a bad input', () => {
+    const error = (() => {
+      try {
+        build(custom, { continueLastSession: true, forkSession: true });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(CapabilityUnsupportedError);
+    expect(error).toMatchObject({ adapterId: 'codex', capability: 'forkSession' });
+    expect(() => build(custom, { forkSession: true })).toThrow(/context\.forkSession/);
+    expect(() => build(custom, { resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81', continueLastSession: true })).toThrow(
+      /context\.continueLastSession/,
+    );
   });
 
   it('unknown-model-name: the model goes to -m', () => {

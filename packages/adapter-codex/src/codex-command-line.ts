@@ -1,4 +1,4 @@
-import { ConfigError, InvalidArgumentError, type MemberAgentConfig } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError, type MemberAgentConfig } from '@troupe/core';
 import { DEFAULT_CODEX_MAX_RETRIES, type ResolvedCodexAdapterSettings } from './codex-adapter-settings';
 import { codexMcpConfig } from './codex-mcp-config';
 import { toTomlString } from './codex-toml';
@@ -20,6 +20,10 @@ export interface CodexCommandLineInput {
   workDir?: string;
   /** Thread id of the previous turn: the command becomes `codex exec … resume <id>`. */
   resumeSessionId?: string;
+  /** Continue the last thread of the cwd: `codex exec … resume --last`. */
+  continueLastSession?: boolean;
+  /** With `resumeSessionId`: `codex exec … fork <id>` (a new thread starting as a copy). */
+  forkSession?: boolean;
   /** The host environment the key falls back to. Default `process.env`. */
   hostEnv?: Record<string, string | undefined>;
   /** `replace` mode: absolute path of the file holding the member's instructions. */
@@ -48,7 +52,7 @@ export interface CodexCommandLine {
  *  [-c model_providers.troupe.request_max_retries=N -c …stream_max_retries=N]
  *  [-s workspace-write | --dangerously-bypass-approvals-and-sandbox]
  *  [-c developer_instructions="…" | -c model_instructions_file="…"]
- *  [-c mcp_servers.NAME.…] [extraArgs] [member additionalArgs] [resume THREAD_ID] -- PROMPT`
+ *  [-c mcp_servers.NAME.…] [extraArgs] [member additionalArgs] [resume THREAD_ID | resume --last | fork THREAD_ID] -- PROMPT`
  *
  * `--` ends the options so a prompt starting with `-` is not read as a flag
  * (Codex exits 2 with `unexpected argument` otherwise). With
@@ -56,7 +60,8 @@ export interface CodexCommandLine {
  *
  * @throws ConfigError when the chosen provider cannot work (no key for the
  * custom provider; retry caps with the built-in one).
- * @throws InvalidArgumentError for a malformed `resumeSessionId`.
+ * @throws InvalidArgumentError for a malformed `resumeSessionId`, or session options that do not go together.
+ * @throws CapabilityUnsupportedError for `forkSession` with `continueLastSession` (`codex exec fork` needs a thread id).
  */
 export function buildCodexCommandLine(input: CodexCommandLineInput): CodexCommandLine {
   const { settings, member } = input;
@@ -106,15 +111,7 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
   const mcp = codexMcpConfig(member.mcpServers);
   args.push(...mcp.args);
   args.push(...settings.extraArgs, ...(member.additionalArgs ?? []));
-  if (input.resumeSessionId !== undefined) {
-    if (!SESSION_ID.test(input.resumeSessionId)) {
-      throw new InvalidArgumentError(
-        'context.resumeSessionId',
-        `expected a Codex thread id like "01a2014c-03d8-78d0-984f-ef5f5cd30a81", got ${JSON.stringify(input.resumeSessionId)}`,
-      );
-    }
-    args.push('resume', input.resumeSessionId);
-  }
+  args.push(...codexSessionArgs(input));
   args.push('--');
   if (settings.promptDelivery === 'stdin') args.push('-');
 
@@ -135,6 +132,35 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
     provider,
     secrets: [...(apiKey !== undefined ? [apiKey] : []), ...mcp.secrets],
   };
+}
+
+/** The session subcommand of a turn (Codex 0.169.0 `exec resume --help`, `exec fork --help`). */
+function codexSessionArgs(input: CodexCommandLineInput): string[] {
+  const { resumeSessionId, continueLastSession, forkSession } = input;
+  if (resumeSessionId !== undefined) {
+    if (typeof resumeSessionId !== 'string' || !SESSION_ID.test(resumeSessionId)) {
+      throw new InvalidArgumentError(
+        'context.resumeSessionId',
+        `expected a Codex thread id like "01a2014c-03d8-78d0-984f-ef5f5cd30a81", got ${JSON.stringify(resumeSessionId)}`,
+      );
+    }
+    if (continueLastSession === true) {
+      throw new InvalidArgumentError('context.continueLastSession', 'give either resumeSessionId or continueLastSession, not both');
+    }
+    return [forkSession === true ? 'fork' : 'resume', resumeSessionId];
+  }
+  if (continueLastSession === true) {
+    if (forkSession === true) {
+      throw new CapabilityUnsupportedError(
+        'codex',
+        'forkSession',
+        'Codex cannot fork the last session of a folder (`codex exec fork` needs a thread id): resume a session id with forkSession instead',
+      );
+    }
+    return ['resume', '--last'];
+  }
+  if (forkSession === true) throw new InvalidArgumentError('context.forkSession', 'forkSession needs resumeSessionId');
+  return [];
 }
 
 function chooseProvider(settings: ResolvedCodexAdapterSettings, apiKey: string | undefined): 'custom' | 'built-in' {

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { AdapterRegistry, AgentManager, isGroupAlive, type AgentSessionOptions } from '@troupe/core/cli-turn';
 import { AgentError, type AgentStreamPart } from '@troupe/core';
 import {
   createFakeLlmServer,
@@ -66,12 +66,22 @@ function settings(overrides: CodexAdapterSettings = {}): CodexAdapterSettings {
   };
 }
 
-async function startCoder(overrides: CodexAdapterSettings = {}, systemInstruction?: string): Promise<AgentManager> {
+async function startCoder(overrides: CodexAdapterSettings = {}, systemInstruction?: string, session?: AgentSessionOptions): Promise<AgentManager> {
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'codex', create: () => createCodexAdapter(settings(overrides)) });
   manager = new AgentManager({ adapters, defaultTimeoutMs: TURN_TIMEOUT });
-  await manager.ensureAgentStarted('coder', 'codex', { workDir, ...(systemInstruction !== undefined ? { systemInstruction } : {}) });
+  await manager.ensureAgentStarted('coder', 'codex', { workDir, ...(systemInstruction !== undefined ? { systemInstruction } : {}) }, session);
   return manager;
+}
+
+/** One turn in its own manager (as one process of a program run twice), same CODEX_HOME and workDir; the manager is gone when it returns. */
+async function turnInNewManager(message: string, session?: AgentSessionOptions) {
+  const coder = await startCoder({}, undefined, session);
+  try {
+    return await coder.send('coder', message).result;
+  } finally {
+    await coder.cleanup();
+  }
 }
 
 const responsesRequests = (): RecordedRequest[] => server.requests.filter((request) => request.path === '/v1/responses');
@@ -257,6 +267,53 @@ describe('real Codex CLI 0.169.0', () => {
     expect(textsOf(request2, 'assistant')).toEqual([FAKE_TEXT]);
     // The role prompt stays once in the history.
     expect(textsOf(request2, 'developer').filter((text) => text.includes('ROLE: remember things.'))).toHaveLength(1);
+  });
+
+  it('resume across managers: `exec resume <thread_id>` in a second manager sends the first one\'s history', async () => {
+    const first = await turnInNewManager('First turn: remember PINEAPPLE');
+    expect(first.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const second = await turnInNewManager('Second turn: what did I ask you to remember?', { resume: first.sessionId as string });
+    expect(second.outcome.status).toBe('completed');
+    expect(second.text).toBe(FAKE_TEXT);
+    expect(second.sessionId).toBe(first.sessionId);
+    const [, request2] = responsesRequests();
+    expect(request2?.headers['thread-id']).toBe(first.sessionId);
+    expect(textsOf(request2, 'user').slice(-2)).toEqual(['First turn: remember PINEAPPLE', 'Second turn: what did I ask you to remember?']);
+    expect(textsOf(request2, 'assistant')).toEqual([FAKE_TEXT]);
+  });
+
+  it('resume of a thread id this CODEX_HOME never had: the turn fails with Codex\'s reason', async () => {
+    const result = await turnInNewManager('Go on', { resume: '11111111-2222-4333-8444-555555555555' });
+    expect(result.outcome.status).toBe('failed');
+    expect(result.outcome.status === 'failed' ? result.outcome.error.message : '').toContain(
+      'no rollout found for thread id 11111111-2222-4333-8444-555555555555',
+    );
+    expect(responsesRequests()).toHaveLength(0);
+  });
+
+  it('continue: `exec resume --last` in a new manager continues the last thread of the workDir', async () => {
+    const first = await turnInNewManager('First turn: remember PINEAPPLE');
+    const second = await turnInNewManager('Second turn via resume --last', { continue: true });
+    expect(second.outcome.status).toBe('completed');
+    expect(second.sessionId).toBe(first.sessionId);
+    const [, request2] = responsesRequests();
+    expect(textsOf(request2, 'user').slice(-2)).toEqual(['First turn: remember PINEAPPLE', 'Second turn via resume --last']);
+  });
+
+  it('forkSession: `exec fork <thread_id>` runs in a new thread holding the history; the next turn resumes the fork', async () => {
+    const first = await turnInNewManager('First turn: remember PINEAPPLE');
+    const coder = await startCoder({}, undefined, { resume: first.sessionId as string, forkSession: true });
+    for (const message of ['Second turn in a fork', 'Third turn, in the fork again']) {
+      expect((await coder.send('coder', message).result).outcome.status).toBe('completed');
+    }
+    // Each request names its thread: the original, then the fork twice (the fork is what the role resumes now).
+    const [firstRequest, forkRequest, nextRequest] = responsesRequests();
+    const threads = [firstRequest, forkRequest, nextRequest].map((request) => request?.headers['thread-id']);
+    expect(threads).toEqual([first.sessionId, expect.stringMatching(/^[0-9a-f-]{36}$/), threads[1]]);
+    expect(threads[1]).not.toBe(first.sessionId);
+    expect(coder.getAgentInfo('coder')?.sessionId).toBe(threads[1]);
+    expect(textsOf(forkRequest, 'user').slice(-2)).toEqual(['First turn: remember PINEAPPLE', 'Second turn in a fork']);
+    expect(textsOf(nextRequest, 'user').slice(-3)).toEqual(['First turn: remember PINEAPPLE', 'Second turn in a fork', 'Third turn, in the fork again']);
   });
 
   it('stdin delivery: `-- -` reads a prompt that starts with dashes from stdin', async () => {

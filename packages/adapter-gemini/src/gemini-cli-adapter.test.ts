@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, InvalidArgumentError } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError } from '@troupe/core';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeGeminiEnvScript, runTurns, withScript } from './testing/gemini-test-kit';
 import { createGeminiCliAdapter, type GeminiCliAdapter, type GeminiCliSettings } from './index';
@@ -58,6 +59,37 @@ describe('command line', () => {
 
   it('rejects an empty resume session id', async () => {
     await expect(make().getProcessConfig({}, scratch, { resumeSessionId: ' ' })).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('continueLastSession: --resume latest, as in the resume-2-resume-latest recording', async () => {
+    const meta = JSON.parse(readFileSync(new URL('./__fixtures__/resume-2-resume-latest.meta.json', import.meta.url), 'utf8')) as { argv: string[] };
+    const config = await make().getProcessConfig({}, scratch, { continueLastSession: true });
+    // The recording gave `-p PROMPT` first; the adapter puts `-p` last (the message is its value).
+    expect([config.command, ...(config.args ?? [])]).toEqual([...meta.argv.slice(0, 1), ...meta.argv.slice(3), '-p']);
+  });
+
+  it('refuses session ids that --resume would read otherwise (a flag, `latest`, an index number)', async () => {
+    for (const resumeSessionId of ['--yolo', 'latest', '5', 'a b']) {
+      await expect(make().getProcessConfig({}, scratch, { resumeSessionId })).rejects.toThrow(/context\.resumeSessionId/);
+    }
+  });
+
+  it('forkSession is refused by name: the adapter says it cannot, AgentManager refuses before spawning', async () => {
+    expect(make().capabilities.forkSession).toBe(false);
+    await expect(make().getProcessConfig({}, scratch, { resumeSessionId: 'abc-123', forkSession: true })).rejects.toBeInstanceOf(
+      CapabilityUnsupportedError,
+    );
+    const registry = new AdapterRegistry();
+    registry.register({ type: 'gemini', create: () => make({ command: process.execPath }) });
+    const manager = new AgentManager({ adapters: registry });
+    const error = await manager
+      .ensureAgentStarted('coder', 'gemini', { workDir: scratch }, { resume: '6066eb2e-575a-4b71-95d8-8928473c19cb', forkSession: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CapabilityUnsupportedError);
+    expect(error).toMatchObject({ adapterId: 'gemini', capability: 'forkSession' });
+    expect((error as Error).message).toMatch(/"gemini".*forkSession/);
+    expect(manager.isRunning('coder')).toBe(false);
+    await manager.cleanup();
   });
 
   it('a message starting with "-" gets a leading space (yargs would read it as a flag); others are untouched', () => {
@@ -238,6 +270,22 @@ describe('system prompt through GEMINI_SYSTEM_MD', () => {
     await sarah.cleanup?.();
     expect(existsSync(maxFile)).toBe(false);
     expect(existsSync(sarahFile)).toBe(false);
+  });
+
+  it('a private home resumes only its own sessions: another adapter\'s id is a ConfigError naming home, before any spawn', async () => {
+    const owner = make({ apiKey: 'fake-key' }); // apiKey, no home: a private temporary home
+    const [first, second] = await runTurns(withScript(owner, fakeGeminiEnvScript), ['one', 'two']);
+    expect(first?.sessionId).toBe('fake-session-1');
+    expect((JSON.parse(second?.text ?? '') as Report).argv).toContain('--resume'); // its own session: resumed
+    const other = make({ apiKey: 'fake-key' });
+    for (const context of [{ resumeSessionId: 'fake-session-1' }, { continueLastSession: true }]) {
+      const error = await other.getProcessConfig({}, scratch, context).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/home: cannot resume .*private temporary home.*set home to the same folder/);
+    }
+    // With a home of its own choosing, the adapter leaves it to the CLI.
+    const shared = make({ apiKey: 'fake-key', home: join(scratch, 'home') });
+    expect((await shared.getProcessConfig({}, scratch, { resumeSessionId: 'fake-session-1' })).args).toContain('fake-session-1');
   });
 
   it('a resumed turn gets the prompt file again (the CLI reads it at every start)', async () => {

@@ -8,7 +8,7 @@ import type {
   MemberAgentConfig,
   ProcessConfig,
 } from '@troupe/core';
-import { InvalidArgumentError } from '@troupe/core';
+import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
 import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
@@ -17,6 +17,8 @@ import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stre
 export const geminiCliCapabilities: AgentAdapterCapabilities = Object.freeze({
   systemPrompt: 'env-file',
   resume: true,
+  continueSession: true,
+  forkSession: false,
   streamingText: true,
   mcpServers: true,
 });
@@ -50,7 +52,7 @@ export interface GeminiCliAdapter extends AgentAdapterV1<GeminiCliStreamParser> 
 /**
  * Creates an adapter for Gemini CLI (tested with 0.61.0) in headless
  * stream-JSON mode. Each turn runs
- * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id>] … -p <message>`
+ * `gemini -o stream-json --skip-trust -m <model> [--yolo | --approval-mode auto_edit] [--resume <id> | --resume latest] … -p <message>`
  * in the member's work dir; the member's system prompt goes to a private file
  * named by `GEMINI_SYSTEM_MD` (it *replaces* Gemini's built-in system
  * instruction), removed once the turn's process has exited. The member's MCP
@@ -77,6 +79,8 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
   let implicitTurn: GeminiCliStreamParser | undefined;
   const environment = createGeminiCliEnvironment(resolved);
+  // Sessions this adapter's turns reported: the only ones its private home (if it made one) can hold.
+  const ownSessions = new Set<string>();
 
   return {
     specificationVersion: 'v1',
@@ -84,9 +88,9 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
     capabilities: geminiCliCapabilities,
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig> {
-      const resumeSessionId = context?.resumeSessionId;
-      if (resumeSessionId !== undefined && (typeof resumeSessionId !== 'string' || resumeSessionId.trim() === '')) {
-        throw new InvalidArgumentError('context.resumeSessionId', `expected a Gemini session id, got ${JSON.stringify(resumeSessionId)}`);
+      const resumeSessionId = geminiResumeValue(context ?? {});
+      if (resumeSessionId !== undefined && resolved.home === undefined && (await environment.getHome()) !== undefined) {
+        assertInPrivateHome(resumeSessionId, ownSessions);
       }
       const { env, cleanup, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
@@ -115,13 +119,65 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
     startTurn: () => new GeminiCliStreamParser(),
 
     parseLine(_line: string, json: unknown, context?: AgentLineContext<GeminiCliStreamParser>): AgentStreamPart[] {
-      return (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
+      const parts = (context?.state ?? (implicitTurn ??= new GeminiCliStreamParser())).parse(json);
+      for (const part of parts) if (part.type === 'session') ownSessions.add(part.sessionId);
+      return parts;
     },
 
     getHome: () => environment.getHome(),
 
-    dispose: () => environment.dispose(),
+    dispose: () => {
+      ownSessions.clear();
+      return environment.dispose();
+    },
   };
+}
+
+/** A session id: not empty, not read as a flag, nor as one of `--resume`'s other values (`latest`, an index number). */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/**
+ * The value of `--resume` (Gemini CLI 0.61.0: `--resume latest|<index>|<session id>`):
+ * the session id, `latest` to continue the folder's last session, or none.
+ * `forkSession` is refused: the CLI has no fork.
+ */
+function geminiResumeValue(context: AgentTurnContext): string | undefined {
+  const { resumeSessionId, continueLastSession, forkSession } = context;
+  if (forkSession === true) {
+    throw new CapabilityUnsupportedError('gemini', 'forkSession', 'Gemini CLI cannot fork a session (it has no fork option): resume it or start a new one');
+  }
+  if (resumeSessionId !== undefined) {
+    if (typeof resumeSessionId !== 'string' || !SESSION_ID_PATTERN.test(resumeSessionId) || resumeSessionId === 'latest' || /^\d+$/.test(resumeSessionId)) {
+      throw new InvalidArgumentError(
+        'context.resumeSessionId',
+        `expected a Gemini session id like "6066eb2e-575a-4b71-95d8-8928473c19cb" (for the last session use continue), got ${JSON.stringify(resumeSessionId)}`,
+      );
+    }
+    if (continueLastSession === true) {
+      throw new InvalidArgumentError('context.continueLastSession', 'give either resumeSessionId or continueLastSession, not both');
+    }
+    return resumeSessionId;
+  }
+  return continueLastSession === true ? 'latest' : undefined;
+}
+
+/**
+ * A private home (made for this adapter, removed with it) holds only the
+ * sessions of this adapter's turns: resuming another one (from another
+ * process or adapter) would exit 42, "No previous sessions found". Refused
+ * first, naming the setting that makes it work.
+ */
+function assertInPrivateHome(resumeValue: string, ownSessions: ReadonlySet<string>): void {
+  if (resumeValue === 'latest' ? ownSessions.size > 0 : ownSessions.has(resumeValue)) return;
+  const what = resumeValue === 'latest' ? 'the last session of the folder' : `session ${resumeValue}`;
+  throw new ConfigError('Gemini CLI adapter settings', [
+    {
+      path: ['home'],
+      message:
+        `cannot resume ${what}: this adapter runs the CLI in a private temporary home that holds only its own sessions; ` +
+        'set home to the same folder in the process that made the session and in this one',
+    },
+  ]);
 }
 
 /** The adapter's own arguments, before the member's and the trailing `-p`. */

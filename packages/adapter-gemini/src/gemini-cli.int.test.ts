@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from 'node:f
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AdapterRegistry, AgentManager, isGroupAlive } from '@troupe/core/cli-turn';
+import { AdapterRegistry, AgentManager, isGroupAlive, type AgentSessionOptions } from '@troupe/core/cli-turn';
 import { type AgentStreamPart } from '@troupe/core';
 import { createFakeLlmServer, FAKE_SLOW_CHUNKS, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, FAKE_TOOL_FILE_CONTENT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -36,12 +36,17 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A manager running one `coder` member with a real Gemini CLI, a private HOME/TMPDIR and work dir. */
-async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: string) {
-  scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-int-'));
+/**
+ * A manager running one `coder` member with a real Gemini CLI, a private HOME/TMPDIR and work dir.
+ * With `session`, it reuses the scratch folder (HOME, work dir) of the previous call, as a second process would.
+ */
+async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: string, session?: AgentSessionOptions) {
+  if (session === undefined) {
+    scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-int-'));
+    mkdirSync(join(scratch, 'work'));
+    server.reset();
+  }
   const workDir = join(scratch, 'work');
-  mkdirSync(workDir);
-  server.reset();
   const adapter: GeminiCliAdapter = createGeminiCliAdapter({
     command: geminiBin,
     baseUrl: server.url,
@@ -53,7 +58,7 @@ async function startCoder(settings: GeminiCliSettings = {}, systemInstruction?: 
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'gemini', create: () => adapter });
   manager = new AgentManager({ adapters, defaultTimeoutMs: 60_000 });
-  await manager.ensureAgentStarted('coder', 'gemini', { workDir, ...(systemInstruction ? { systemInstruction } : {}) });
+  await manager.ensureAgentStarted('coder', 'gemini', { workDir, ...(systemInstruction ? { systemInstruction } : {}) }, session);
   return { manager, workDir, adapter };
 }
 
@@ -211,5 +216,33 @@ describe(`real Gemini CLI ${version} against the fake API`, { timeout: 120_000 }
     expect(history).toContain('What did I ask you to remember?');
     expect(history).toContain('You are TROUPE-INT-RESUME.'); // the system prompt file is given again
     expect(existsSync(join(scratch, 'home', '.gemini', 'settings.json'))).toBe(true);
+  });
+
+  it('resume across managers (same home and work dir): --resume <session id> in a second manager re-sends the history', async () => {
+    server.setScenario('text');
+    const one = await startCoder();
+    const first = await one.manager.send('coder', 'First turn: remember PINEAPPLE').result;
+    await one.manager.cleanup();
+    expect(first.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const two = await startCoder({}, undefined, { resume: first.sessionId as string });
+    const second = await two.manager.send('coder', 'Second turn: what did I ask you to remember?').result;
+    expect(second.outcome.status).toBe('completed');
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(server.requests).toHaveLength(2);
+    const history = JSON.stringify(server.requests[1]?.body);
+    expect(history).toContain('First turn: remember PINEAPPLE');
+    expect(history).toContain(FAKE_TEXT);
+  });
+
+  it('continue: --resume latest in a new manager continues the last session of the work dir', async () => {
+    server.setScenario('text');
+    const one = await startCoder();
+    const first = await one.manager.send('coder', 'First turn: remember PINEAPPLE').result;
+    await one.manager.cleanup();
+    const two = await startCoder({}, undefined, { continue: true });
+    const second = await two.manager.send('coder', 'Second turn via continue').result;
+    expect(second.outcome.status).toBe('completed');
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(JSON.stringify(server.requests[1]?.body)).toContain('First turn: remember PINEAPPLE');
   });
 });

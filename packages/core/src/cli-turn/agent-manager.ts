@@ -16,6 +16,7 @@ import { defaultAdapterRegistry, type AdapterRegistry } from './adapter-registry
 import type { AgentToolHost } from './agent-tool-host';
 import { AgentToolServers } from './agent-tool-servers';
 import { agentErrorOfTurn, answerOfTurn, startAdapterTurn, type AdapterTurnParser } from './agent-turn-parts';
+import { checkSessionOptions, sameSessionOptions, sessionTurnContext, type AgentSessionOptions } from './agent-session-options';
 import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from '../adapter/v1/agent-stream-part';
 import type { MemberAgentConfig } from '../adapter/v1/member-agent-config';
@@ -62,11 +63,17 @@ export interface AgentInstance {
   processId: string | undefined;
   /**
    * The session the next turn resumes (when the adapter can): the session of
-   * the last turn that succeeded, or that resumed an earlier session. A
+   * the last turn that succeeded, or that resumed an earlier session; before
+   * the first turn, the `resume` id given to `ensureAgentStarted`. A
    * session first seen in a turn that failed is not kept (a CLI may never
    * have saved it: Gemini refuses `--resume` of it); the previous one stays.
    */
   sessionId: string | undefined;
+  /**
+   * The session options the member was started with
+   * (`ensureAgentStarted`'s fourth argument); `{}` when none.
+   */
+  sessionOptions: Readonly<AgentSessionOptions>;
   turns: number;
 }
 
@@ -165,6 +172,8 @@ export class AgentManager {
   private readonly turnsInFlight = new Map<string, Set<{ controller: AbortController; result: Promise<unknown> }>>();
   /** Per role: why the session of its last turn is not resumed (reported as a `warning` part at the start of its next turn). */
   private readonly unresumedSessions = new Map<string, string>();
+  /** Per role: `continue` / `forkSession` still to apply, until a turn succeeds in the session they lead to. */
+  private readonly pendingSessionStarts = new Map<string, AgentSessionOptions>();
   private readonly processManager: ProcessManager;
   private readonly adapters: AdapterRegistry;
   private readonly defaultTimeoutMs: number;
@@ -180,23 +189,57 @@ export class AgentManager {
    * Makes sure a member has an agent: creates its adapter and spawns its
    * process (warm) unless already started. Returns the process id.
    *
-   * @throws InvalidArgumentError when `roleId` is not an agent id (`AGENT_ID_PATTERN`: letters, digits, `.`, `_`, `:`, `-`).
+   * `session` picks the session of the first turn: `resume` a session id
+   * (from an earlier turn's `result.sessionId`, in this process or another),
+   * `continue` the last session of the working folder, and `forkSession` to
+   * run in a copy of it. Later turns resume whatever session the previous
+   * turn ended in. See {@link AgentSessionOptions}.
+   *
+   * @throws InvalidArgumentError when `roleId` is not an agent id (`AGENT_ID_PATTERN`: letters, digits, `.`, `_`, `:`, `-`),
+   * or a session option is malformed (a session id of the wrong shape for the adapter's CLI, `resume` with `continue`…).
+   * @throws CapabilityUnsupportedError when the adapter cannot honour a session option (naming the adapter and the option).
+   * @throws InvalidStateError when the role is already started with other session options.
    * @throws AdapterNotFoundError when no adapter matches `configId`.
    * @throws ConfigError / InvalidArgumentError for a bad member config.
+   *
+   * @example
+   * ```ts
+   * // Resume, in this process, the session a turn of another process ended in.
+   * await manager.ensureAgentStarted('coder', 'claude', { workDir: '/repo' }, { resume: savedSessionId });
+   * const result = await manager.send('coder', 'Go on with the plan').result;
+   * ```
    */
-  async ensureAgentStarted(roleId: string, configId: string, member: MemberAgentConfig = {}): Promise<string> {
+  async ensureAgentStarted(roleId: string, configId: string, member: MemberAgentConfig = {}, session?: AgentSessionOptions): Promise<string> {
     assertAgentId(roleId, 'roleId');
     const existing = this.agents.get(roleId);
     if (existing) {
+      const sessionOptions = checkSessionOptions(session, existing.adapter);
+      if (session !== undefined && !sameSessionOptions(sessionOptions, existing.sessionOptions)) {
+        throw new InvalidStateError(
+          `Role "${roleId}" is already started with other session options; stopAgent("${roleId}") first to start it in another session`,
+        );
+      }
       if (existing.processId && this.processManager.isReady(existing.processId)) return existing.processId;
       existing.processId = await this.spawn(existing);
       return existing.processId;
     }
     const adapter = await this.createAdapter(configId);
-    const instance: AgentInstance = { roleId, configId, adapter, member, processId: undefined, sessionId: undefined, turns: 0 };
+    const sessionOptions = Object.freeze({ ...checkSessionOptions(session, adapter) });
+    const instance: AgentInstance = {
+      roleId,
+      configId,
+      adapter,
+      member,
+      processId: undefined,
+      sessionId: sessionOptions.resume,
+      sessionOptions,
+      turns: 0,
+    };
+    if (sessionOptions.continue === true || sessionOptions.forkSession === true) this.pendingSessionStarts.set(roleId, sessionOptions);
     try {
       instance.processId = await this.spawn(instance);
     } catch (error) {
+      this.pendingSessionStarts.delete(roleId);
       await this.toolServers.close(roleId);
       throw error;
     }
@@ -300,7 +343,11 @@ export class AgentManager {
         code: 'session-not-resumed',
         message:
           `${adapter.adapterId}: not resuming ${unresumed}, so the CLI may not have saved it; ` +
-          (resumedSessionId !== undefined ? `this turn resumes the previous session ${resumedSessionId}` : 'this turn starts a fresh session'),
+          (resumedSessionId !== undefined
+            ? `this turn resumes the previous session ${resumedSessionId}`
+            : this.pendingSessionStarts.get(roleId)?.continue === true
+              ? 'this turn continues the last session of its folder'
+              : 'this turn starts a fresh session'),
       };
       parts.push(part);
       bus?.emit('agent:part', { roleId, turnId, part });
@@ -333,6 +380,8 @@ export class AgentManager {
         if (failure === undefined || turnSessionId === resumedSessionId) {
           instance.sessionId = turnSessionId;
           this.unresumedSessions.delete(roleId);
+          // The session asked for at start is reached (continued, forked): later turns resume it like any other.
+          if (failure === undefined) this.pendingSessionStarts.delete(roleId);
         } else if (adapter.capabilities.resume) {
           this.unresumedSessions.set(roleId, `session ${turnSessionId}: it began in a turn that ${failure === 'failed' ? 'failed' : `was ${failure}`}`);
         }
@@ -404,6 +453,7 @@ export class AgentManager {
     if (!instance && turns.length === 0) return;
     this.agents.delete(roleId);
     this.unresumedSessions.delete(roleId);
+    this.pendingSessionStarts.delete(roleId);
     for (const turn of turns) turn.controller.abort(new AbortError(`Agent "${roleId}" was stopped`));
     await Promise.all([
       ...turns.map((turn) => turn.result.catch(() => {})),
@@ -447,7 +497,7 @@ export class AgentManager {
   private async spawn(instance: AgentInstance): Promise<string> {
     const { adapter } = instance;
     const member = await this.toolServers.adapterMember(instance.roleId, adapter, instance.member);
-    const context = adapter.capabilities.resume && instance.sessionId ? { resumeSessionId: instance.sessionId } : {};
+    const context = sessionTurnContext(adapter, instance.sessionId, this.pendingSessionStarts.get(instance.roleId));
     const config = await adapter.getProcessConfig(member, member.workDir, context);
     const secrets = this.options.secrets;
     return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);

@@ -14,6 +14,7 @@ export {
   type AgentTurnResult,
   type AgentPermissionDenial,
 } from './agent-manager';
+export type { AgentSessionOptions } from './agent-session-options';
 export { AdapterRegistry, defaultAdapterRegistry, registerAdapter, type AgentAdapterPlugin } from './adapter-registry';
 export { createGenericAdapter } from './generic-adapter';
 export { createAdapterAgent, type AdapterAgentData, type AdapterAgentOptions } from './adapter-agent';

@@ -14,6 +14,18 @@ export interface AgentAdapterCapabilities {
   systemPrompt: 'flag' | 'env-file' | 'message' | 'none';
   /** The CLI can resume a previous session given its id (`AgentTurnContext.resumeSessionId`). */
   resume: boolean;
+  /**
+   * The CLI can continue the most recent session of its working folder
+   * without an id (`AgentTurnContext.continueLastSession`). Without it,
+   * `AgentManager` refuses `continue: true` with `CapabilityUnsupportedError`.
+   */
+  continueSession?: boolean;
+  /**
+   * The CLI can fork a resumed session into a new one
+   * (`AgentTurnContext.forkSession`). Without it, `AgentManager` refuses
+   * `forkSession: true` with `CapabilityUnsupportedError`.
+   */
+  forkSession?: boolean;
   /** The CLI streams text deltas (otherwise whole messages). */
   streamingText: boolean;
   /**

@@ -47,6 +47,24 @@ export type MemberAgentConfig = z.infer<typeof memberAgentConfigSchema>;
 
 /** State carried from one turn to the next, so an adapter can resume the CLI's session. */
 export interface AgentTurnContext {
-  /** Session / thread id reported by the previous turn (a `session` stream part). */
+  /**
+   * The session to resume: the one the previous turn reported (a `session`
+   * stream part), or the one the caller asked for with
+   * `ensureAgentStarted(…, { resume })` (from another process, say).
+   */
   resumeSessionId?: string;
+  /**
+   * Continue the most recent session of the working folder (Claude Code's
+   * `--continue`, `codex exec resume --last`, Gemini's `--resume latest`).
+   * Only sent to adapters whose `capabilities.continueSession` is true, and
+   * never together with `resumeSessionId`.
+   */
+  continueLastSession?: boolean;
+  /**
+   * Resume into a new session (a copy) instead of appending to the resumed
+   * one, which stays as it was. Only sent to adapters whose
+   * `capabilities.forkSession` is true, and only with `resumeSessionId` or
+   * `continueLastSession`.
+   */
+  forkSession?: boolean;
 }
