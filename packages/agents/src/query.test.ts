@@ -160,18 +160,20 @@ describe('query() with an adapter object', () => {
 
 describe('query() refuses an option the agent cannot honour, before starting anything', () => {
   const echo = defineTool({ name: 'echo', description: 'Echoes', parameters: z.object({}), execute: () => 'x' });
-  const cases: [string, Partial<QueryOptions>, MockAgentAdapterOptions['capabilities']][] = [
+  const cases: [string, Partial<QueryOptions>, MockAgentAdapterOptions['capabilities'], string?][] = [
     ['systemPrompt', { systemPrompt: 'Be brief.' }, { systemPrompt: 'none' }],
     ['mcpServers', { mcpServers: { files: { type: 'stdio', command: 'mcp-files', args: [] } } }, {}],
     ['tools', { tools: [echo] }, {}],
     ['resume', { resume: 'session-1' }, { resume: false }],
+    ['continue', { continue: true }, { resume: true }, 'continueSession'],
+    ['forkSession', { resume: 'session-1', forkSession: true }, { resume: true }],
     ['model', { model: 'some-model' }, {}],
   ];
-  it.each(cases)('%s', async (option, options, capabilities) => {
+  it.each(cases)('%s', async (option, options, capabilities, capability = option) => {
     const adapter = new MockAgentAdapter({ adapterId: 'plain', cli: { lines: [done('no')] }, capabilities });
     const error = await query({ agent: adapter, prompt: 'hi', ...options }).result.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CapabilityUnsupportedError);
-    expect(error).toMatchObject({ code: 'CAPABILITY_UNSUPPORTED', adapterId: 'plain', capability: option });
+    expect(error).toMatchObject({ code: 'CAPABILITY_UNSUPPORTED', adapterId: 'plain', capability });
     expect((error as Error).message).toContain('"plain"');
     expect((error as Error).message).toContain(option);
     expect(adapter.calls.filter((call) => call.method === 'getProcessConfig')).toEqual([]);
@@ -184,6 +186,16 @@ describe('query() refuses an option the agent cannot honour, before starting any
         for await (const _part of run) void _part;
       })(),
     ).rejects.toBeInstanceOf(CapabilityUnsupportedError);
+  });
+});
+
+describe('query() resumes a session by id', () => {
+  it('the first turn resumes the given session: the adapter gets its id', async () => {
+    const adapter = new MockAgentAdapter({ cli: { lines: [done('again')] }, capabilities: { resume: true } });
+    const result = await query({ agent: adapter, prompt: 'and now?', resume: 'session-42' }).result;
+    expect(result.status).toBe('completed');
+    const config = adapter.calls.find((call) => call.method === 'getProcessConfig');
+    expect(config?.method === 'getProcessConfig' ? config.context : undefined).toMatchObject({ resumeSessionId: 'session-42' });
   });
 });
 

@@ -14,7 +14,7 @@ import {
   AdapterRegistry,
   AgentManager,
   type AgentPermissionDenial,
-  type AgentSendOptions,
+  type AgentSessionOptions,
   type AgentTurn,
   type AgentTurnResult,
   type ProcessOutcome,
@@ -168,12 +168,11 @@ export function query(options: QueryOptions): QueryRun {
       throw new AbortError('The query was stopped before its turn started', { cause: signal?.reason });
     };
     await stopIfClosed();
-    await started.ensureAgentStarted(QUERY_ROLE, QUERY_ADAPTER_TYPE, memberOf(checked));
+    await started.ensureAgentStarted(QUERY_ROLE, QUERY_ADAPTER_TYPE, memberOf(checked), sessionOptionsOf(checked));
     await stopIfClosed();
     return started.send(QUERY_ROLE, checked.prompt, {
       ...(checked.timeoutMs !== undefined ? { timeoutMs: checked.timeoutMs } : {}),
       ...(signal !== undefined ? { signal } : {}),
-      ...sessionSendOptions(checked),
     });
   })();
   turnPromise.catch(() => {}); // observed through `result` and the iteration
@@ -219,18 +218,13 @@ export function query(options: QueryOptions): QueryRun {
   };
 }
 
-/**
- * The session options, passed to `AgentManager.send` as they are.
- * SESSIONS (issue 29): `AgentSendOptions` gains `resume` / `continue` / `forkSession` in the sessions part of
- * this issue; until it has them, they are spread from this object (the lead wires it when merging).
- */
-function sessionSendOptions(options: QueryOptions): Partial<AgentSendOptions> {
-  const session: Record<string, unknown> = {
+/** The session to start from (`resume`, `continue`, `forkSession`), as `AgentManager.ensureAgentStarted` takes it: it checks them against the adapter. */
+function sessionOptionsOf(options: QueryOptions): AgentSessionOptions {
+  return {
     ...(options.resume !== undefined ? { resume: options.resume } : {}),
     ...(options.continue !== undefined ? { continue: options.continue } : {}),
     ...(options.forkSession !== undefined ? { forkSession: options.forkSession } : {}),
   };
-  return session as Partial<AgentSendOptions>;
 }
 
 /** The options, checked: a missing or mistyped field, or a key that is no option, is an error naming it. */
@@ -266,10 +260,8 @@ function refuseUnsupportedOptions(adapter: AgentAdapter, label: string, options:
   if (unsupportedMcp && options.tools !== undefined && options.tools.length > 0) {
     throw new CapabilityUnsupportedError(label, 'tools', `The agent "${label}" cannot be given MCP servers (its adapter has no capabilities.mcpServers), which carry Troupe tools to a CLI, so query() cannot honour tools`);
   }
-  const session = (['resume', 'continue', 'forkSession'] as const).find((key) => options[key] !== undefined && options[key] !== false);
-  if (session !== undefined && !capabilities.resume) {
-    throw new CapabilityUnsupportedError(label, session, `The agent "${label}" cannot resume sessions (its adapter's capabilities.resume is false), so query() cannot honour ${session}`);
-  }
+  // The session options (`resume`, `continue`, `forkSession`) are checked against the adapter by their owner,
+  // `AgentManager.ensureAgentStarted`, before anything is spawned.
 }
 
 function memberOf(options: QueryOptions): MemberAgentConfig {
