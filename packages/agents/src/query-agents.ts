@@ -88,10 +88,12 @@ const BUILT_IN_TYPES: readonly BuiltInAdapterType[] = [
   },
 ];
 
-/** The agent `query()` resolved: its adapter, and the name errors call it by. */
+/** The agent `query()` resolved: its adapter, a maker of fresh ones (one per turn), and the name errors call it by. */
 export interface ResolvedQueryAgent {
   adapter: AgentAdapter;
   label: string;
+  /** A new adapter of the same settings (an adapter object given as the agent is returned as it is). */
+  create(): AgentAdapter;
 }
 
 /**
@@ -119,13 +121,13 @@ async function resolveAgentName(name: string, model: string | undefined): Promis
   const builtIn = BUILT_IN_TYPES.find((type) => type.agentName === name);
   if (builtIn) {
     const plugin = (await loadBuiltIn(builtIn, name))(model !== undefined ? { model } : {});
-    return { adapter: plugin.create(), label: name };
+    return { adapter: plugin.create(), label: name, create: () => plugin.create() };
   }
   if (name.startsWith('acp:') && name.length > 'acp:'.length) {
     const acp = BUILT_IN_TYPES.find((type) => type.type === 'acp') as BuiltInAdapterType;
     refuseModel(name, model);
     const plugin = (await loadBuiltIn(acp, name))({ command: name.slice('acp:'.length) });
-    return { adapter: plugin.create(), label: name };
+    return { adapter: plugin.create(), label: name, create: () => plugin.create() };
   }
   const installed = await installedAgents();
   // The packages of the named agents that are not installed yet (Gemini over ACP comes with its two).
@@ -151,7 +153,7 @@ function resolveAdapter(adapter: AgentAdapter, model: string | undefined): Resol
       `The agent "${label}" is an adapter object: query() cannot give it a model; set the model in the adapter's own settings (e.g. createClaudeCodeAdapter({ model }))`,
     );
   }
-  return { adapter, label };
+  return { adapter, label, create: () => adapter };
 }
 
 async function resolveDefinition(definition: AgentDefinition, model: string | undefined): Promise<ResolvedQueryAgent> {
@@ -161,11 +163,12 @@ async function resolveDefinition(definition: AgentDefinition, model: string | un
   if (!builtIn) {
     // A CLI without a dedicated adapter: driven by the entry alone.
     refuseModel(label, model);
-    return { adapter: createGenericAdapter(definition), label };
+    return { adapter: createGenericAdapter(definition), label, create: () => createGenericAdapter(definition) };
   }
   if (!builtIn.takesModel) refuseModel(label, model);
   const plugin = (await loadBuiltIn(builtIn, label))({});
-  return { adapter: plugin.create(model !== undefined ? { ...definition, model } : definition), label };
+  const settings = model !== undefined ? { ...definition, model } : definition;
+  return { adapter: plugin.create(settings), label, create: () => plugin.create(settings) };
 }
 
 async function readRegistryEntry(agent: QueryRegistryAgent): Promise<AgentDefinition> {

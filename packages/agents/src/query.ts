@@ -1,12 +1,7 @@
 import {
   AbortError,
-  CapabilityUnsupportedError,
-  InvalidArgumentError,
-  type AgentAdapter,
   type AgentStreamPart,
   type AgentUsage,
-  type AnyTool,
-  type McpServers,
   type MemberAgentConfig,
   type TroupeError,
 } from '@troupe/core';
@@ -19,41 +14,8 @@ import {
   type AgentTurnResult,
   type ProcessOutcome,
 } from '@troupe/core/cli-turn';
-import { resolveQueryAgent, type QueryAgent } from './query-agents';
-import { loadQueryToolHost } from './query-tool-host';
-
-/** Everything one `query()` call takes: the agent, the prompt, and how to run it. */
-export interface QueryOptions {
-  /** Which agent runs the turn: `'claude'`, `'codex'`, `'gemini'`, `'acp:…'`, a registry entry or an adapter (see {@link QueryAgent}). */
-  agent: QueryAgent;
-  /** The message of the turn. */
-  prompt: string;
-  /** Working directory of the CLI. Default: this process's. */
-  cwd?: string;
-  /** Model the CLI runs (its `--model` / `-m`). Refused (`CapabilityUnsupportedError`) by an agent that cannot take one. */
-  model?: string;
-  /** The agent's instructions, through the adapter's own channel (a flag, a file, or the message). Refused by an agent that takes none. */
-  systemPrompt?: string;
-  /** MCP servers the CLI connects to, by name (the `mcpServers` of a `.mcp.json` file). */
-  mcpServers?: McpServers;
-  /** Troupe tools (`defineTool`) the CLI may call, served to it over MCP by `@troupe/mcp` (install it to use this). */
-  tools?: readonly AnyTool[];
-  /**
-   * Variables for the CLI's process, over this process's environment (an API key, a base URL). Values of
-   * secret-named variables (`*_KEY`, `*_TOKEN`…) never appear in parts, results, events or errors.
-   */
-  env?: Readonly<Record<string, string>>;
-  /** Cancels the turn: the CLI's whole process group is killed, and the result settles `canceled`. */
-  signal?: AbortSignal;
-  /** Time limit of the turn in ms (default 10 minutes); past it the CLI is killed and the result settles `timed-out`. */
-  timeoutMs?: number;
-  /** Session id of an earlier turn to resume (the `sessionId` of its result). */
-  resume?: string;
-  /** Continue the most recent session in `cwd`. */
-  continue?: boolean;
-  /** With `resume` or `continue`: start a new session from that one's history instead of adding to it. */
-  forkSession?: boolean;
-}
+import type { QueryOptions } from './query-options';
+import { AGENT_SPEC_KEYS, checkAgentOptions, prepareQueryAgent, TURN_KEYS, type PreparedQueryAgent } from './query-checks';
 
 /** What a finished turn produced. */
 export interface QueryResult {
@@ -96,22 +58,6 @@ export interface QueryRun extends AsyncIterable<AgentStreamPart> {
   readonly result: Promise<QueryResult>;
 }
 
-const QUERY_OPTION_KEYS: readonly string[] = [
-  'agent',
-  'prompt',
-  'cwd',
-  'model',
-  'systemPrompt',
-  'mcpServers',
-  'tools',
-  'env',
-  'signal',
-  'timeoutMs',
-  'resume',
-  'continue',
-  'forkSession',
-];
-
 /** The role of the one member a query runs, in its private `AgentManager`. */
 const QUERY_ROLE = 'query';
 /** The type the query's adapter is registered under, in its private `AdapterRegistry`. */
@@ -138,6 +84,17 @@ const QUERY_ADAPTER_TYPE = 'query-agent';
  * ```
  */
 export function query(options: QueryOptions): QueryRun {
+  return runQuery(options, 'query()', (checked) => prepareQueryAgent(checked));
+}
+
+/** The option keys of `query()`. */
+const QUERY_KEYS: readonly string[] = [...AGENT_SPEC_KEYS, ...TURN_KEYS];
+
+/**
+ * @internal `query()`'s turn, for the agent `prepare` loads and checks (`defineCliAgent()` gives the one it prepared
+ * once, with a fresh adapter per turn). `what` names the caller in errors about the options.
+ */
+export function runQuery(options: QueryOptions, what: string, prepare: (options: QueryOptions) => Promise<PreparedQueryAgent>): QueryRun {
   let manager: AgentManager | undefined;
   let closed = false;
   let closing: Promise<void> | undefined;
@@ -151,15 +108,16 @@ export function query(options: QueryOptions): QueryRun {
   const onAbort = () => void close();
 
   const turnPromise = (async (): Promise<AgentTurn> => {
-    const checked = checkQueryOptions(options);
+    checkAgentOptions(options, what, QUERY_KEYS, ['agent', 'prompt']);
+    const checked = options;
     AbortError.throwIfAborted(signal, 'The query');
     signal?.addEventListener('abort', onAbort, { once: true });
-    const agent = await resolveQueryAgent(checked.agent, checked.model);
+    const agent = await prepare(checked);
     label = agent.label;
-    refuseUnsupportedOptions(agent.adapter, label, checked);
-    const toolHost = checked.tools !== undefined && checked.tools.length > 0 ? await loadQueryToolHost(label) : undefined;
+    const { toolHost } = agent;
+    const { adapter } = agent;
     const adapters = new AdapterRegistry();
-    adapters.register({ type: QUERY_ADAPTER_TYPE, create: () => agent.adapter });
+    adapters.register({ type: QUERY_ADAPTER_TYPE, create: () => adapter });
     const started = new AgentManager({ adapters, ...(toolHost !== undefined ? { toolHost } : {}) });
     manager = started;
     const stopIfClosed = async () => {
@@ -225,43 +183,6 @@ function sessionOptionsOf(options: QueryOptions): AgentSessionOptions {
     ...(options.continue !== undefined ? { continue: options.continue } : {}),
     ...(options.forkSession !== undefined ? { forkSession: options.forkSession } : {}),
   };
-}
-
-/** The options, checked: a missing or mistyped field, or a key that is no option, is an error naming it. */
-function checkQueryOptions(options: QueryOptions): QueryOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError('options', `expected { agent, prompt, cwd?, … }, got ${options === null ? 'null' : typeof options}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!QUERY_OPTION_KEYS.includes(key)) throw new InvalidArgumentError(`options.${key}`, `not an option of query() (options: ${QUERY_OPTION_KEYS.join(', ')})`);
-  }
-  if (options.agent === undefined) throw new InvalidArgumentError('options.agent', "required: 'claude', 'codex', 'gemini', 'acp:…', a registry entry or an adapter");
-  if (typeof options.prompt !== 'string') throw new InvalidArgumentError('options.prompt', `expected a string, got ${typeof options.prompt}`);
-  for (const key of ['cwd', 'model', 'systemPrompt', 'resume'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'string') throw new InvalidArgumentError(`options.${key}`, `expected a string, got ${typeof options[key]}`);
-  }
-  if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidArgumentError('options.tools', 'expected an array of tools made by defineTool()');
-  return options;
-}
-
-/**
- * Refuses an option the agent's adapter cannot pass on to its CLI, before anything starts: never silently
- * dropped.
- */
-function refuseUnsupportedOptions(adapter: AgentAdapter, label: string, options: QueryOptions): void {
-  const { capabilities } = adapter;
-  if (options.systemPrompt !== undefined && capabilities.systemPrompt === 'none') {
-    throw new CapabilityUnsupportedError(label, 'systemPrompt', `The agent "${label}" takes no system prompt (its adapter's capabilities.systemPrompt is 'none'), so query() cannot honour systemPrompt; put the instructions in the prompt`);
-  }
-  const unsupportedMcp = capabilities.mcpServers !== true;
-  if (unsupportedMcp && options.mcpServers !== undefined && Object.keys(options.mcpServers).length > 0) {
-    throw new CapabilityUnsupportedError(label, 'mcpServers', `The agent "${label}" cannot be given MCP servers (its adapter has no capabilities.mcpServers), so query() cannot honour mcpServers`);
-  }
-  if (unsupportedMcp && options.tools !== undefined && options.tools.length > 0) {
-    throw new CapabilityUnsupportedError(label, 'tools', `The agent "${label}" cannot be given MCP servers (its adapter has no capabilities.mcpServers), which carry Troupe tools to a CLI, so query() cannot honour tools`);
-  }
-  // The session options (`resume`, `continue`, `forkSession`) are checked against the adapter by their owner,
-  // `AgentManager.ensureAgentStarted`, before anything is spawned.
 }
 
 function memberOf(options: QueryOptions): MemberAgentConfig {
