@@ -1,4 +1,5 @@
-import type { Tool } from '@troupe/core';
+import type { MemberAgentConfig, Tool } from '@troupe/core';
+import type { AdapterRegistry } from '@troupe/core/cli-turn';
 import type { QueryResult, QueryRun } from './query';
 import type { QueryOptions } from './query-options';
 
@@ -58,6 +59,31 @@ export interface CliAgent {
    * cancels the turn; a turn that does not complete is a tool error the caller reads, not a crash.
    */
   asTool(options?: CliAgentToolOptions): Tool<CliAgentToolInput>;
+  /**
+   * Registers the agent's adapter — its CLI with its model — as the adapter type of its name in `adapters`
+   * (default: the process-wide registry, where `registerClaudeCodeAdapter()` puts Claude Code's). An
+   * `AgentManager` on that registry then runs the member {@link toMember} gives: a Looper Coder or Review, a
+   * node of the orchestrator (`runCliAgent`), a team member. Resolves once the adapter is loaded and checked
+   * (it rejects as {@link check} does) with the function that unregisters it.
+   *
+   * @throws InvalidStateError (code `ADAPTER_ALREADY_REGISTERED`) when the registry has an adapter of that name.
+   */
+  register(adapters?: AdapterRegistry): Promise<() => void>;
+  /**
+   * The agent as a member of an `AgentManager` on a registry it was {@link register}ed in: its name as `configId`,
+   * and its `cwd`, `systemPrompt`, `env`, `mcpServers` and `tools` as the member's `workDir`, `systemInstruction`,
+   * `env`, `mcpServers` and `tools`. Its `timeoutMs` is not part of it: the Looper's `stepTimeoutMs`, a team's
+   * `turnTimeoutMs`, a strategy's `timeoutMs` set the limit there.
+   */
+  toMember(): CliAgentMember;
+}
+
+/** A defined agent as `AgentManager` runs it: what the Looper, the orchestrator and a team take for a CLI member. */
+export interface CliAgentMember {
+  /** The adapter type {@link CliAgent.register} registered: the agent's name. */
+  configId: string;
+  /** The member's settings: its folder, instructions, environment, MCP servers and tools. */
+  member: MemberAgentConfig;
 }
 
 /** How a defined agent is offered as a tool. */

@@ -22,6 +22,7 @@ describe('defineCliAgent() checks its definition', () => {
   it.each<[string, unknown, RegExp]>([
     ['no name', { agent }, /options\.name.*required/],
     ['a name that is no tool name', { name: 'code reviewer', agent }, /options\.name.*not a valid agent name/],
+    ['a name with capitals', { name: 'Reviewer', agent }, /options\.name.*not a valid agent name/],
     ['no agent', { name: 'reviewer' }, /options\.agent.*required/],
     ['a key that is no option', { name: 'reviewer', agent, prompt: 'hi' }, /options\.prompt.*not an option of defineCliAgent\(\)/],
     ['a mistyped field', { name: 'reviewer', agent, systemPrompt: 42 }, /options\.systemPrompt.*expected a string, got number/],

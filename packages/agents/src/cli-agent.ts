@@ -1,8 +1,9 @@
 import { InvalidArgumentError } from '@troupe/core';
+import { defaultAdapterRegistry } from '@troupe/core/cli-turn';
 import { cliAgentTool } from './cli-agent-tool';
 import type { CliAgent, CliAgentOptions, CliAgentRunOptions } from './cli-agent-types';
 import { AGENT_SPEC_KEYS, checkAgentOptions, prepareQueryAgent, TURN_KEYS, type PreparedQueryAgent } from './query-checks';
-import { runQuery, type QueryRun } from './query';
+import { memberOf, runQuery, type QueryRun } from './query';
 import type { QueryOptions } from './query-options';
 
 /** Definition keys: the agent spec, its name and description. */
@@ -10,7 +11,7 @@ const DEFINITION_KEYS: readonly string[] = ['name', 'description', ...AGENT_SPEC
 /** Keys of one run's options. */
 const RUN_KEYS: readonly string[] = TURN_KEYS.filter((key) => key !== 'prompt').concat('timeoutMs');
 /** Agent names: valid as a tool name, an agent id and a config id. */
-const CLI_AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const CLI_AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
  * Defines an agent once — which CLI, model, instructions, tools, MCP servers, environment, folder and time limit
@@ -39,7 +40,7 @@ export function defineCliAgent(options: CliAgentOptions): CliAgent {
   checkAgentOptions(options, 'defineCliAgent()', DEFINITION_KEYS, ['name', 'agent']);
   const { name, description: givenDescription, ...spec } = options;
   if (!CLI_AGENT_NAME.test(name)) {
-    throw new InvalidArgumentError('options.name', `${JSON.stringify(name)} is not a valid agent name: use letters, digits, "_" and "-", starting with a letter or digit, at most 64`);
+    throw new InvalidArgumentError('options.name', `${JSON.stringify(name)} is not a valid agent name: use lower-case letters, digits, "_" and "-", starting with a letter or digit, at most 64`);
   }
   const description = givenDescription ?? `The agent "${name}" (${typeof spec.agent === 'string' ? spec.agent : 'a CLI agent'}): send it a task as prompt, get its answer`;
   const prepared = prepareQueryAgent(spec);
@@ -72,6 +73,12 @@ export function defineCliAgent(options: CliAgentOptions): CliAgent {
     run: (prompt, runOptions) => stream(prompt, runOptions).result,
     stream,
     asTool: (toolOptions) => cliAgentTool(agent, toolOptions),
+    register: async (adapters = defaultAdapterRegistry) => {
+      const { create } = await prepared;
+      // One adapter per member, as for every registered type.
+      return adapters.register({ type: name, create: () => create() });
+    },
+    toMember: () => ({ configId: name, member: memberOf(spec) }),
   };
   return Object.freeze(agent);
 }

@@ -5,4 +5,4 @@ export type { QueryOptions } from './query-options';
 export { installedAgents, type QueryAgent, type QueryRegistryAgent } from './query-agents';
 export { AgentNotInstalledError } from './query-errors';
 export { defineCliAgent } from './cli-agent';
-export type { CliAgent, CliAgentOptions, CliAgentRunOptions, CliAgentToolInput, CliAgentToolOptions } from './cli-agent-types';
+export type { CliAgent, CliAgentMember, CliAgentOptions, CliAgentRunOptions, CliAgentToolInput, CliAgentToolOptions } from './cli-agent-types';

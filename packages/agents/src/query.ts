@@ -14,7 +14,7 @@ import {
   type AgentTurnResult,
   type ProcessOutcome,
 } from '@troupe/core/cli-turn';
-import type { QueryOptions } from './query-options';
+import type { QueryAgentSpec, QueryOptions } from './query-options';
 import { AGENT_SPEC_KEYS, checkAgentOptions, prepareQueryAgent, TURN_KEYS, type PreparedQueryAgent } from './query-checks';
 
 /** What a finished turn produced. */
@@ -185,7 +185,8 @@ function sessionOptionsOf(options: QueryOptions): AgentSessionOptions {
   };
 }
 
-function memberOf(options: QueryOptions): MemberAgentConfig {
+/** @internal The member config of an agent spec: how `AgentManager` takes its folder, instructions, environment, MCP servers and tools. */
+export function memberOf(options: QueryAgentSpec): MemberAgentConfig {
   return {
     ...(options.cwd !== undefined ? { workDir: options.cwd } : {}),
     ...(options.systemPrompt !== undefined ? { systemInstruction: options.systemPrompt } : {}),
