@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AdapterRegistry, AgentManager, type AgentToolHost } from '@troupe/core/cli-turn';
 import { createScriptedChatModel, MockAgentAdapter } from '@troupe/core/testing';
 import { createMcpToolHost } from '@troupe/mcp';
 import { AgentOrchestrator } from '@troupe/orchestrator';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineCliAgent } from './index';
 
 // A defined agent as a node of the orchestrator's tree (`runCliAgent`), on the fake agent CLI of
@@ -14,13 +11,8 @@ import { defineCliAgent } from './index';
 const text = (value: string) => JSON.stringify({ type: 'text', text: value });
 const done = (value: string) => JSON.stringify({ type: 'result', result: value });
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'troupe-cli-agent-tree-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+/** The folder the CLI runs in (the fake CLI writes nothing). */
+const dir = process.cwd();
 
 describe('a defined agent as a node of the orchestrator', () => {
   it("runs as a CLI node: its definition reaches the CLI, the orchestrator's tools are served to it, its answer is the node's result", async () => {

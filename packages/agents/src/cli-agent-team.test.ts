@@ -1,23 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { MockAgentAdapter } from '@troupe/core/testing';
 import { ConversationCoordinator } from '@troupe/team';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineCliAgent } from './index';
 
 // Defined agents as the AI members of a team, on the fake agent CLI of @troupe/core/testing.
 
 const done = (value: string) => JSON.stringify({ type: 'result', result: value });
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'troupe-cli-agent-team-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+/** The folder the CLI runs in (the fake CLI writes nothing). */
+const dir = process.cwd();
 
 describe('a defined agent as a team member', () => {
   it('takes its turns in the conversation with its definition', async () => {
