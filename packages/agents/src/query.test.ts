@@ -189,6 +189,23 @@ describe('query() refuses an option the agent cannot honour, before starting any
   });
 });
 
+describe('query() refuses a mistyped option, naming it, before starting anything', () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['timeoutMs', { timeoutMs: 'soon' }, /options\.timeoutMs.*positive number of milliseconds, got soon/],
+    ['env', { env: { SERVICE_TOKEN: 424242 } }, /options\.env\.SERVICE_TOKEN.*expected a string, got number/],
+    ['signal', { signal: 'stop' }, /options\.signal.*expected an AbortSignal/],
+    ['continue', { continue: 'yes' }, /options\.continue.*expected a boolean, got string/],
+  ];
+  it.each(cases)('%s', async (_, options, message) => {
+    const adapter = new MockAgentAdapter({ cli: { lines: [done('no')] } });
+    const error = await query({ agent: adapter, prompt: 'hi', ...options } as QueryOptions).result.catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('424242');
+    expect(adapter.calls.filter((call) => call.method === 'getProcessConfig')).toEqual([]);
+  });
+});
+
 describe('query() resumes a session by id', () => {
   it('the first turn resumes the given session: the adapter gets its id', async () => {
     const adapter = new MockAgentAdapter({ cli: { lines: [done('again')] }, capabilities: { resume: true } });

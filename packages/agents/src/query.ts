@@ -104,12 +104,14 @@ export function runQuery(options: QueryOptions, what: string, prepare: (options:
     closed = true;
     return (closing ??= manager ? manager.cleanup() : Promise.resolve());
   };
-  const signal = options?.signal;
+  // Read once the options are checked: until then it may be anything.
+  let signal: AbortSignal | undefined;
   const onAbort = () => void close();
 
   const turnPromise = (async (): Promise<AgentTurn> => {
     checkAgentOptions(options, what, QUERY_KEYS, ['agent', 'prompt']);
     const checked = options;
+    signal = checked.signal;
     AbortError.throwIfAborted(signal, 'The query');
     signal?.addEventListener('abort', onAbort, { once: true });
     const agent = await prepare(checked);
