@@ -4,7 +4,7 @@ import { Application, Converter, ReflectionKind, type Context, type DeclarationR
 import { remoteLoads } from './api-docs-offline';
 import { apiEntryPoints } from './api-entry-points';
 
-// `pnpm docs`: the API reference of every published package, from the TSDoc of its public exports, into
+// `pnpm docs:build`: the API reference of every published package, from the TSDoc of its public exports, into
 // `docs/api/` (not committed). One module per import specifier (`@troupe/core/cli-turn`), the guides of
 // `docs/guides/` beside them, and nothing the pages load from the network, so it reads offline.
 

@@ -7,7 +7,7 @@ import { remoteLoads } from '../../scripts/api-docs/api-docs-offline';
 import { findUndocumentedExports, formatUndocumented } from '../../scripts/api-docs/api-docs-check';
 import { apiEntryPoints } from '../../scripts/api-docs/api-entry-points';
 
-// The API reference (`pnpm docs`) is generated from the TSDoc of the public exports; this is `pnpm docs:check`
+// The API reference (`pnpm docs:build`) is generated from the TSDoc of the public exports; this is `pnpm docs:check`
 // as a test, so an export added without a comment fails CI, naming the file and line where the comment goes.
 
 describe('API reference', () => {
