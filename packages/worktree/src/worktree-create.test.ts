@@ -1,0 +1,109 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkParentUntouched, createWorkspace, removeWorkspace, snapshotParent } from './index';
+import { git, makeTestRepo } from './testing';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+function repoWith(files?: Record<string, string>): string {
+  const made = makeTestRepo(files);
+  cleanups.push(made.cleanup);
+  return made.repo;
+}
+
+describe('createWorkspace', () => {
+  it('makes a worktree on troupe/<name> from the caller HEAD on a non-default branch, and leaves the parent as it was', async () => {
+    const repo = repoWith();
+    git(repo, 'switch', '--quiet', '-c', 'feature');
+    writeFileSync(join(repo, 'feature.txt'), 'f\n');
+    git(repo, 'add', 'feature.txt');
+    git(repo, 'commit', '--quiet', '-m', 'feature');
+    writeFileSync(join(repo, 'dirty.txt'), 'uncommitted\n');
+    const before = await snapshotParent(repo);
+    const ws = await createWorkspace({ repo, name: 'one' });
+    expect(ws.branch).toBe('troupe/one');
+    expect(ws.baseCommit).toBe(git(repo, 'rev-parse', 'feature'));
+    expect(readFileSync(join(ws.path, 'feature.txt'), 'utf8')).toBe('f\n');
+    expect(existsSync(join(ws.path, 'dirty.txt'))).toBe(false);
+    expect(git(ws.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('troupe/one');
+    await checkParentUntouched(before);
+    await removeWorkspace(ws);
+    await checkParentUntouched(before);
+    expect(existsSync(ws.path)).toBe(false);
+  });
+
+  it('starts from the HEAD of a linked worktree when repo is one', async () => {
+    const repo = repoWith();
+    const linked = join(repo, '..', `${repo.split('/').pop()}-linked`);
+    cleanups.push(() => git(repo, 'worktree', 'remove', '--force', linked));
+    git(repo, 'worktree', 'add', '--quiet', '-b', 'side', linked);
+    writeFileSync(join(linked, 'side.txt'), 's\n');
+    git(linked, 'add', 'side.txt');
+    git(linked, 'commit', '--quiet', '-m', 'side');
+    const before = await snapshotParent(linked);
+    const mainBefore = await snapshotParent(repo);
+    const ws = await createWorkspace({ repo: linked, name: 'from-linked' });
+    expect(ws.baseCommit).toBe(git(linked, 'rev-parse', 'HEAD'));
+    expect(ws.baseCommit).not.toBe(git(repo, 'rev-parse', 'HEAD'));
+    await checkParentUntouched(before);
+    await checkParentUntouched(mainBefore);
+    await removeWorkspace(ws);
+  });
+
+  it('works from a detached HEAD (base = that commit) and from a given ref', async () => {
+    const repo = repoWith();
+    const first = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'second');
+    git(repo, 'switch', '--quiet', '--detach', first);
+    const before = await snapshotParent(repo);
+    const detached = await createWorkspace({ repo, name: 'detached' });
+    expect(detached.baseCommit).toBe(first);
+    const fromRef = await createWorkspace({ repo, name: 'from-main', base: 'main' });
+    expect(fromRef.baseCommit).toBe(git(repo, 'rev-parse', 'main'));
+    await checkParentUntouched(before);
+    await removeWorkspace(detached);
+    await removeWorkspace(fromRef);
+  });
+
+  it('copies listed untracked files and runs the setup command in the workspace', async () => {
+    const repo = repoWith({ '.gitignore': '.env\n', 'a.txt': 'a\n' });
+    writeFileSync(join(repo, '.env'), 'TOKEN=x\n');
+    const before = await snapshotParent(repo);
+    const ws = await createWorkspace({
+      repo,
+      name: 'setup',
+      setup: { copy: ['.env'], command: [process.execPath, '-e', "require('fs').writeFileSync('ran.txt', process.cwd())"] },
+    });
+    expect(readFileSync(join(ws.path, '.env'), 'utf8')).toBe('TOKEN=x\n');
+    expect(readFileSync(join(ws.path, 'ran.txt'), 'utf8')).toBe(ws.path);
+    await checkParentUntouched(before);
+    await removeWorkspace(ws);
+  });
+
+  it('rejects bad input with clear errors and leaves the parent untouched', async () => {
+    const repo = repoWith();
+    const other = repoWith();
+    const bare = join(other, 'bare.git');
+    git(other, 'init', '--quiet', '--bare', bare);
+    const before = await snapshotParent(repo);
+    await expect(createWorkspace({ repo: join(repo, 'missing') })).rejects.toThrow(/Invalid argument "repo": .*missing is not a folder/);
+    await expect(createWorkspace({ repo: bare })).rejects.toThrow(/is a bare repository/);
+    await expect(createWorkspace({ repo, base: 'no-such-ref' })).rejects.toThrow(/Invalid argument "base": "no-such-ref" names no commit/);
+    await expect(createWorkspace({ repo, name: '../escape' })).rejects.toThrow(/Invalid argument "name"/);
+    const ws = await createWorkspace({ repo, name: 'taken' });
+    await expect(createWorkspace({ repo, name: 'taken' })).rejects.toThrow(/branch troupe\/taken already exists/);
+    await expect(createWorkspace({ repo, name: 'bad-setup', setup: { command: [process.execPath, '-e', 'process.exit(3)'] } })).rejects.toThrow(/setup command .* failed \(exit 3\)/);
+    expect(git(repo, 'branch', '--list', 'troupe/bad-setup')).toBe('');
+    expect(existsSync(join(repo, '.troupe', 'workspaces', 'bad-setup'))).toBe(false);
+    await removeWorkspace(ws);
+    await checkParentUntouched(before);
+  });
+
+  it('rejects a folder that is not a git repository', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'troupe-not-git-'));
+    cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+    await expect(createWorkspace({ repo: folder })).rejects.toThrow(/is not a git repository/);
+  });
+});

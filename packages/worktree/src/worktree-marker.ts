@@ -1,0 +1,43 @@
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The marker of a workspace, read by {@link gcWorkspaces} after its host died. */
+export interface WorkspaceMarker {
+  name: string;
+  path: string;
+  branch: string;
+  baseCommit: string;
+  /** The process that created it; when it is gone, the workspace is a leftover. */
+  hostPid: number;
+  /** ISO time of creation. */
+  createdAt: string;
+}
+
+// Markers sit beside the workspace folders, not inside them: a file in the workspace would be part of its diff.
+function markersDir(workspacesDir: string): string {
+  return join(workspacesDir, '.markers');
+}
+
+export async function writeMarker(workspacesDir: string, marker: WorkspaceMarker): Promise<void> {
+  await mkdir(markersDir(workspacesDir), { recursive: true });
+  await writeFile(join(markersDir(workspacesDir), `${marker.name}.json`), `${JSON.stringify(marker, null, 2)}\n`);
+}
+
+export async function removeMarker(workspacesDir: string, name: string): Promise<void> {
+  await rm(join(markersDir(workspacesDir), `${name}.json`), { force: true });
+}
+
+/** Every readable marker; a file that is not a marker is skipped (it names no workspace to act on). */
+export async function readMarkers(workspacesDir: string): Promise<WorkspaceMarker[]> {
+  const files = await readdir(markersDir(workspacesDir)).catch(() => [] as string[]);
+  const markers: WorkspaceMarker[] = [];
+  for (const file of files.filter((name) => name.endsWith('.json'))) {
+    try {
+      const value = JSON.parse(await readFile(join(markersDir(workspacesDir), file), 'utf8')) as WorkspaceMarker;
+      if (typeof value.name === 'string' && typeof value.hostPid === 'number' && typeof value.branch === 'string') markers.push(value);
+    } catch {
+      // A marker half-written by a killed host: its workspace is found by `git worktree prune` or by hand.
+    }
+  }
+  return markers;
+}

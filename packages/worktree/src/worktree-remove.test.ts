@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkParentUntouched, createWorkspace, gcWorkspaces, removeWorkspace, snapshotParent } from './index';
+import { git, makeTestRepo } from './testing';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+function repoWith(): string {
+  const made = makeTestRepo();
+  cleanups.push(made.cleanup);
+  return made.repo;
+}
+
+const fixture = join(import.meta.dirname, '__fixtures__', 'create-and-hang.ts');
+
+/** Starts a host that creates `count` workspaces (a commit in the first), then kills it with SIGKILL. */
+async function killedHost(repo: string, count: number): Promise<void> {
+  const child = spawn(process.execPath, ['--conditions=@troupe/source', '--import', 'tsx', fixture, repo, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`host exited (${code}) before it was ready: ${stderr}`)));
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('removeWorkspace', () => {
+  it('removes the folder and the branch when it holds no commits, keeps a branch with commits', async () => {
+    const repo = repoWith();
+    const before = await snapshotParent(repo);
+    const empty = await createWorkspace({ repo, name: 'empty' });
+    writeFileSync(join(empty.path, 'scratch.txt'), 'discarded\n');
+    const worked = await createWorkspace({ repo, name: 'worked' });
+    writeFileSync(join(worked.path, 'x.txt'), 'x\n');
+    git(worked.path, 'add', 'x.txt');
+    git(worked.path, 'commit', '--quiet', '-m', 'x');
+    expect(await removeWorkspace(empty)).toEqual({ branchDeleted: true });
+    expect(await removeWorkspace(worked)).toEqual({ branchDeleted: false });
+    expect(existsSync(empty.path)).toBe(false);
+    expect(existsSync(worked.path)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'troupe/*')).toBe('troupe/worked');
+    await checkParentUntouched(before);
+  });
+});
+
+describe('gcWorkspaces', () => {
+  it('after a host is killed with SIGKILL, removes its leftovers without commits and keeps the one with commits', { timeout: 120_000 }, async () => {
+    const repo = repoWith();
+    const before = await snapshotParent(repo);
+    const mine = await createWorkspace({ repo, name: 'alive' });
+    await killedHost(repo, 4);
+    expect(existsSync(join(repo, '.troupe', 'workspaces', 'host-3'))).toBe(true);
+    const result = await gcWorkspaces({ repo });
+    expect(result.removed.map((entry) => entry.name).sort()).toEqual(['host-1', 'host-2', 'host-3']);
+    expect(result.kept.map((entry) => [entry.name, entry.reason]).sort()).toEqual([
+      ['alive', 'host-running'],
+      ['host-0', 'has-commits'],
+    ]);
+    for (const name of ['host-1', 'host-2', 'host-3']) expect(existsSync(join(repo, '.troupe', 'workspaces', name))).toBe(false);
+    expect(git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/troupe/').split('\n').sort()).toEqual(['troupe/alive', 'troupe/host-0']);
+    expect(await gcWorkspaces({ repo })).toMatchObject({ removed: [] });
+    await removeWorkspace(mine);
+    await checkParentUntouched(before);
+  });
+});

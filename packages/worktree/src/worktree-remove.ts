@@ -1,0 +1,102 @@
+import { stat } from 'node:fs/promises';
+import type { Workspace } from './worktree-create';
+import { gitText, runGit } from './worktree-git';
+import { readMarkers, removeMarker } from './worktree-marker';
+import { readRepo, type RepoInfo } from './worktree-repo';
+import { withRepoLock } from './worktree-repo-queue';
+
+/** What {@link removeWorkspace} did. */
+export interface RemoveWorkspaceResult {
+  /** The branch was deleted too (it held no commits beyond the base). */
+  branchDeleted: boolean;
+}
+
+async function commitsBeyondBase(info: RepoInfo, branch: string, baseCommit: string, signal?: AbortSignal): Promise<number> {
+  const exists = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: info.topLevel, okCodes: [1], signal });
+  if (exists.exitCode !== 0) return 0;
+  return Number(await gitText(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`], { cwd: info.topLevel, signal }));
+}
+
+async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<RemoveWorkspaceResult> {
+  const commits = await commitsBeyondBase(info, ws.branch, ws.baseCommit, signal);
+  const branchDeleted = await withRepoLock(
+    info.commonDir,
+    async () => {
+      if (await stat(ws.path).catch(() => undefined)) await runGit(['worktree', 'remove', '--force', '--force', ws.path], { cwd: info.topLevel, signal });
+      else await runGit(['worktree', 'prune'], { cwd: info.topLevel, signal });
+      if (commits > 0) return false;
+      const deleted = await runGit(['branch', '-D', '--quiet', ws.branch], { cwd: info.topLevel, signal, okCodes: [1] });
+      return deleted.exitCode === 0;
+    },
+    signal,
+  );
+  await removeMarker(info.workspacesDir, ws.name);
+  return { branchDeleted };
+}
+
+/**
+ * Removes a workspace's folder (uncommitted changes in it are discarded) and its branch when the branch holds no
+ * commits beyond the base; a branch with commits is kept for review or merge.
+ */
+export async function removeWorkspace(ws: Workspace, options: { signal?: AbortSignal } = {}): Promise<RemoveWorkspaceResult> {
+  const info = await readRepo(ws.repo, options.signal);
+  return removeFolderAndBranch(info, ws, options.signal);
+}
+
+/** Why {@link gcWorkspaces} kept a workspace. */
+export type GcKeptReason = 'host-running' | 'has-commits' | 'uncommitted-changes';
+
+/** One workspace {@link gcWorkspaces} looked at. */
+export interface GcWorkspaceEntry {
+  name: string;
+  path: string;
+  branch: string;
+  hostPid: number;
+}
+
+/** What {@link gcWorkspaces} removed and kept, with reasons. */
+export interface GcWorkspacesResult {
+  removed: GcWorkspaceEntry[];
+  kept: (GcWorkspaceEntry & { reason: GcKeptReason })[];
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Cleans up after a host that died (`kill -9`, a crash): of the workspaces whose creating process is gone, removes
+ * those without commits or uncommitted changes (folder and branch) and keeps the others, saying why. Workspaces of
+ * living hosts are kept. Run it at start-up.
+ */
+export async function gcWorkspaces(options: { repo: string; signal?: AbortSignal }): Promise<GcWorkspacesResult> {
+  const { signal } = options;
+  const info = await readRepo(options.repo, signal);
+  const result: GcWorkspacesResult = { removed: [], kept: [] };
+  for (const marker of await readMarkers(info.workspacesDir)) {
+    const entry: GcWorkspaceEntry = { name: marker.name, path: marker.path, branch: marker.branch, hostPid: marker.hostPid };
+    if (marker.hostPid === process.pid || processAlive(marker.hostPid)) {
+      result.kept.push({ ...entry, reason: 'host-running' });
+      continue;
+    }
+    if ((await commitsBeyondBase(info, marker.branch, marker.baseCommit, signal)) > 0) {
+      result.kept.push({ ...entry, reason: 'has-commits' });
+      continue;
+    }
+    if (await stat(marker.path).catch(() => undefined)) {
+      const status = await gitText(['--no-optional-locks', 'status', '--porcelain'], { cwd: marker.path, signal }).catch(() => '');
+      if (status !== '') {
+        result.kept.push({ ...entry, reason: 'uncommitted-changes' });
+        continue;
+      }
+    }
+    await removeFolderAndBranch(info, marker, signal);
+    result.removed.push(entry);
+  }
+  return result;
+}

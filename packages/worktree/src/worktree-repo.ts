@@ -1,0 +1,40 @@
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { InvalidArgumentError } from '@troupe/core/errors';
+import { gitText } from './worktree-git';
+
+/** A checkout's facts that every workspace operation needs. */
+export interface RepoInfo {
+  /** The checkout the caller named (its top level). */
+  topLevel: string;
+  /** The repository's common git dir, shared by all its worktrees: the key of the lock queue. */
+  commonDir: string;
+  /** Where this repository's workspaces live. */
+  workspacesDir: string;
+}
+
+/**
+ * Where workspaces live: `<common git dir>/../.troupe/workspaces`, i.e. `.troupe/workspaces` in the main checkout,
+ * next to the code the agents read (same disk, so `worktree add` is cheap). It is listed in the repository's
+ * `info/exclude` (never in a tracked file) so the parent's `git status` does not change.
+ */
+export const WORKSPACES_FOLDER = join('.troupe', 'workspaces');
+
+/** Reads and checks the repository `repo` points at; a clear error when it is not a usable non-bare checkout. */
+export async function readRepo(repo: string, signal?: AbortSignal): Promise<RepoInfo> {
+  if (typeof repo !== 'string' || repo === '') throw new InvalidArgumentError('repo', 'must be the path of a git checkout');
+  const path = resolve(repo);
+  const folder = await stat(path).catch(() => undefined);
+  if (!folder?.isDirectory()) throw new InvalidArgumentError('repo', `${path} is not a folder`);
+  let bare: string;
+  try {
+    bare = await gitText(['rev-parse', '--is-bare-repository'], { cwd: path, signal });
+  } catch (error) {
+    throw new InvalidArgumentError('repo', `${path} is not a git repository`, { cause: error });
+  }
+  if (bare === 'true') throw new InvalidArgumentError('repo', `${path} is a bare repository; a workspace needs a checkout`);
+  const [topLevel, commonDirRaw] = (await gitText(['rev-parse', '--show-toplevel', '--git-common-dir'], { cwd: path, signal })).split('\n');
+  if (!topLevel || !commonDirRaw) throw new InvalidArgumentError('repo', `${path} is inside a git dir, not a checkout`);
+  const commonDir = isAbsolute(commonDirRaw) ? commonDirRaw : resolve(path, commonDirRaw);
+  return { topLevel, commonDir, workspacesDir: join(dirname(commonDir), WORKSPACES_FOLDER) };
+}

@@ -1,0 +1,110 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Workspace } from './worktree-create';
+import { gitText, runGit } from './worktree-git';
+import { commitIdentityEnv } from './worktree-identity';
+
+/** One file's line counts in a workspace's diff (`-1` for binary files). */
+export interface WorkspaceFileStat {
+  file: string;
+  insertions: number;
+  deletions: number;
+}
+
+/** What an agent did in a workspace, against the commit it started from. */
+export interface WorkspaceResult {
+  branch: string;
+  baseCommit: string;
+  /** The branch's head commit (after the leftovers commit when `commit` was asked). */
+  headCommit: string;
+  /** Unified diff from the base to the workspace's files as they are, untracked files included. */
+  diff: string;
+  /** Per-file line counts of `diff`, and their totals. */
+  diffstat: { files: WorkspaceFileStat[]; insertions: number; deletions: number };
+  /** The agent made commits on the branch. */
+  committed: boolean;
+  /** Changes remain outside any commit (after `commit`, always `false`). */
+  uncommitted: boolean;
+}
+
+/** Options of {@link workspaceResult}. */
+export interface WorkspaceResultOptions {
+  /** Commit the leftovers on the workspace branch (with a generated message, or `message`). */
+  commit?: boolean | { message: string };
+  signal?: AbortSignal;
+}
+
+// The tree of the workspace's files as they are, written through a temporary index (a copy of the real one, so
+// unchanged files are not hashed again): the workspace's own index stays as the agent left it.
+async function worktreeTree(ws: Workspace, signal?: AbortSignal): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'troupe-index-'));
+  const index = join(folder, 'index');
+  try {
+    const realIndex = await gitText(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: ws.path, signal });
+    const copied = await copyFile(realIndex, index).then(
+      () => true,
+      () => false,
+    );
+    const env = { GIT_INDEX_FILE: index };
+    if (!copied) await runGit(['read-tree', 'HEAD'], { cwd: ws.path, env, signal });
+    await runGit(['add', '-A'], { cwd: ws.path, env, signal });
+    return await gitText(['write-tree'], { cwd: ws.path, env, signal });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+function parseNumstat(text: string): WorkspaceResult['diffstat'] {
+  const files: WorkspaceFileStat[] = [];
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [added, deleted, ...rest] = line.split('\t');
+    const binary = added === '-';
+    files.push({ file: rest.join('\t'), insertions: binary ? -1 : Number(added), deletions: binary ? -1 : Number(deleted) });
+  }
+  const sum = (pick: (stat: WorkspaceFileStat) => number) => files.reduce((total, stat) => total + Math.max(0, pick(stat)), 0);
+  return { files, insertions: sum((stat) => stat.insertions), deletions: sum((stat) => stat.deletions) };
+}
+
+/**
+ * The result of a finished workspace: branch, base and head commits, the unified diff and diffstat of everything
+ * the agent changed (committed or not, untracked files included), and whether it committed or left changes
+ * uncommitted. With `commit`, leftovers are committed on the workspace branch first.
+ *
+ * @example
+ * ```ts
+ * const result = await workspaceResult(ws, { commit: true });
+ * console.log(result.diffstat.files.map((f) => f.file), result.headCommit);
+ * ```
+ */
+export async function workspaceResult(ws: Workspace, options: WorkspaceResultOptions = {}): Promise<WorkspaceResult> {
+  const { signal } = options;
+  const cwd = ws.path;
+  let tree = await worktreeTree(ws, signal);
+  let headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
+  let headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
+  if (options.commit && tree !== headTree) {
+    const message = typeof options.commit === 'object' ? options.commit.message : `troupe: changes of workspace ${ws.name}`;
+    const env = await commitIdentityEnv(cwd, signal);
+    await runGit(['add', '-A'], { cwd, signal });
+    await runGit(['commit', '--quiet', '--no-verify', '-m', message], { cwd, env, signal });
+    headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
+    headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
+    tree = await worktreeTree(ws, signal);
+  }
+  const diffArgs = ['--no-color', '--no-ext-diff', '--no-renames', ws.baseCommit, tree];
+  const [diff, numstat, count] = await Promise.all([
+    gitText(['diff', '--binary', ...diffArgs], { cwd, signal }).then((text) => (text === '' ? '' : `${text}\n`)),
+    gitText(['diff', '--numstat', ...diffArgs], { cwd, signal }),
+    gitText(['rev-list', '--count', `${ws.baseCommit}..${headCommit}`], { cwd, signal }),
+  ]);
+  return {
+    branch: ws.branch,
+    baseCommit: ws.baseCommit,
+    headCommit,
+    diff,
+    diffstat: parseNumstat(numstat),
+    committed: Number(count) > 0,
+    uncommitted: tree !== headTree,
+  };
+}
