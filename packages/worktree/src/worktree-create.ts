@@ -28,12 +28,15 @@ export interface CreateWorkspaceOptions {
   base?: string;
   /** The workspace's name: its folder and its branch `troupe/<name>`. Letters, digits, `.`, `_`, `-`. Default: a random one. */
   name?: string;
+  /** Files to copy in and a command to run before the agent starts. */
   setup?: WorkspaceSetup;
+  /** Stops the creation; a half-made workspace is removed. */
   signal?: AbortSignal;
 }
 
 /** A workspace: a linked worktree on its own branch, which an agent may change freely. */
 export interface Workspace {
+  /** Its name, unique in the repository: the folder's and the branch's last part. */
   name: string;
   /** The workspace folder: the agent's working directory. */
   path: string;

@@ -20,6 +20,7 @@ export interface MergeConflictHunk {
 
 /** A file the merge could not combine. */
 export interface MergeConflict {
+  /** Path relative to the repository. */
   file: string;
   /** The conflicting regions; empty when the conflict is not about lines (deleted on one side, binary). */
   hunks: MergeConflictHunk[];
@@ -36,6 +37,7 @@ export interface MergeWorkspaceOptions {
   strategy: 'merge' | 'rebase' | 'squash';
   /** Message of the merge or squash commit. Default: generated from the workspace's name. */
   message?: string;
+  /** Stops the merge; the temporary worktree is removed and `into` is not moved. */
   signal?: AbortSignal;
 }
 

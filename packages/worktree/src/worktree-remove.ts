@@ -48,15 +48,21 @@ export type GcKeptReason = 'host-running' | 'has-commits' | 'uncommitted-changes
 
 /** One workspace {@link gcWorkspaces} looked at. */
 export interface GcWorkspaceEntry {
+  /** The workspace's name. */
   name: string;
+  /** Its folder. */
   path: string;
+  /** Its branch. */
   branch: string;
+  /** The process that created it. */
   hostPid: number;
 }
 
 /** What {@link gcWorkspaces} removed and kept, with reasons. */
 export interface GcWorkspacesResult {
+  /** Leftovers removed, folder and branch. */
   removed: GcWorkspaceEntry[];
+  /** Workspaces left in place, each with why. */
   kept: (GcWorkspaceEntry & { reason: GcKeptReason })[];
 }
 

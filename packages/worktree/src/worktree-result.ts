@@ -7,14 +7,19 @@ import { commitIdentityEnv } from './worktree-identity';
 
 /** One file's line counts in a workspace's diff (`-1` for binary files). */
 export interface WorkspaceFileStat {
+  /** Path relative to the workspace. */
   file: string;
+  /** Lines added (`-1` for a binary file). */
   insertions: number;
+  /** Lines removed (`-1` for a binary file). */
   deletions: number;
 }
 
 /** What an agent did in a workspace, against the commit it started from. */
 export interface WorkspaceResult {
+  /** The workspace branch, `troupe/<name>`. */
   branch: string;
+  /** The commit the workspace started from. */
   baseCommit: string;
   /** The branch's head commit (after the leftovers commit when `commit` was asked). */
   headCommit: string;
@@ -32,6 +37,7 @@ export interface WorkspaceResult {
 export interface WorkspaceResultOptions {
   /** Commit the leftovers on the workspace branch (with a generated message, or `message`). */
   commit?: boolean | { message: string };
+  /** Stops the git calls. */
   signal?: AbortSignal;
 }
 
