@@ -106,4 +106,17 @@ describe('createWorkspace', () => {
     cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
     await expect(createWorkspace({ repo: folder })).rejects.toThrow(/is not a git repository/);
   });
+
+  it('stops on abort: nothing is made, and a workspace whose setup is aborted is removed', { timeout: 60_000 }, async () => {
+    const repo = repoWith();
+    const before = await snapshotParent(repo);
+    await expect(createWorkspace({ repo, name: 'pre', signal: AbortSignal.abort() })).rejects.toThrow(/aborted/);
+    const controller = new AbortController();
+    const creating = createWorkspace({ repo, name: 'hanging', setup: { command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] }, signal: controller.signal });
+    setTimeout(() => controller.abort(), 500);
+    await expect(creating).rejects.toThrow();
+    expect(git(repo, 'for-each-ref', 'refs/heads/troupe/')).toBe('');
+    expect(existsSync(join(repo, '.troupe', 'workspaces', 'hanging'))).toBe(false);
+    await checkParentUntouched(before);
+  });
 });

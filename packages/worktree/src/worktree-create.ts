@@ -60,6 +60,7 @@ async function resolveBase(info: RepoInfo, repo: string, base: string, signal?: 
   try {
     return await gitText(['rev-parse', '--verify', '--quiet', '--end-of-options', `${base}^{commit}`], { cwd: repo, signal });
   } catch (error) {
+    if (signal?.aborted) throw error;
     const what = base === 'HEAD' ? `${info.topLevel} has no commit yet (HEAD is unborn)` : `"${base}" names no commit in ${info.topLevel}`;
     throw new InvalidArgumentError('base', what, { cause: error });
   }
@@ -134,6 +135,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   checkName(name);
   const baseCommit = await resolveBase(info, resolve(options.repo), options.base ?? 'HEAD', signal);
   const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel };
+  let started = false;
   await withRepoLock(
     info.commonDir,
     async () => {
@@ -141,10 +143,15 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       if (taken.exitCode === 0) throw new InvalidArgumentError('name', `the branch ${workspace.branch} already exists in ${info.topLevel}`);
       if (await stat(workspace.path).catch(() => undefined)) throw new InvalidArgumentError('name', `the folder ${workspace.path} already exists`);
       await ensureExcluded(info);
+      started = true;
       await runGit(['worktree', 'add', '--quiet', '-b', workspace.branch, workspace.path, baseCommit], { cwd: info.topLevel, signal });
     },
     signal,
-  );
+  ).catch(async (error: unknown) => {
+    // An abort can stop `worktree add` half-way: take back whatever of this workspace it made.
+    if (started) await undoCreate(info, workspace);
+    throw error;
+  });
   try {
     await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
     if (options.setup?.copy?.length) await copyUntracked(info.topLevel, workspace.path, options.setup.copy);

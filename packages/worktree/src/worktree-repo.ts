@@ -30,6 +30,7 @@ export async function readRepo(repo: string, signal?: AbortSignal): Promise<Repo
   try {
     bare = await gitText(['rev-parse', '--is-bare-repository'], { cwd: path, signal });
   } catch (error) {
+    if (signal?.aborted) throw error;
     throw new InvalidArgumentError('repo', `${path} is not a git repository`, { cause: error });
   }
   if (bare === 'true') throw new InvalidArgumentError('repo', `${path} is a bare repository; a workspace needs a checkout`);
