@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkParentUntouched, createWorkspace, removeWorkspace, snapshotParent, type Workspace } from './index';
@@ -57,6 +59,26 @@ describe('concurrent workspaces on one repository', () => {
     const ws = await createWorkspace({ repo, name: 'locked' });
     expect(git(ws.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('troupe/locked');
     await removeWorkspace(ws);
+    await checkParentUntouched(before);
+  });
+
+  it('4 host processes creating and removing 8 workspaces each at once race only through retries', { timeout: 180_000 }, async () => {
+    const made = makeTestRepo();
+    cleanups.push(made.cleanup);
+    const { repo } = made;
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const before = await snapshotParent(repo);
+    const fixture = join(import.meta.dirname, '__fixtures__', 'create-many.ts');
+    const hosts = Array.from({ length: 4 }, (_, index) =>
+      promisify(execFile)(process.execPath, ['--conditions=@troupe/source', '--import', 'tsx', fixture, repo, `p${index}`, '8']).then(
+        ({ stdout }) => JSON.parse(stdout) as { made: number; failures: string[]; bases: string[] },
+      ),
+    );
+    const reports = await Promise.all(hosts);
+    expect(reports.flatMap((report) => report.failures)).toEqual([]);
+    expect(reports.map((report) => report.made)).toEqual([8, 8, 8, 8]);
+    expect([...new Set(reports.flatMap((report) => report.bases))]).toEqual([head]);
+    expect(git(repo, 'for-each-ref', 'refs/heads/troupe/')).toBe('');
     await checkParentUntouched(before);
   });
 });

@@ -143,15 +143,19 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       if (taken.exitCode === 0) throw new InvalidArgumentError('name', `the branch ${workspace.branch} already exists in ${info.topLevel}`);
       if (await stat(workspace.path).catch(() => undefined)) throw new InvalidArgumentError('name', `the folder ${workspace.path} already exists`);
       await ensureExcluded(info);
+      // The branch first, on its own: a ref transaction is all-or-nothing, so a lock race leaves nothing to undo
+      // and the step can be retried (`worktree add -b` can make the branch and then fail).
+      await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal });
       started = true;
-      await runGit(['worktree', 'add', '--quiet', '-b', workspace.branch, workspace.path, baseCommit], { cwd: info.topLevel, signal });
     },
     signal,
-  ).catch(async (error: unknown) => {
-    // An abort can stop `worktree add` half-way: take back whatever of this workspace it made.
-    if (started) await undoCreate(info, workspace);
-    throw error;
-  });
+  )
+    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
+    .catch(async (error: unknown) => {
+      // A failed or aborted `worktree add`: take back the branch and whatever of the folder it made.
+      if (started) await undoCreate(info, workspace);
+      throw error;
+    });
   try {
     await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
     if (options.setup?.copy?.length) await copyUntracked(info.topLevel, workspace.path, options.setup.copy);

@@ -63,8 +63,14 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
   return (await runGit(args, options)).stdout.replace(/\n$/, '');
 }
 
-/** True when git's failure says another process held one of its lock files (a race to retry, not a fault). */
+/**
+ * True when git's failure is a race with another git process, to retry rather than report: one of git's lock files
+ * was held, or another worktree's bookkeeping (`.git/worktrees/<name>/`) was half-written when this one read it.
+ */
 export function isGitLockRace(error: unknown): boolean {
   if (!(error instanceof GitCommandError)) return false;
-  return /\.lock'?:? File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref .*(\.lock|unable to create)/i.test(error.stderr);
+  return (
+    /\.lock'?:? File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref .*(\.lock|unable to create)/i.test(error.stderr) ||
+    /failed to read .*worktrees\/[^/]+\/(commondir|gitdir|HEAD)/.test(error.stderr)
+  );
 }

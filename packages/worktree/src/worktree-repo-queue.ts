@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError } from '@troupe/core/errors';
 import { isGitLockRace } from './worktree-git';
 
@@ -9,20 +10,6 @@ const tails = new Map<string, Promise<unknown>>();
 const LOCK_RETRIES = 10;
 const FIRST_DELAY_MS = 25;
 const MAX_DELAY_MS = 1000;
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortError('Waiting for a git lock was aborted', { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * Runs `work` alone among the ref/config-changing git steps of this process for one repository, and retries it with
@@ -37,7 +24,9 @@ export function withRepoLock<T>(commonDir: string, work: () => Promise<T>, signa
       } catch (error) {
         if (attempt >= LOCK_RETRIES || !isGitLockRace(error)) throw error;
         const backoff = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt);
-        await delay(backoff / 2 + Math.random() * (backoff / 2), signal);
+        await sleep(backoff / 2 + Math.random() * (backoff / 2), undefined, { signal }).catch((error: unknown) => {
+          throw new AbortError('Waiting for a git lock was aborted', { cause: signal?.reason ?? error });
+        });
       }
     }
   });

@@ -34,7 +34,7 @@ export async function readRepo(repo: string, signal?: AbortSignal): Promise<Repo
     throw new InvalidArgumentError('repo', `${path} is not a git repository`, { cause: error });
   }
   if (bare === 'true') throw new InvalidArgumentError('repo', `${path} is a bare repository; a workspace needs a checkout`);
-  const [topLevel, commonDirRaw] = (await gitText(['rev-parse', '--show-toplevel', '--git-common-dir'], { cwd: path, signal })).split('\n');
+  const [topLevel, commonDirRaw] = (await gitText(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir'], { cwd: path, signal })).split('\n');
   if (!topLevel || !commonDirRaw) throw new InvalidArgumentError('repo', `${path} is inside a git dir, not a checkout`);
   const commonDir = isAbsolute(commonDirRaw) ? commonDirRaw : resolve(path, commonDirRaw);
   return { topLevel, commonDir, workspacesDir: join(dirname(commonDir), WORKSPACES_FOLDER) };
