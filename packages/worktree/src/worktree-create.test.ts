@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkParentUntouched, createWorkspace, removeWorkspace, snapshotParent } from './index';
+import { checkParentUntouched, createWorkspace, removeWorkspace, snapshotParent, workspaceResult } from './index';
 import { git, makeTestRepo } from './testing';
 
 const cleanups: (() => void)[] = [];
@@ -70,14 +70,22 @@ describe('createWorkspace', () => {
   it('copies listed untracked files and runs the setup command in the workspace', async () => {
     const repo = repoWith({ '.gitignore': '.env\n', 'a.txt': 'a\n' });
     writeFileSync(join(repo, '.env'), 'TOKEN=x\n');
+    writeFileSync(join(repo, 'local.json'), '{"secret":"not ignored"}\n');
     const before = await snapshotParent(repo);
     const ws = await createWorkspace({
       repo,
       name: 'setup',
-      setup: { copy: ['.env'], command: [process.execPath, '-e', "require('fs').writeFileSync('ran.txt', process.cwd())"] },
+      setup: { copy: ['.env', './local.json'], command: [process.execPath, '-e', "require('fs').writeFileSync('ran.txt', process.cwd())"] },
     });
+    expect(ws.setupFiles).toEqual(['.env', 'local.json']);
     expect(readFileSync(join(ws.path, '.env'), 'utf8')).toBe('TOKEN=x\n');
+    expect(readFileSync(join(ws.path, 'local.json'), 'utf8')).toContain('not ignored');
     expect(readFileSync(join(ws.path, 'ran.txt'), 'utf8')).toBe(ws.path);
+    // Copied configuration is not the agent's work: neither in the diff nor in a commit.
+    const result = await workspaceResult(ws, { commit: true });
+    expect(result.diffstat.files.map((file) => file.file)).toEqual(['ran.txt']);
+    expect(git(ws.path, 'show', '--name-only', '--format=', 'HEAD')).toBe('ran.txt');
+    await expect(createWorkspace({ repo, name: 'outside', setup: { copy: ['../x'] } })).rejects.toThrow(/Invalid argument "setup.copy": "..\/x" is not a path inside/);
     await checkParentUntouched(before);
     await removeWorkspace(ws);
   });

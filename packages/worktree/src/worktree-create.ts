@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFile, cp, mkdir, readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, ProcessError } from '@troupe/core/errors';
 import { hostSecretRedactor } from '@troupe/core/util';
 import { gitText, runGit } from './worktree-git';
@@ -46,6 +46,23 @@ export interface Workspace {
   baseCommit: string;
   /** The checkout it was made from (top level). */
   repo: string;
+  /**
+   * Files `setup.copy` put in (e.g. `.env`): left out of its diff, its commits and the leftover check of
+   * {@link gcWorkspaces}, so local configuration and its secrets never reach a branch.
+   */
+  setupFiles?: string[];
+}
+
+/**
+ * The pathspec of an agent's own changes in a workspace: everything but the files its setup copied in. Files git
+ * ignores anyway are left out of it (`git add` refuses a pathspec that names an ignored file).
+ */
+export async function agentPathspec(ws: Pick<Workspace, 'setupFiles' | 'path'>, signal?: AbortSignal): Promise<string[]> {
+  const files = ws.setupFiles ?? [];
+  if (files.length === 0) return ['--', ':(top)'];
+  const checked = await runGit(['check-ignore', '--no-index', '--', ...files], { cwd: ws.path, signal, okCodes: [1] });
+  const ignored = new Set(checked.stdout.split('\n'));
+  return ['--', ':(top)', ...files.filter((file) => !ignored.has(file)).map((file) => `:(top,exclude,literal)${file}`)];
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -76,13 +93,20 @@ async function ensureExcluded(info: RepoInfo): Promise<void> {
   await appendFile(excludeFile, `${current === '' || current.endsWith('\n') ? '' : '\n'}# Troupe workspaces (@troupe/worktree)\n${line}\n`);
 }
 
+/** The files of `setup.copy` as paths relative to the checkout, each checked to stay inside it. */
+function setupFiles(from: string, files: readonly string[]): string[] {
+  return files.map((file) => {
+    const inside = relative(from, resolve(from, file));
+    if (typeof file !== 'string' || isAbsolute(file) || inside.startsWith('..') || inside === '') throw new InvalidArgumentError('setup.copy', `"${String(file)}" is not a path inside ${from}`);
+    return inside.split(sep).join('/');
+  });
+}
+
 async function copyUntracked(from: string, to: string, files: readonly string[]): Promise<void> {
   for (const file of files) {
-    const source = resolve(from, file);
-    const inside = relative(from, source);
-    if (isAbsolute(file) || inside.startsWith('..') || inside === '') throw new InvalidArgumentError('setup.copy', `"${file}" is not a path inside ${from}`);
+    const source = join(from, file);
     if (!(await stat(source).catch(() => undefined))) throw new InvalidArgumentError('setup.copy', `${source} does not exist`);
-    await cp(source, join(to, inside), { recursive: true, force: true });
+    await cp(source, join(to, file), { recursive: true, force: true });
   }
 }
 
@@ -134,7 +158,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const name = options.name ?? `ws-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   checkName(name);
   const baseCommit = await resolveBase(info, resolve(options.repo), options.base ?? 'HEAD', signal);
-  const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel };
+  const copied = setupFiles(info.topLevel, options.setup?.copy ?? []);
+  const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel, ...(copied.length > 0 ? { setupFiles: copied } : {}) };
   let started = false;
   await withRepoLock(
     info.commonDir,
@@ -158,7 +183,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     });
   try {
     await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
-    if (options.setup?.copy?.length) await copyUntracked(info.topLevel, workspace.path, options.setup.copy);
+    if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);
   } catch (error) {
     await undoCreate(info, workspace);

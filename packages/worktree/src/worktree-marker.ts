@@ -11,6 +11,8 @@ export interface WorkspaceMarker {
   hostPid: number;
   /** ISO time of creation. */
   createdAt: string;
+  /** Files the setup copied in: not the agent's work, so not a reason to keep the workspace. */
+  setupFiles?: string[];
 }
 
 // Markers sit beside the workspace folders, not inside them: a file in the workspace would be part of its diff.

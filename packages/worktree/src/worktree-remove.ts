@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { Workspace } from './worktree-create';
+import { agentPathspec, type Workspace } from './worktree-create';
 import { gitText, runGit } from './worktree-git';
 import { readMarkers, removeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
@@ -95,7 +95,7 @@ export async function gcWorkspaces(options: { repo: string; signal?: AbortSignal
       continue;
     }
     if (await stat(marker.path).catch(() => undefined)) {
-      const status = await gitText(['--no-optional-locks', 'status', '--porcelain'], { cwd: marker.path, signal }).catch(() => '');
+      const status = await gitText(['--no-optional-locks', 'status', '--porcelain', ...(await agentPathspec(marker, signal))], { cwd: marker.path, signal }).catch(() => '');
       if (status !== '') {
         result.kept.push({ ...entry, reason: 'uncommitted-changes' });
         continue;

@@ -1,7 +1,7 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Workspace } from './worktree-create';
+import { agentPathspec, type Workspace } from './worktree-create';
 import { gitText, runGit } from './worktree-git';
 import { commitIdentityEnv } from './worktree-identity';
 
@@ -54,7 +54,7 @@ async function worktreeTree(ws: Workspace, signal?: AbortSignal): Promise<string
     );
     const env = { GIT_INDEX_FILE: index };
     if (!copied) await runGit(['read-tree', 'HEAD'], { cwd: ws.path, env, signal });
-    await runGit(['add', '-A'], { cwd: ws.path, env, signal });
+    await runGit(['add', '-A', ...(await agentPathspec(ws, signal))], { cwd: ws.path, env, signal });
     return await gitText(['write-tree'], { cwd: ws.path, env, signal });
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -92,7 +92,7 @@ export async function workspaceResult(ws: Workspace, options: WorkspaceResultOpt
   if (options.commit && tree !== headTree) {
     const message = typeof options.commit === 'object' ? options.commit.message : `troupe: changes of workspace ${ws.name}`;
     const env = await commitIdentityEnv(cwd, signal);
-    await runGit(['add', '-A'], { cwd, signal });
+    await runGit(['add', '-A', ...(await agentPathspec(ws, signal))], { cwd, signal });
     await runGit(['commit', '--quiet', '--no-verify', '-m', message], { cwd, env, signal });
     headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
     headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
