@@ -87,7 +87,9 @@ export async function mergeWorkspace(ws: Workspace, options: MergeWorkspaceOptio
   });
   const checkout = await checkedOutAt(cwd, ref, signal);
   if (checkout) throw new InvalidStateError(`The branch ${options.into} is checked out at ${checkout}; merging into it would leave that checkout stale. Merge into another branch, or switch that checkout away first`);
-  const wsHead = await gitText(['rev-parse', '--verify', `refs/heads/${ws.branch}^{commit}`], { cwd, signal });
+  const wsHead = await gitText(['rev-parse', '--verify', '--quiet', `refs/heads/${ws.branch}^{commit}`], { cwd, signal }).catch((error: unknown) => {
+    throw new InvalidArgumentError('ws', `the workspace branch ${ws.branch} no longer exists in ${cwd}`, { cause: error });
+  });
   const temp = join(info.workspacesDir, `.merge-${ws.name}-${randomBytes(3).toString('hex')}`);
   await withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', '--detach', temp, strategy === 'rebase' ? wsHead : intoCommit], { cwd, signal }), signal);
   try {

@@ -56,6 +56,7 @@ describe('workspaceResult', () => {
     expect(git(ws.path, 'status', '--porcelain')).toBe('');
     expect(statSync(join(ws.path, 'new.txt')).isFile()).toBe(true);
     expect(await removeWorkspace(ws)).toEqual({ branchDeleted: false });
+    await expect(workspaceResult(ws)).rejects.toThrow(/Invalid argument "ws": the workspace folder .* does not exist/);
     await checkParentUntouched(before);
   });
 });

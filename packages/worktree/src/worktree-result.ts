@@ -1,6 +1,7 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InvalidArgumentError } from '@troupe/core/errors';
 import { agentPathspec, type Workspace } from './worktree-create';
 import { gitText, runGit } from './worktree-git';
 import { commitIdentityEnv } from './worktree-identity';
@@ -86,6 +87,7 @@ function parseNumstat(text: string): WorkspaceResult['diffstat'] {
 export async function workspaceResult(ws: Workspace, options: WorkspaceResultOptions = {}): Promise<WorkspaceResult> {
   const { signal } = options;
   const cwd = ws.path;
+  if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) throw new InvalidArgumentError('ws', `the workspace folder ${cwd} does not exist (was the workspace removed?)`);
   let tree = await worktreeTree(ws, signal);
   let headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
   let headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
