@@ -1,36 +1,21 @@
 // Runs the real Claude Code CLI (the pinned devDependency @anthropic-ai/claude-code@2.1.330)
 // against the in-repo fake Anthropic API. Part of `pnpm test`; `pnpm test:unit` (TROUPE_SKIP_INT=1) leaves it out.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AdapterRegistry, AgentManager, isGroupAlive, type AgentSessionOptions } from '@troupe/core/cli-turn';
 import { AgentError, type AgentStreamPart } from '@troupe/core';
-import { createFakeLlmServer, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, type FakeLlmServer } from '@troupe/test-server';
+import { claudeCodeBinary, createFakeLlmServer, FAKE_TEXT, FAKE_TOOL_DONE_TEXT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerClaudeCodeAdapter, type ClaudeCodeSettings } from './index';
 
 const FAKE_KEY = 'sk-ant-fake-000';
 const INT_TIMEOUT = 60_000;
 
-/**
- * The native binary of the pinned CLI. pnpm skips the package's postinstall
- * (which copies it over `bin/claude.exe`), so take it from the platform
- * package when the wrapper's bin is still the placeholder script.
- */
-function resolveClaudeBinary(): string {
-  const require = createRequire(import.meta.url);
-  const wrapperManifest = require.resolve('@anthropic-ai/claude-code/package.json');
-  const wrapperBin = join(dirname(wrapperManifest), 'bin', 'claude.exe');
-  if (existsSync(wrapperBin) && statSync(wrapperBin).size > 1_000_000) return wrapperBin;
-  const platformPackage = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
-  const platformManifest = createRequire(wrapperManifest).resolve(`${platformPackage}/package.json`);
-  return join(dirname(platformManifest), process.platform === 'win32' ? 'claude.exe' : 'claude');
-}
-
 const runIntegration = !process.env.TROUPE_SKIP_INT;
-const claudeBinary = runIntegration ? resolveClaudeBinary() : 'claude';
+if (!runIntegration) console.warn('[real CLI] SKIPPED the Claude Code 2.1.330 tests: TROUPE_SKIP_INT is set (pnpm test:unit leaves out the real-CLI tests)');
+const claudeBinary = runIntegration ? claudeCodeBinary(import.meta.url) : 'claude';
 
 describe.skipIf(!runIntegration)('Claude Code CLI 2.1.330 against the fake Anthropic API', () => {
   let server: FakeLlmServer;

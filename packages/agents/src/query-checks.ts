@@ -1,5 +1,6 @@
 import { CapabilityUnsupportedError, InvalidArgumentError, type AgentAdapter } from '@troupe/core';
 import type { AgentToolHost } from '@troupe/core/cli-turn';
+import { assertKnownOptions } from '@troupe/core/util';
 import { resolveQueryAgent, type ResolvedQueryAgent } from './query-agents';
 import type { QueryAgentSpec } from './query-options';
 import { loadQueryToolHost } from './query-tool-host';
@@ -25,9 +26,7 @@ export function checkAgentOptions(options: unknown, what: string, keys: readonly
     throw new InvalidArgumentError('options', `${what} expected an object of options (${keys.join(', ')}), got ${options === null ? 'null' : typeof options}`);
   }
   const given = options as Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!keys.includes(key)) throw new InvalidArgumentError(`options.${key}`, `not an option of ${what} (options: ${keys.join(', ')})`);
-  }
+  assertKnownOptions(given, keys, 'options', { of: what });
   for (const key of required) {
     if (given[key] !== undefined) continue;
     const expected = key === 'agent' ? "'claude', 'codex', 'gemini', 'acp:…', a registry entry or an adapter" : 'a string';

@@ -1,28 +1,19 @@
 // query({ agent: 'claude' }) with the real Claude Code CLI (the pinned devDependency @anthropic-ai/claude-code@2.1.330)
 // against the in-repo fake Anthropic API. Part of `pnpm test`; `pnpm test:unit` (TROUPE_SKIP_INT=1) leaves it out.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { AgentStreamPart } from '@troupe/core';
 import { isProcessRunning } from '@troupe/core/testing';
-import { createFakeLlmServer, FAKE_TEXT, type FakeLlmServer } from '@troupe/test-server';
+import { claudeCodeBinary, createFakeLlmServer, FAKE_TEXT, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { query } from './index';
 
 const FAKE_KEY = 'sk-ant-fake-000';
 const INT_TIMEOUT = 90_000;
 
-/** Claude Code's native binary: pnpm skips the postinstall that copies it over `bin/claude.exe`, so take the platform package's. */
-function claudeCodeBinary(): string {
-  const manifest = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/package.json');
-  const wrapperBin = join(dirname(manifest), 'bin', 'claude.exe');
-  if (existsSync(wrapperBin) && statSync(wrapperBin).size > 1_000_000) return wrapperBin;
-  const platform = createRequire(manifest).resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`);
-  return join(dirname(platform), 'claude');
-}
-
 const runIntegration = !process.env.TROUPE_SKIP_INT;
+if (!runIntegration) console.warn('[real CLI] SKIPPED the Claude Code 2.1.330 tests: TROUPE_SKIP_INT is set (pnpm test:unit leaves out the real-CLI tests)');
 
 describe.skipIf(!runIntegration)("query({ agent: 'claude' }) with Claude Code 2.1.330 against the fake Anthropic API", () => {
   let server: FakeLlmServer;
@@ -43,7 +34,7 @@ describe.skipIf(!runIntegration)("query({ agent: 'claude' }) with Claude Code 2.
     // `claude` on PATH, as after `npm install -g @anthropic-ai/claude-code`.
     const bin = join(root, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec '${claudeCodeBinary()}' "$@"\n`);
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec '${claudeCodeBinary(import.meta.url)}' "$@"\n`);
     chmodSync(join(bin, 'claude'), 0o755);
     env = {
       PATH: `${bin}:${process.env.PATH ?? ''}`,

@@ -30,4 +30,5 @@ export {
 export { FakeLlmServerError } from './fake-llm-error';
 export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';
 export { fuzzJunkLine, fuzzRounds, fuzzSeed, sendHugeLine, sendJunkConnection, type FuzzRandom, type FuzzRoundsOptions, type JunkConnectionReport } from './fuzz-frames';
+export { claudeCodeBinary } from './claude-code-binary';
 export { REAL_ACP_AGENTS, realAcpAgentLaunch, type RealAcpAgent, type RealAcpAgentLaunch, type RealAcpAgentOptions } from './real-acp-agents';

@@ -30,7 +30,7 @@ export type ListFilesArgs = z.output<typeof listFilesParameters>;
  *
  * @example
  * ```ts
- * const listFiles = createListFilesTool({ root: '/work/repo', maxEntries: 200 });
+ * const listFiles = createListFilesTool({ root: '/path/to/repo', maxEntries: 200 });
  * ```
  */
 export function createListFilesTool(options: ListFilesToolOptions = {}): Tool<ListFilesArgs> {

@@ -45,9 +45,9 @@ async function exists(path: string): Promise<boolean> {
  *
  * @example
  * ```ts
- * const target = await resolveWorkspacePath('/work/repo', 'src/index.ts');
+ * const target = await resolveWorkspacePath('/path/to/repo', 'src/index.ts');
  * await readFile(target.absolute, 'utf8');
- * await resolveWorkspacePath('/work/repo', '../secrets.txt'); // throws ToolError
+ * await resolveWorkspacePath('/path/to/repo', '../secrets.txt'); // throws ToolError
  * ```
  */
 export async function resolveWorkspacePath(root: string, requested: string): Promise<WorkspacePath> {

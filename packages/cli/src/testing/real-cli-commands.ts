@@ -1,10 +1,10 @@
 // Where the real agent CLIs are (the adapter packages' pinned devDependencies), for the `troupe` integration tests.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FAKE_TOOL_FILE_CONTENT, FAKE_TOOL_FILE_NAME } from '@troupe/test-server';
+import { claudeCodeBinary, FAKE_TOOL_FILE_CONTENT, FAKE_TOOL_FILE_NAME } from '@troupe/test-server';
 
 const packagesDir = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -19,19 +19,6 @@ function packageBin(adapterPackage: string, npmPackage: string, bin: string): st
   return join(dirname(manifest), bins[bin] as string);
 }
 
-/**
- * Claude Code's native binary: pnpm skips the package's postinstall (which
- * copies it over `bin/claude.exe`), so it comes from the platform package
- * when the wrapper's bin is still the placeholder.
- */
-function claudeBinary(): string {
-  const manifest = requireFrom('adapter-claude').resolve('@anthropic-ai/claude-code/package.json');
-  const wrapperBin = join(dirname(manifest), 'bin', 'claude.exe');
-  if (existsSync(wrapperBin) && statSync(wrapperBin).size > 1_000_000) return wrapperBin;
-  const platform = createRequire(manifest).resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`);
-  return join(dirname(platform), process.platform === 'win32' ? 'claude.exe' : 'claude');
-}
-
 /** A real CLI's command, or why it cannot run here (printed by the test, never a silent skip). */
 export type RealCli = { command: string; version: string } | { missing: string };
 
@@ -39,7 +26,7 @@ export type RealCli = { command: string; version: string } | { missing: string }
 export function findRealCli(name: 'claude' | 'codex' | 'gemini'): RealCli {
   let command: string;
   try {
-    command = name === 'claude' ? claudeBinary() : name === 'codex' ? packageBin('adapter-codex', '@openai/codex', 'codex') : packageBin('adapter-gemini', '@google/gemini-cli', 'gemini');
+    command = name === 'claude' ? claudeCodeBinary(join(packagesDir, 'adapter-claude', 'package.json')) : name === 'codex' ? packageBin('adapter-codex', '@openai/codex', 'codex') : packageBin('adapter-gemini', '@google/gemini-cli', 'gemini');
   } catch (error) {
     return { missing: `${name} is not installed as a devDependency of its adapter package (${(error as Error).message})` };
   }

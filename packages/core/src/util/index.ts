@@ -20,6 +20,7 @@ export { limitedWarning } from './limited-warning';
 export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';
 export { readRenamedOption, type RenamedOption } from './renamed-option';
+export { assertKnownOptions } from './timeout-option';
 export {
   createJsonLineRpcClient,
   JsonLineRpcError,

@@ -25,17 +25,19 @@ export function readTimeoutMs(options: { timeoutMs?: number | undefined; timeout
  * Refuses keys of an options object that are not among `known`, naming the
  * right one: a misspelt time limit (`timeOut`, `timeout_ms`,
  * `turnTimeoutMs`…) is told it is `timeoutMs`, other keys get the list of
- * options (`hint` added). `deprecated` names are let through unlisted.
+ * options (`hint` added; `of` names whose options they are: "not an option
+ * of query()"). `deprecated` names are let through unlisted.
  * Without it a wrong name is silently ignored, or mistaken for another kind
  * of option.
  *
  * @throws InvalidArgumentError naming the first unknown key.
  */
-export function assertKnownOptions(options: object, known: readonly string[], where: string, more: { hint?: string; deprecated?: readonly string[] } = {}): void {
+export function assertKnownOptions(options: object, known: readonly string[], where: string, more: { hint?: string; deprecated?: readonly string[]; of?: string } = {}): void {
   const { hint, deprecated = [] } = more;
+  const notAnOption = more.of === undefined ? 'not an option' : `not an option of ${more.of}`;
   for (const key of Object.keys(options)) {
     if (known.includes(key) || deprecated.includes(key)) continue;
-    if (/time?.?out|deadline/i.test(key)) throw new InvalidArgumentError(`${where}.${key}`, `not an option; the time limit of a turn is "timeoutMs" (milliseconds)`);
-    throw new InvalidArgumentError(`${where}.${key}`, `not an option (options: ${known.join(', ')})${hint ? `; ${hint}` : ''}`);
+    if (/time?.?out|deadline/i.test(key)) throw new InvalidArgumentError(`${where}.${key}`, `${notAnOption}; the time limit of a turn is "timeoutMs" (milliseconds)`);
+    throw new InvalidArgumentError(`${where}.${key}`, `${notAnOption} (options: ${known.join(', ')})${hint ? `; ${hint}` : ''}`);
   }
 }

@@ -2,13 +2,14 @@
  * The three real agent CLIs (the pinned devDependencies) as Troupe adapters,
  * each against the in-repo fake API server with a private HOME and TMPDIR.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter, DEFAULT_CODEX_BASE_ARGS } from '@troupe/adapter-codex';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import type { AgentAdapter } from '@troupe/core';
+import { claudeCodeBinary } from '@troupe/test-server';
 
 const require = createRequire(import.meta.url);
 
@@ -22,22 +23,13 @@ function packageBin(name: string, bin: string): string {
   return join(dirname(manifest), bins[bin] as string);
 }
 
-/** Claude Code's native binary (pnpm skips the postinstall that copies it over the wrapper's placeholder). */
-function claudeBinary(): string {
-  const manifest = require.resolve('@anthropic-ai/claude-code/package.json');
-  const wrapperBin = join(dirname(manifest), 'bin', 'claude.exe');
-  if (existsSync(wrapperBin) && statSync(wrapperBin).size > 1_000_000) return wrapperBin;
-  const platform = createRequire(manifest).resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`);
-  return join(dirname(platform), 'claude');
-}
-
 /** An adapter for `cli` that runs the real binary against `baseUrl`, its state under `scratch`. */
 export function realCliAdapter(cli: RealCli, baseUrl: string, scratch: string): AgentAdapter {
   const home = join(scratch, `${cli}-home`);
   const tmpDir = join(scratch, `${cli}-tmp`);
   switch (cli) {
     case 'claude':
-      return createClaudeCodeAdapter({ command: claudeBinary(), baseUrl, apiKey: 'sk-ant-fake-mcp-000', home, tmpDir, maxRetries: 0 });
+      return createClaudeCodeAdapter({ command: claudeCodeBinary(import.meta.url), baseUrl, apiKey: 'sk-ant-fake-mcp-000', home, tmpDir, maxRetries: 0 });
     case 'codex':
       return createCodexAdapter({
         command: process.execPath,
