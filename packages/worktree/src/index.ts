@@ -5,3 +5,4 @@ export { gcWorkspaces, removeWorkspace, type GcKeptReason, type GcWorkspaceEntry
 export { mergeWorkspace, parseConflictHunks, type MergeConflict, type MergeConflictHunk, type MergeWorkspaceOptions, type MergeWorkspaceResult } from './worktree-merge';
 export { checkParentUntouched, snapshotParent, type ParentSnapshot } from './worktree-parent-snapshot';
 export { GitCommandError, WorkspaceEscapeError, type ParentChange } from './worktree-errors';
+export { runInWorkspace, type RunInWorkspaceOptions, type WorkspaceKeep, type WorkspaceRun } from './worktree-run';

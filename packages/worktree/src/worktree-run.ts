@@ -1,0 +1,73 @@
+import { createWorkspace, type CreateWorkspaceOptions, type Workspace } from './worktree-create';
+import { checkParentUntouched, snapshotParent } from './worktree-parent-snapshot';
+import { removeWorkspace } from './worktree-remove';
+import { workspaceResult, type WorkspaceResult } from './worktree-result';
+
+/** What {@link runInWorkspace} does with the workspace once the run has ended. */
+export type WorkspaceKeep = 'always' | 'with-changes' | 'never';
+
+/** Options of {@link runInWorkspace}: those of {@link createWorkspace}, and what to do at the end. */
+export interface RunInWorkspaceOptions extends CreateWorkspaceOptions {
+  /** Commit the agent's leftovers on the workspace branch at the end (generated message, or `message`). */
+  commit?: boolean | { message: string };
+  /**
+   * Keep the workspace folder afterwards: `'with-changes'` (default) keeps it when the agent changed something (so
+   * nothing it did is lost) and removes it otherwise; `'always'` keeps it; `'never'` removes the folder (a branch with
+   * commits is still kept, see {@link removeWorkspace}).
+   */
+  keep?: WorkspaceKeep;
+}
+
+/** The outcome of {@link runInWorkspace}. */
+export interface WorkspaceRun<T> {
+  /** What `run` returned. */
+  value: T;
+  /** The workspace it ran in (its folder may be removed, see `removed`). */
+  workspace: Workspace;
+  /** Its branch, base and head commits, diff and diffstat. */
+  result: WorkspaceResult;
+  /** The folder was removed at the end. */
+  removed: boolean;
+}
+
+function changed(result: WorkspaceResult): boolean {
+  return result.committed || result.uncommitted || result.diff !== '';
+}
+
+/**
+ * Runs one agent turn (or any work) in a fresh workspace: creates it from the caller's `HEAD`, snapshots the
+ * parent checkout, calls `run` with the workspace, then fails with a {@link WorkspaceEscapeError} when the parent
+ * changed meanwhile (the agent wrote outside its workspace), and returns the workspace's result. When `run` throws,
+ * the workspace is kept if it holds changes (nothing is lost) and the error is rethrown.
+ *
+ * The parent check compares the whole parent checkout: when several runs overlap in time and one escapes, every
+ * run whose turn overlapped the escape fails too, since a write cannot be told apart by its author.
+ *
+ * @example
+ * ```ts
+ * const { result } = await runInWorkspace({ repo: '/path/to/repo', commit: true }, async (ws) => {
+ *   await agent.run('Add a CHANGELOG entry', { cwd: ws.path });
+ * });
+ * console.log(result.branch, result.diffstat);
+ * ```
+ */
+export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (workspace: Workspace) => Promise<T>): Promise<WorkspaceRun<T>> {
+  const { commit, keep = 'with-changes', ...createOptions } = options;
+  const { signal } = createOptions;
+  const before = await snapshotParent(createOptions.repo, { signal });
+  const workspace = await createWorkspace(createOptions);
+  let value: T;
+  try {
+    value = await run(workspace);
+  } catch (error) {
+    const result = await workspaceResult(workspace).catch(() => undefined);
+    if (result && !changed(result) && keep !== 'always') await removeWorkspace(workspace).catch(() => {});
+    throw error;
+  }
+  // An escape fails the run and keeps the workspace: it shows what the agent did inside, next to what it did outside.
+  await checkParentUntouched(before, { signal });
+  const result = await workspaceResult(workspace, { ...(commit !== undefined ? { commit } : {}), signal });
+  const remove = keep === 'never' || (keep === 'with-changes' && !changed(result));
+  if (remove) await removeWorkspace(workspace, { signal });
+  return { value, workspace, result, removed: remove };
+}
