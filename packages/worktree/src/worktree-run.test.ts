@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventBus, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
 import { runInWorkspace, snapshotParent, WorkspaceEscapeError } from './index';
 import { git, makeTestRepo } from './testing';
 
@@ -60,5 +61,20 @@ describe('runInWorkspace', () => {
       }),
     ).rejects.toThrow('boom');
     expect(existsSync(join(parent, '.troupe', 'workspaces', 'crash-work', 'half.txt'))).toBe(true);
+  });
+
+  it('reports created, finished and escaped on a bus, with events that pass their schemas', async () => {
+    const parent = repo();
+    const bus = new EventBus();
+    const seen: AnyTroupeEvent[] = [];
+    bus.on('*', (event) => void seen.push(event));
+    await runInWorkspace({ repo: parent, name: 'seen', bus, owner: 'coder' }, async (ws) => writeFileSync(join(ws.path, 'a.txt'), 'a\n'));
+    await runInWorkspace({ repo: parent, name: 'out', bus }, async (ws) => writeFileSync(join(ws.path, '..', '..', '..', 'b.txt'), 'b\n')).catch(() => {});
+    expect(seen.map((event) => event.type)).toEqual(['workspace:created', 'workspace:finished', 'workspace:created', 'workspace:escaped']);
+    const finished = seen[1]!;
+    expect(finished.payload).toMatchObject({ owner: 'coder', branch: 'troupe/seen', removed: false, diffTruncated: false, diffstat: { files: [{ file: 'a.txt', insertions: 1, deletions: 0 }] } });
+    expect((finished.payload as { diff: string }).diff).toContain('+a');
+    expect(seen[3]!.payload).toMatchObject({ owner: 'out', changed: ['status'] });
+    for (const event of seen) expect(parseEvent(serializeEvent(event)).type).toBe(event.type);
   });
 });

@@ -1,3 +1,6 @@
+import type { EventBus } from '@troupe/core';
+import { WorkspaceEscapeError } from './worktree-errors';
+import { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT } from './worktree-events';
 import { createWorkspace, type CreateWorkspaceOptions, type Workspace } from './worktree-create';
 import { checkParentUntouched, snapshotParent } from './worktree-parent-snapshot';
 import { removeWorkspace } from './worktree-remove';
@@ -16,6 +19,10 @@ export interface RunInWorkspaceOptions extends CreateWorkspaceOptions {
    * commits is still kept, see {@link removeWorkspace}).
    */
   keep?: WorkspaceKeep;
+  /** A bus to report the workspace on (`workspace:created`, `workspace:finished`, `workspace:escaped`), e.g. for the dashboard. */
+  bus?: EventBus;
+  /** Who runs in the workspace, in those events (an agent id, a role, a job id). Default: the workspace's name. */
+  owner?: string;
 }
 
 /** The outcome of {@link runInWorkspace}. */
@@ -52,10 +59,13 @@ function changed(result: WorkspaceResult): boolean {
  * ```
  */
 export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (workspace: Workspace) => Promise<T>): Promise<WorkspaceRun<T>> {
-  const { commit, keep = 'with-changes', ...createOptions } = options;
+  const { commit, keep = 'with-changes', bus, owner: ownerOption, ...createOptions } = options;
   const { signal } = createOptions;
+  if (bus) registerWorkspaceEvents();
   const before = await snapshotParent(createOptions.repo, { signal });
   const workspace = await createWorkspace(createOptions);
+  const owner = ownerOption ?? workspace.name;
+  bus?.emit('workspace:created', { name: workspace.name, owner, path: workspace.path, branch: workspace.branch, baseCommit: workspace.baseCommit, repo: workspace.repo });
   let value: T;
   try {
     value = await run(workspace);
@@ -65,9 +75,25 @@ export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (wo
     throw error;
   }
   // An escape fails the run and keeps the workspace: it shows what the agent did inside, next to what it did outside.
-  await checkParentUntouched(before, { signal });
+  await checkParentUntouched(before, { signal }).catch((error: unknown) => {
+    if (error instanceof WorkspaceEscapeError) bus?.emit('workspace:escaped', { name: workspace.name, owner, repo: error.repo, changed: [...error.changed], message: error.message });
+    throw error;
+  });
   const result = await workspaceResult(workspace, { ...(commit !== undefined ? { commit } : {}), signal });
   const remove = keep === 'never' || (keep === 'with-changes' && !changed(result));
   if (remove) await removeWorkspace(workspace, { signal });
+  bus?.emit('workspace:finished', {
+    name: workspace.name,
+    owner,
+    branch: result.branch,
+    baseCommit: result.baseCommit,
+    headCommit: result.headCommit,
+    committed: result.committed,
+    uncommitted: result.uncommitted,
+    diffstat: result.diffstat,
+    diff: result.diff.slice(0, WORKSPACE_EVENT_DIFF_LIMIT),
+    diffTruncated: result.diff.length > WORKSPACE_EVENT_DIFF_LIMIT,
+    removed: remove,
+  });
   return { value, workspace, result, removed: remove };
 }
