@@ -1,2 +1,2 @@
-// Test support of `@troupe/worktree` (not a published subpath): temporary repositories for its tests.
+// `@troupe/worktree/testing`: temporary repositories for tests of code that uses workspaces.
 export { git, makeTestRepo, TEST_GIT_ENV } from './worktree-test-kit';
