@@ -33,3 +33,6 @@ export * from './tools/index';
 export * from './agents/index';
 export * from './usage/index';
 export * from './loop/index';
+
+// Tool permissions: canUseTool, the policy, hooks and the decision every adapter makes the same way
+export * from './permissions/index';

@@ -5,6 +5,7 @@ import { loopEventSchemas } from '../loop/loop-event-schemas';
 import { messageSchema } from '../messages/message-schema';
 import { modelEventSchemas } from '../model/model-event-schemas';
 import { usageEventSchemas } from '../usage/usage-event-schemas';
+import { permissionEventSchemas } from '../permissions/permission-event-schemas';
 
 /** An error as it travels in an event: plain data, JSON-serializable, secrets already redacted. */
 export const serializedErrorSchema = z.object({
@@ -77,6 +78,7 @@ export const coreEventSchemas = {
   ...agentEventSchemas,
   ...modelEventSchemas,
   ...usageEventSchemas,
+  ...permissionEventSchemas,
 } as const;
 
 type CorePayloads = { [K in keyof typeof coreEventSchemas]: z.infer<(typeof coreEventSchemas)[K]> };

@@ -1,0 +1,14 @@
+// The permission contract every adapter shares: the request, the answer, the policy, the hooks, the decision.
+export { TOOL_KINDS, type CanUseTool, type ToolHooks, type ToolKind, type ToolUseDecision, type ToolUseOutcome, type ToolUseRequest } from './tool-use-request';
+export { compileToolPolicy, matchToolPolicy, toolPolicySchema, type CompiledToolPolicy, type ToolPolicy, type ToolPolicyDefault, type ToolPolicyMatch } from './tool-policy';
+export {
+  decideToolUse,
+  hashToolInput,
+  type DecideToolUseOptions,
+  type ToolDecisionRecord,
+  type ToolDecisionSource,
+  type ToolPermissionOptions,
+  type ToolUseVerdict,
+} from './decide-tool-use';
+export { loadToolPolicyFile } from './tool-policy-file';
+export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
