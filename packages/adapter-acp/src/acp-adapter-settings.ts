@@ -1,4 +1,4 @@
-import { ConfigError, type EventBus, type MemberAgentConfig } from '@troupe/core';
+import { compileToolPolicy, ConfigError, type EventBus, type MemberAgentConfig, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 import type { AcpCanUseTool } from './acp-permissions';
 
@@ -19,6 +19,12 @@ export interface AcpAdapterSettings {
    * process's terminal). Default `'deny'`: nobody can answer a headless turn.
    */
   canUseTool?: AcpCanUseTool | 'allow' | 'deny' | 'ask';
+  /**
+   * The permission settings every Troupe adapter takes (`@troupe/core`'s contract): a policy of allow/ask/deny
+   * rules, a `canUseTool` over the shared `ToolUseRequest`, and the `preToolUse` hook, decided by `decideToolUse`
+   * (fail closed; a `permission:decided` audit record on `eventBus`). Use it or the ACP-only `canUseTool`, not both.
+   */
+  permissions?: ToolPermissionOptions;
   /** Receives `acp:permission-requested` / `acp:permission-decided` events. */
   eventBus?: EventBus;
   /**
@@ -57,6 +63,7 @@ const settingsSchema = z.strictObject({
     .regex(/^[a-z0-9][a-z0-9._:-]*$/, 'expected a lower-case id like "acp" or "claude-acp"')
     .optional(),
   canUseTool: z.union([z.enum(['allow', 'deny', 'ask']), z.custom<AcpCanUseTool>((value) => typeof value === 'function', 'expected a function')]).optional(),
+  permissions: z.custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected { policy?, canUseTool?, timeoutMs?, hooks? }').optional(),
   eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
   resume: z.boolean().optional(),
   systemPrompt: z.enum(['message', 'none']).optional(),
@@ -78,6 +85,10 @@ export type ResolvedAcpAdapterSettings = Omit<AcpAdapterSettings, 'adapterId' | 
 export function resolveAcpAdapterSettings(settings: AcpAdapterSettings): ResolvedAcpAdapterSettings {
   const parsed = settingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod('ACP adapter settings', parsed.error);
+  if (parsed.data.canUseTool !== undefined && parsed.data.permissions !== undefined) {
+    throw new ConfigError('ACP adapter settings', [{ path: ['permissions'], message: 'set either permissions (the shared contract) or canUseTool (the ACP-only callback), not both' }]);
+  }
+  if (parsed.data.permissions?.policy !== undefined && !('rules' in parsed.data.permissions.policy)) compileToolPolicy(parsed.data.permissions.policy, 'ACP adapter settings permissions.policy');
   const { canUseTool, adapterId, ...rest } = parsed.data;
   return { ...(rest as Omit<AcpAdapterSettings, 'adapterId' | 'canUseTool'>), adapterId: adapterId ?? 'acp', canUseTool: canUseTool ?? 'deny' };
 }

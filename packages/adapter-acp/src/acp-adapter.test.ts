@@ -10,6 +10,7 @@ import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/tes
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
 import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
+import type { ToolUseRequest } from '@troupe/core';
 
 /** A manager with one `coder` member on `adapter` (type `acp`), started. */
 async function startCoder(adapter: ReturnType<typeof createAcpAdapter>): Promise<AgentManager> {
@@ -186,6 +187,39 @@ describe('permission requests', () => {
     } finally {
       await manager.cleanup();
     }
+  });
+
+  it('through the driver with the shared permissions contract: the policy and canUseTool see a ToolUseRequest, the decision is audited', async () => {
+    const bus = new EventBus();
+    const audits: unknown[] = [];
+    bus.on('permission:decided', (event) => void audits.push(event.payload));
+    const seen: ToolUseRequest[] = [];
+    const adapter = createAcpAdapter({
+      command: fakeAgent,
+      eventBus: bus,
+      permissions: {
+        policy: { deny: ['kind:execute'], allow: ['kind:read'] },
+        canUseTool: (request) => {
+          seen.push(request);
+          return { behavior: 'deny', message: 'no writes in review' };
+        },
+      },
+    });
+    const manager = await startCoder(adapter);
+    try {
+      const result = await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
+      expect(result.text).toBe('permission: cancel');
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ agent: 'coder', adapter: 'acp', tool: 'write_file', kind: 'edit', id: 'write_file__write_file_1795318144717_0' });
+      expect(audits).toEqual([expect.objectContaining({ agent: 'coder', tool: 'write_file', behavior: 'deny', decidedBy: 'callback', reason: 'no writes in review' })]);
+    } finally {
+      await manager.cleanup();
+    }
+  });
+
+  it('refuses canUseTool together with permissions, and a malformed policy, naming the field', () => {
+    expect(() => createAcpAdapter({ command: fakeAgent, canUseTool: 'allow', permissions: {} })).toThrow(/permissions: set either permissions/);
+    expect(() => createAcpAdapter({ command: fakeAgent, permissions: { policy: { deny: ['kind:network'] } } })).toThrow(/deny\[0\].*unknown kind "network"/s);
   });
 
   it('a canUseTool deny message reaches the agent and the parts: a failed tool result, a warning, the turn result (issue 27)', async () => {

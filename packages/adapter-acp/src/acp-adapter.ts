@@ -17,6 +17,7 @@ import {
 import { secretValuesFromEnv } from '@troupe/core/util';
 import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
 import { registerAcpEvents } from './acp-events';
+import { decideAcpToolUse } from './acp-tool-use';
 import { acpMcpServers } from './acp-mcp-servers';
 import { startAcpPermissionSocket } from './acp-permission-socket';
 import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
@@ -82,7 +83,7 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
     mcpServers: true,
   });
 
-  const decide = async (params: unknown, signal: AbortSignal) => {
+  const decide = async (params: unknown, signal: AbortSignal, turn: { agent?: string; workspace?: string } = {}) => {
     const request = toPermissionRequest(params);
     const bus = resolved.eventBus;
     const base = { adapterId, sessionId: request.sessionId, toolCallId: request.toolCallId, toolName: request.toolName };
@@ -94,7 +95,11 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
     });
     let decided: ReturnType<typeof permissionOutcome>;
     try {
-      const answer = typeof canUseTool === 'function' ? await canUseTool(request, { signal }) : canUseTool;
+      const answer = resolved.permissions
+        ? await decideAcpToolUse(request, resolved.permissions, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
+        : typeof canUseTool === 'function'
+          ? await canUseTool(request, { signal })
+          : canUseTool;
       decided = permissionOutcome(answer, request.options);
       if (signal.aborted) decided = { outcome: { outcome: 'cancelled' }, decision: 'cancelled', message: 'the turn ended' };
     } catch (error) {
@@ -149,8 +154,8 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
           await writeFile(file, JSON.stringify(acpMcpServers(servers)), { encoding: 'utf8', mode: 0o600 });
           driverArgs.push('--mcp-config', file);
         }
-        if (typeof canUseTool === 'function' || resolved.eventBus) {
-          const socket = await startAcpPermissionSocket(dir, decide);
+        if (typeof canUseTool === 'function' || resolved.permissions || resolved.eventBus) {
+          const socket = await startAcpPermissionSocket(dir, (params, signal) => decide(params, signal, { ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) }));
           cleanups.push(() => socket.close());
           driverArgs.push('--permission-socket', socket.path);
         } else {

@@ -577,7 +577,7 @@ describe('resume', () => {
       expect(second.sessionId).toBe('01a2014c-03d8-78d0-984f-ef5f5cd30a81');
       expect(second.usage).toEqual({ inputTokens: 24, cachedInputTokens: 0, outputTokens: 16, reasoningTokens: 0 });
       const last = configs.at(-1);
-      expect(last?.context).toEqual({ resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81' });
+      expect(last?.context).toEqual({ roleId: 'coder', resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81' });
       expect(last?.config.args?.slice(-3)).toEqual(['resume', '01a2014c-03d8-78d0-984f-ef5f5cd30a81', '--']);
       expect(configs.slice(0, -1).every((entry) => !entry.config.args?.includes('resume'))).toBe(true);
     } finally {

@@ -21,7 +21,12 @@ const ALL: Partial<AgentAdapterCapabilities> = { resume: true, continueSession: 
 
 /** The session part of the context of each process the adapter was asked to configure. */
 function sessionContexts(adapter: MockAgentAdapter) {
-  return adapter.calls.flatMap((call) => (call.method === 'getProcessConfig' ? [call.context ?? {}] : []));
+  // The session part of each turn's context (every context also names the role: see the roleId test).
+  return adapter.calls.flatMap((call) => {
+    if (call.method !== 'getProcessConfig') return [];
+    const { roleId: _roleId, ...session } = call.context ?? {};
+    return [session];
+  });
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<unknown> {
@@ -32,6 +37,14 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('AgentManager sessions across processes (ensureAgentStarted session options)', () => {
+  it('names the role in every turn context, so adapters can name the agent in permission requests', async () => {
+    const { manager, adapter } = setup({ capabilities: ALL, cli: (turn) => ({ lines: reply(`answer ${turn}`, 's-9') }) });
+    await manager.ensureAgentStarted('reviewer', 'mock', {});
+    await manager.sendAndReceive('reviewer', 'look');
+    expect(adapter.calls.flatMap((call) => (call.method === 'getProcessConfig' ? [call.context?.roleId] : []))).toEqual(['reviewer']);
+    await manager.cleanup();
+  });
+
   it('resume: the first turn resumes the given id (as a later process would), later turns the session they ended in', async () => {
     const { manager, adapter } = setup({ capabilities: ALL, cli: (turn) => ({ lines: reply(`answer ${turn}`, 'saved-1') }) });
     await manager.ensureAgentStarted('coder', 'mock', {}, { resume: 'saved-1' });

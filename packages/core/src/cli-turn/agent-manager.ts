@@ -498,7 +498,7 @@ export class AgentManager {
     const { adapter } = instance;
     const member = await this.toolServers.adapterMember(instance.roleId, adapter, instance.member);
     const context = sessionTurnContext(adapter, instance.sessionId, this.pendingSessionStarts.get(instance.roleId));
-    const config = await adapter.getProcessConfig(member, member.workDir, context);
+    const config = await adapter.getProcessConfig(member, member.workDir, { ...context, roleId: instance.roleId });
     const secrets = this.options.secrets;
     return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
   }

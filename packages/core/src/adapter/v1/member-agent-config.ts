@@ -48,6 +48,11 @@ export type MemberAgentConfig = z.infer<typeof memberAgentConfigSchema>;
 /** State carried from one turn to the next, so an adapter can resume the CLI's session. */
 export interface AgentTurnContext {
   /**
+   * The role id of the member the turn is for, as `AgentManager` knows it: adapters name the agent with it in
+   * permission requests and audit records.
+   */
+  roleId?: string;
+  /**
    * The session to resume: the one the previous turn reported (a `session`
    * stream part), or the one the caller asked for with
    * `ensureAgentStarted(…, { resume })` (from another process, say).

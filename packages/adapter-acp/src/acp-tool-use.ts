@@ -1,0 +1,71 @@
+import { decideToolUse, type ToolKind, type ToolPermissionOptions, type ToolUseRequest, type EventBus } from '@troupe/core';
+import type { AcpPermissionAnswer, AcpPermissionRequest } from './acp-permissions';
+
+const KIND_BY_ACP_KIND: Readonly<Record<string, ToolKind>> = {
+  read: 'read',
+  search: 'read',
+  edit: 'edit',
+  delete: 'edit',
+  move: 'edit',
+  execute: 'execute',
+  fetch: 'fetch',
+  think: 'other',
+  other: 'other',
+};
+
+/** The shared kind of an ACP permission request: MCP tools by name, else by the ACP tool kind. */
+export function acpToolKind(request: Pick<AcpPermissionRequest, 'toolName' | 'kind'>): ToolKind {
+  if (request.toolName.startsWith('mcp__') || request.toolName.startsWith('mcp_')) return 'mcp';
+  return KIND_BY_ACP_KIND[request.kind ?? 'other'] ?? 'other';
+}
+
+function stringField(input: unknown, ...names: string[]): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  for (const name of names) {
+    const value = (input as Record<string, unknown>)[name];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** What an ACP call acts on: its first location (files), the command line, or the URL. */
+function acpToolTarget(request: AcpPermissionRequest, kind: ToolKind): string | undefined {
+  if (kind === 'execute') return stringField(request.input, 'command', 'cmd');
+  if (kind === 'fetch') return stringField(request.input, 'url', 'query');
+  return request.locations[0]?.path ?? stringField(request.input, 'file_path', 'path', 'absolute_path');
+}
+
+/** The shared {@link ToolUseRequest} for an ACP permission request. */
+export function acpToolUseRequest(request: AcpPermissionRequest, context: { adapterId: string; agent?: string; workspace?: string; signal: AbortSignal }): ToolUseRequest {
+  const kind = acpToolKind(request);
+  const target = acpToolTarget(request, kind);
+  return {
+    id: request.toolCallId,
+    agent: context.agent ?? context.adapterId,
+    adapter: context.adapterId,
+    tool: request.toolName,
+    kind,
+    input: request.input,
+    ...(target !== undefined ? { target } : {}),
+    ...(context.workspace !== undefined ? { workspace: context.workspace } : {}),
+    ...(request.sessionId !== '' ? { sessionId: request.sessionId } : {}),
+    signal: context.signal,
+  };
+}
+
+/**
+ * Decides an ACP permission request with the shared contract (`decideToolUse`). ACP has no way to run a changed
+ * input, so an answer that changes it is refused rather than run unchanged; `defer` is refused too (deferred
+ * approvals are not supported over ACP yet).
+ */
+export async function decideAcpToolUse(
+  request: AcpPermissionRequest,
+  permissions: ToolPermissionOptions,
+  context: { adapterId: string; agent?: string; workspace?: string; signal: AbortSignal; bus?: EventBus },
+): Promise<AcpPermissionAnswer> {
+  const verdict = await decideToolUse(acpToolUseRequest(request, context), { ...permissions, ...(context.bus ? { bus: context.bus } : {}) });
+  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message };
+  if (verdict.behavior === 'defer') return { behavior: 'deny', message: 'The tool call was refused: deferred approvals are not supported for ACP agents yet.' };
+  if (verdict.record.inputChanged) return { behavior: 'deny', message: 'The tool call was refused: its input was changed, and an ACP agent can only run the input it asked for.' };
+  return { behavior: 'allow' };
+}
