@@ -46,11 +46,15 @@ export interface ResolvedIsolation {
 /**
  * What an agent run in a workspace of its own left there: its branch, base
  * and head commits, diff (whole) and diffstat, where its folder is, and
- * whether the folder was removed (nothing changed, or `keep: 'never'`).
+ * whether the folder was removed (nothing changed, or `keep: 'never'`). It is
+ * also the `Workspace` itself, so `mergeWorkspace(result, { into, strategy })`
+ * and `removeWorkspace(result)` of `@troupe/worktree` take it as it is.
  */
 export interface AgentWorkspaceResult extends WorkspaceResult {
   /** The workspace's name (its folder's and its branch's last part). */
   name: string;
+  /** The checkout it was made from. */
+  repo: string;
   /** Its folder (gone when `removed`). */
   path: string;
   /** The folder was removed at the end. */

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError, type ChatModelV1Request } from '@troupe/core';
-import { checkParentUntouched, snapshotParent } from '@troupe/worktree';
+import { checkParentUntouched, mergeWorkspace, snapshotParent } from '@troupe/worktree';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planEnv, toolCallingManager, type CliPlanStep } from './agent-cli-test-helpers';
@@ -94,6 +94,13 @@ describe('AgentOrchestrator isolation: worktree', () => {
     expect(new Set(created.map((event) => event.path)).size).toBe(2);
     expect(workspaceEvents.filter((event) => event.type === 'workspace:finished').map((event) => event.owner).sort()).toEqual(['agent-2', 'agent-3']);
     expect(orchestrator.getAgentTree().counts).toMatchObject({ completed: 3, error: 0 });
+
+    // Each node carries its workspace, which @troupe/worktree merges as it is.
+    const coder = orchestrator.getAgent('agent-2').workspace!;
+    expect([coder.branch, coder.repo, coder.committed, coder.uncommitted, coder.removed]).toEqual([branchA, repo, true, false, false]);
+    git(repo, 'branch', 'review');
+    await expect(mergeWorkspace(coder, { into: 'review', strategy: 'squash' })).resolves.toMatchObject({ ok: true });
+    expect(git(repo, 'show', 'review:a.txt')).toBe('from a');
   });
 
   it('gives model sub-agents their workspace as the tools’ root; the parent’s tool result carries each diff', async () => {

@@ -166,6 +166,7 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     updatedAt: record.updatedAt,
     ...(record.result !== undefined ? { result: record.result } : {}),
     ...(record.error !== undefined ? { error: { ...record.error } } : {}),
+    ...(record.workspaceResult !== undefined ? { workspace: record.workspaceResult } : {}),
   };
 }
 

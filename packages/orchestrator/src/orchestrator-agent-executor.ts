@@ -219,7 +219,8 @@ export class AgentExecutor {
         return this.runTurnHere(record, messages, options);
       },
     );
-    record.workspaceResult = { ...run.result, name: run.workspace.name, path: run.workspace.path, removed: run.removed };
+    const { name, path, repo } = run.workspace;
+    record.workspaceResult = { ...run.result, name, path, repo, removed: run.removed };
     return run.value;
   }
 

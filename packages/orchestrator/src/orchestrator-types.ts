@@ -153,6 +153,8 @@ export interface AgentInfo {
   result?: string;
   /** Why it failed or was terminated. */
   error?: SerializedError;
+  /** What its last turn changed, when it ran in a workspace of its own (`isolation: 'worktree'`). */
+  workspace?: AgentWorkspaceResult;
 }
 
 /** An agent and its children, recursively. */
