@@ -48,8 +48,8 @@ export class AgentExecutor {
   readonly restarts = new Map<string, AgentRestart>();
   /** The orchestrator's `isolation`, checked. */
   readonly isolation: ResolvedIsolation | undefined;
-  /** Checkouts found fit for workspaces (checked once per orchestrator). */
-  private readonly checkedRepos = new Map<string, Promise<void>>();
+  /** Checkouts found fit for workspaces (each is checked until it passes once). */
+  private readonly checkedRepos = new Set<string>();
 
   constructor(
     private readonly tree: AgentTree,
@@ -68,16 +68,12 @@ export class AgentExecutor {
    * (or would make its workspace from) is a git checkout: called before an
    * agent or a fork starts under `isolation: 'worktree'`.
    */
-  checkRepo(record: AgentRecord, signal?: AbortSignal): Promise<void> {
+  async checkRepo(record: AgentRecord, signal?: AbortSignal): Promise<void> {
     const own = this.ownDir(record);
     const dir = this.dirOf(record, own.path) ?? process.cwd();
-    let checked = this.checkedRepos.get(dir);
-    if (!checked) {
-      checked = assertIsolationRepo(dir, own.name, signal);
-      this.checkedRepos.set(dir, checked);
-      checked.catch(() => this.checkedRepos.delete(dir));
-    }
-    return checked;
+    if (this.checkedRepos.has(dir)) return;
+    await assertIsolationRepo(dir, own.name, signal);
+    this.checkedRepos.add(dir);
   }
 
   /** The folder an agent is configured to work in (a CLI's `member.workDir`, else its workspace root), and the option that says so. */
