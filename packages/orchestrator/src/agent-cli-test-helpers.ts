@@ -10,8 +10,8 @@ import { MockAgentAdapter } from '@troupe/core/testing';
 
 const toolCallingCliPath = fileURLToPath(new URL('./__fixtures__/tool-calling-cli.mjs', import.meta.url));
 
-/** One step of the fake CLI's plan: call a tool, or hang (never end the turn). */
-export type CliPlanStep = { name: string; arguments: Record<string, unknown> } | { hang: true };
+/** One step of the fake CLI's plan: call a tool, hang (never end the turn), or write a file (relative: in its working directory). */
+export type CliPlanStep = { name: string; arguments: Record<string, unknown> } | { hang: true } | { write: string; content: string };
 
 /** What a {@link jsonToolHost} served, per member. */
 export interface ServedTools {

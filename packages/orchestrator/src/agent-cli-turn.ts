@@ -20,8 +20,8 @@ export interface CliTurnHost {
   readonly sinks: AgentRunnerSinks;
   /** Forks sub-agents of this agent (the same path `fork_agents` takes for a model agent). */
   readonly fork: NonNullable<AgentToolControls['fork']>;
-  /** The agent's workspace root (context, else the orchestrator's). */
-  readonly workspaceRoot: string | undefined;
+  /** Where the CLI runs: its member's `workDir`, else the agent's workspace root; inside its workspace when it is isolated. */
+  readonly workDir: string | undefined;
 }
 
 /** @internal What one CLI turn ended with (the executor's turn outcome). */
@@ -88,7 +88,7 @@ export async function runCliTurn(host: CliTurnHost, record: AgentRecord, message
 function cliMember(base: MemberAgentConfig, record: AgentRecord, host: CliTurnHost, controls: AgentToolControls): MemberAgentConfig {
   const served = host.tools.getToolsForCliAgent(record.kind, record.strategy.tools);
   const own = new Set((base.tools ?? []).map((tool) => tool.name));
-  const workDir = base.workDir ?? host.workspaceRoot;
+  const { workDir } = host;
   return {
     ...base,
     ...(base.systemInstruction === undefined && record.systemPrompt.trim() !== '' ? { systemInstruction: record.systemPrompt } : {}),

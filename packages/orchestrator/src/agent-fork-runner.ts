@@ -1,5 +1,6 @@
 import { InvalidArgumentError, InvalidStateError, type EventBus, type SerializedError } from '@troupe/core';
 import { serializeError } from '@troupe/core/util';
+import { resolveIsolation, type ResolvedIsolation } from './agent-isolation';
 import type { ForkContext } from './agent-orchestrator-options';
 import type { AgentRecord } from './agent-record';
 import type { StoredFork } from './agent-session-store';
@@ -16,6 +17,8 @@ export interface ForkEntry {
   readonly strategy: AgentStrategy;
   readonly context: AgentTaskContext;
   readonly agentIds: string[];
+  /** Each attempt runs in a workspace of its own, with these settings. */
+  readonly isolation: ResolvedIsolation | undefined;
 }
 
 /** @internal Who receives a fork's results: the parent's `fork_agents` call, or `requestFork` (a message). */
@@ -36,6 +39,10 @@ export interface ForkHost {
   terminateAgent(agentId: string, reason: string): Promise<string[]>;
   /** Stores the fork's state (no-op without a session store). */
   saveFork(fork: StoredFork): void;
+  /** The orchestrator's `isolation`, checked. */
+  readonly isolation: ResolvedIsolation | undefined;
+  /** Throws an `InvalidArgumentError` unless the agent works in a git checkout (workspaces are made from it). */
+  checkRepo(record: AgentRecord, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -50,11 +57,16 @@ export class AgentForkRunner {
 
   constructor(private readonly host: ForkHost) {}
 
-  /** Validates a fork request up front (before the parent pauses); the returned function creates the first attempts. */
-  prepare(parent: AgentRecord, subAgents: readonly SubAgentSpec[], context: ForkContext): () => ForkEntry[] {
+  /**
+   * Validates a fork request up front (before the parent pauses); the
+   * returned function checks the parent's checkout when the sub-agents get
+   * workspaces, then creates the first attempts.
+   */
+  prepare(parent: AgentRecord, subAgents: readonly SubAgentSpec[], context: ForkContext): () => Promise<ForkEntry[]> {
     if (!Array.isArray(subAgents) || subAgents.length === 0) throw new InvalidArgumentError('subAgents', 'expected at least one sub-agent');
     if (context === null || typeof context !== 'object') throw new InvalidArgumentError('context', 'expected a ForkContext object');
     if (context.retry !== undefined) assertRetryPolicy(context.retry, 'fork context retry');
+    const isolation = this.isolationOf(context);
     const plans = subAgents.map((spec, index) => {
       if (spec === null || typeof spec !== 'object' || typeof spec.task !== 'string' || spec.task.trim() === '') {
         throw new InvalidArgumentError(`subAgents[${index}].task`, 'expected a non-empty string');
@@ -75,7 +87,27 @@ export class AgentForkRunner {
       this.host.checkAgent(parent, strategy, subContext);
       return { task: spec.task, strategy, context: subContext };
     });
-    return () => plans.map((plan) => ({ ...plan, agentIds: [this.host.createRecord(plan.context, plan.strategy, 1, undefined).id] }));
+    return async () => {
+      if (isolation) await this.host.checkRepo(parent, context.signal);
+      return plans.map((plan) => ({ ...plan, isolation, agentIds: [this.create(plan.context, plan.strategy, 1, undefined, isolation).id] }));
+    };
+  }
+
+  /** The workspaces a fork's sub-agents get: the fork's own setting, else the orchestrator's scope `'fork'`. */
+  private isolationOf(context: ForkContext): ResolvedIsolation | undefined {
+    const own = resolveIsolation(context.isolation, 'context.isolation');
+    if (own?.scope === 'tree') {
+      throw new InvalidArgumentError('context.isolation.scope', "'tree' (one workspace per agent tree) is the orchestrator's option; a fork's isolation gives each of its sub-agents a workspace: use scope 'fork'");
+    }
+    if (own === null) return undefined;
+    return own ?? (this.host.isolation?.scope === 'fork' ? this.host.isolation : undefined);
+  }
+
+  /** Creates an attempt's record, isolated as its fork says. */
+  private create(context: AgentTaskContext, strategy: AgentStrategy, attempt: number, retryOf: string | undefined, isolation: ResolvedIsolation | undefined): AgentRecord {
+    const record = this.host.createRecord(context, strategy, attempt, retryOf);
+    record.isolation = isolation;
+    return record;
   }
 
   /** Runs the sub-agents of a prepared fork while the parent waits in `forking`. */
@@ -109,7 +141,13 @@ export class AgentForkRunner {
       strategy: this.host.resolveStrategy(entry.strategyType),
       context: { ...entry.context, parentId: parent.id },
       agentIds: entry.agentIds,
+      // A fork's own isolation is not stored: its sub-agents restart under the orchestrator's.
+      isolation: this.host.isolation?.scope === 'fork' ? this.host.isolation : undefined,
     }));
+    for (const entry of entries) {
+      const last = this.host.record(entry.agentIds[entry.agentIds.length - 1] as string);
+      if (last) last.isolation = entry.isolation;
+    }
     return this.go(parent, stored, entries, stored.retry, undefined);
   }
 
@@ -179,11 +217,11 @@ export class AgentForkRunner {
     for (let attempt = agentIds.length; ; attempt++) {
       const base = { task: entry.task, strategyType: entry.strategy.type, agentId: record.id, agentIds: [...agentIds], attempts: attempt };
       let failure: unknown;
-      if (record.status === 'completed') return { ...base, status: 'completed', text: record.result ?? '' };
+      if (record.status === 'completed') return { ...base, status: 'completed', text: record.result ?? '', ...workspaceOf(record.workspaceResult) };
       if (!isTerminalStatus(record.status)) {
         try {
           const result = await this.host.execute(record);
-          return { ...base, status: 'completed', text: result.text };
+          return { ...base, status: 'completed', text: result.text, ...workspaceOf(result.workspace) };
         } catch (error) {
           failure = error;
         }
@@ -202,12 +240,16 @@ export class AgentForkRunner {
         error: serialized,
       });
       if (!(await delay(parent, delayMs)) || isTerminalStatus(parent.status)) return failed;
-      record = this.host.createRecord(entry.context, entry.strategy, attempt + 1, record.id);
+      record = this.create(entry.context, entry.strategy, attempt + 1, record.id, entry.isolation);
       members.add(record.id);
       agentIds.push(record.id);
       this.host.saveFork(stored);
     }
   }
+}
+
+function workspaceOf(workspace: SubAgentResult['workspace']): Pick<SubAgentResult, 'workspace'> {
+  return workspace ? { workspace } : {};
 }
 
 /** Waits `ms` on a timer the owner holds (cleared if it ends); false when the owner was stopped meanwhile. */

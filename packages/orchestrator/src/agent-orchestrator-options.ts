@@ -1,5 +1,6 @@
 import type { ChatModel, EventBus, Store } from '@troupe/core';
 import type { UsageBudgetLimits, UsageLedger } from '@troupe/usage';
+import type { AgentIsolation } from './agent-isolation';
 import type { AgentRunnerSinks } from './agent-runner-types';
 import type { AgentRetryPolicy, AgentStrategy } from './agent-strategy';
 import type { AgentInfo, AgentTaskContext } from './orchestrator-types';
@@ -49,6 +50,17 @@ export interface AgentOrchestratorOptions {
   budget?: UsageBudgetLimits;
   /** The ledger the budget counts from. Default: the bus's (`UsageLedger.forBus`). */
   ledger?: UsageLedger;
+  /**
+   * Where agents change files (see {@link AgentIsolation}): `'worktree'` runs
+   * each forked sub-agent in a git workspace of its own, made from the
+   * `HEAD` of the checkout its parent works in (`workspaceRoot`, a CLI
+   * agent's `member.workDir`, else the process's cwd), and hands its branch
+   * and diff to the parent in the fork result; `{ mode: 'worktree', scope:
+   * 'tree' }` runs each agent tree in one workspace. A sub-agent that writes
+   * into the parent checkout fails with `WorkspaceEscapeError`. A fork's own
+   * `isolation` wins. Default `'none'`.
+   */
+  isolation?: AgentIsolation;
 }
 
 /** Options of {@link AgentOrchestrator.resume}. */
@@ -76,6 +88,12 @@ export interface RunAgentOptions {
  * `requestFork`), plus the fork's own settings.
  */
 export interface ForkContext extends Omit<AgentTaskContext, 'task' | 'parentId' | 'messages'> {
+  /**
+   * Workspaces for this fork's sub-agents (wins over the orchestrator's
+   * `isolation`): `'worktree'` gives each its own, `'none'` runs them where
+   * their parent works. Scope `'tree'` is the orchestrator's only.
+   */
+  isolation?: AgentIsolation;
   /** Retry policy for every sub-agent of this fork (default: each sub-agent strategy's `retry`). */
   retry?: AgentRetryPolicy;
   /** Terminates the fork's sub-agents when aborted (the parent goes on with their results). */

@@ -6,6 +6,7 @@ import { AgentExecutor } from './orchestrator-agent-executor';
 import { AgentFactory } from './agent-factory';
 import { formatForkResult } from './agent-fork-format';
 import { AgentForkRunner } from './agent-fork-runner';
+import { resolveIsolation } from './agent-isolation';
 import {
   DEFAULT_MAX_CONCURRENCY,
   type AgentOrchestratorOptions,
@@ -98,6 +99,7 @@ export class AgentOrchestrator {
     const idPrefix = options.idPrefix ?? 'agent';
     if (!/^[A-Za-z0-9_.-]{1,32}$/.test(idPrefix)) throw new InvalidArgumentError('idPrefix', `expected 1-32 of A-Za-z0-9_.-, got ${JSON.stringify(idPrefix)}`);
     if (options.model !== undefined) assertChatModel(options.model, 'options.model');
+    const isolation = resolveIsolation(options.isolation, 'isolation') ?? undefined;
     this.sessionId = options.sessionId ?? 'default';
     if (typeof this.sessionId !== 'string' || !SESSION_ID.test(this.sessionId)) {
       throw new InvalidArgumentError('sessionId', `expected 1-64 of A-Za-z0-9_.:-, got ${JSON.stringify(options.sessionId)}`);
@@ -133,6 +135,8 @@ export class AgentOrchestrator {
       takeSlot: (record, priority, expected) => this.executor.takeSlot(record, priority, expected),
       terminateAgent: (agentId, reason) => this.terminateAgent(agentId, reason),
       saveFork: (fork) => this.session?.saveFork(fork),
+      isolation,
+      checkRepo: (record, signal) => this.executor.checkRepo(record, signal),
     });
     this.executor = new AgentExecutor(this.tree, slots, this.tools, options, this.forks, (record) => this.resumeData?.(toAgentInfo(record)));
   }
@@ -170,7 +174,16 @@ export class AgentOrchestrator {
       const hint = record.status === 'waiting' ? '; it waits for input: use sendMessage()' : '; create a new agent';
       return Promise.reject(new InvalidStateError(`Agent "${agentId}" cannot run again (status ${record.status})${hint}`));
     }
-    return this.executor.execute(record, options);
+    if (!this.executor.isolation) return this.executor.execute(record, options);
+    // Under isolation the checkout must be a git one: a clear error before the agent starts (it stays idle).
+    record.started = true;
+    return this.executor.checkRepo(record, options.signal).then(
+      () => this.executor.execute(record, options),
+      (error: unknown) => {
+        record.started = false;
+        throw error;
+      },
+    );
   }
 
   /**
@@ -293,7 +306,7 @@ export class AgentOrchestrator {
       if (runner.state !== 'paused') {
         throw new InvalidStateError(`Agent "${parentId}" ended (${parent.status}) before it could fork`);
       }
-      const result = await this.forks.run(parent, entries(), context, { kind: 'request' });
+      const result = await this.forks.run(parent, await entries(), context, { kind: 'request' });
       runner.injectMessages([{ role: 'user', content: formatForkResult(result) }]);
       return result;
     } finally {

@@ -1,4 +1,6 @@
 import type { ChatMessage, SerializedError, ToolAgentKind } from '@troupe/core';
+import type { Workspace } from '@troupe/worktree';
+import type { AgentWorkspaceResult, ResolvedIsolation } from './agent-isolation';
 import type { AgentRunner } from './agent-runner';
 import type { AgentToolCallInfo } from './agent-runner-types';
 import type { ReleaseSlot } from './agent-slots';
@@ -71,6 +73,12 @@ export interface AgentRecord {
   stepCalls: StoredToolCall[];
   /** Calls of its last answer whose results are not in the conversation yet. */
   pendingCalls: PendingToolCalls | undefined;
+  /** It runs in a workspace of its own, made with these settings (its fork's or the tree's isolation). */
+  isolation: ResolvedIsolation | undefined;
+  /** Its own workspace while its turn runs (its descendants work inside it). */
+  workspace: Workspace | undefined;
+  /** What its last turn left in its own workspace. */
+  workspaceResult: AgentWorkspaceResult | undefined;
 }
 
 /** @internal The fields a new record starts with, besides its identity. */
@@ -95,6 +103,9 @@ export function freshRecordState(): Pick<
   | 'storedMessages'
   | 'stepCalls'
   | 'pendingCalls'
+  | 'isolation'
+  | 'workspace'
+  | 'workspaceResult'
 > {
   return {
     controller: new AbortController(),
@@ -116,6 +127,9 @@ export function freshRecordState(): Pick<
     storedMessages: 0,
     stepCalls: [],
     pendingCalls: undefined,
+    isolation: undefined,
+    workspace: undefined,
+    workspaceResult: undefined,
   };
 }
 
@@ -152,6 +166,7 @@ export function toAgentInfo(record: AgentRecord): AgentInfo {
     updatedAt: record.updatedAt,
     ...(record.result !== undefined ? { result: record.result } : {}),
     ...(record.error !== undefined ? { error: { ...record.error } } : {}),
+    ...(record.workspaceResult !== undefined ? { workspace: record.workspaceResult } : {}),
   };
 }
 

@@ -25,6 +25,8 @@ export interface CliAgentSpec {
    * The orchestrator adds its agent tools and their controls, the
    * strategy's rendered system prompt as `systemInstruction` (unless set
    * here), and the agent's workspace root as `workDir` (unless set here).
+   * Under `isolation: 'worktree'` the `workDir` is moved to the same place
+   * inside the agent's workspace.
    */
   member?: MemberAgentConfig;
 }

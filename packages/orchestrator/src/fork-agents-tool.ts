@@ -32,7 +32,7 @@ export function createForkAgentsTool(): Tool<ForkAgentsArgs> {
   return defineTool({
     name: FORK_AGENTS_TOOL_NAME,
     description:
-      'Split work into independent tasks run by sub-agents in parallel. You wait until all of them finish, then get each result (or failure).',
+      'Split work into independent tasks run by sub-agents in parallel. You wait until all of them finish, then get each result (or failure), and, when they work in isolated workspaces, each one\'s branch and diff.',
     parameters: forkAgentsParameters,
     scope: 'main',
     async execute({ tasks }, context) {

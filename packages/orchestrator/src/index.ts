@@ -64,7 +64,8 @@ export {
   type AgentForkCallOptions,
   type AgentToolControls,
 } from './agent-tool-context';
-export { formatForkResult } from './agent-fork-format';
+export { FORK_RESULT_DIFF_LIMIT, formatForkResult, formatWorkspaceResult } from './agent-fork-format';
+export type { AgentIsolation, AgentWorkspaceResult, AgentWorktreeIsolation } from './agent-isolation';
 export { formatAgentTree, type FormatAgentTreeOptions } from './agent-tree-format';
 export {
   AgentFailedError,

@@ -1,9 +1,11 @@
 import { AbortError, emptyChatUsage, withEventScope, type ChatMessage, type ToolResult } from '@troupe/core';
 import { observeChatModel } from '@troupe/core/model-runtime';
 import { serializeError } from '@troupe/core/util';
+import { runInWorkspace } from '@troupe/worktree';
 import { callsInAnswer, turnEndedBeforeRestart } from './agent-answer-text';
 import { runCliTurn } from './agent-cli-turn';
 import { formatForkResult } from './agent-fork-format';
+import { assertIsolationRepo, pathInWorkspace, resolveIsolation, type ResolvedIsolation } from './agent-isolation';
 import type { AgentForkRunner, ForkOrigin } from './agent-fork-runner';
 import type { AgentOrchestratorOptions, RunAgentOptions } from './agent-orchestrator-options';
 import { storedToolCall, toAgentInfo, type AgentRecord, type StoredToolCall } from './agent-record';
@@ -44,6 +46,10 @@ type TurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' 
 export class AgentExecutor {
   /** Agents restarted by a resumed session, until they run. */
   readonly restarts = new Map<string, AgentRestart>();
+  /** The orchestrator's `isolation`, checked. */
+  readonly isolation: ResolvedIsolation | undefined;
+  /** Checkouts found fit for workspaces (each is checked until it passes once). */
+  private readonly checkedRepos = new Set<string>();
 
   constructor(
     private readonly tree: AgentTree,
@@ -53,7 +59,50 @@ export class AgentExecutor {
     private readonly forks: AgentForkRunner,
     /** Tool data of a resumed agent (its context's `data` is not stored). */
     private readonly resumedData: (record: AgentRecord) => Readonly<Record<string, unknown>> | undefined,
-  ) {}
+  ) {
+    this.isolation = resolveIsolation(options.isolation, 'isolation') ?? undefined;
+  }
+
+  /**
+   * Throws an `InvalidArgumentError` unless the checkout the agent works in
+   * (or would make its workspace from) is a git checkout: called before an
+   * agent or a fork starts under `isolation: 'worktree'`.
+   */
+  async checkRepo(record: AgentRecord, signal?: AbortSignal): Promise<void> {
+    const own = this.ownDir(record);
+    const dir = this.dirOf(record, own.path) ?? process.cwd();
+    if (this.checkedRepos.has(dir)) return;
+    await assertIsolationRepo(dir, own.name, signal);
+    this.checkedRepos.add(dir);
+  }
+
+  /** The folder an agent is configured to work in (a CLI's `member.workDir`, else its workspace root), and the option that says so. */
+  private ownDir(record: AgentRecord): { path: string | undefined; name: string } {
+    const workDir = record.strategy.cli?.member?.workDir;
+    if (workDir !== undefined) return { path: workDir, name: `strategy "${record.strategy.type}" cli.member.workDir` };
+    if (record.context.workspaceRoot !== undefined) return { path: record.context.workspaceRoot, name: 'context.workspaceRoot' };
+    if (this.options.workspaceRoot !== undefined) return { path: this.options.workspaceRoot, name: 'workspaceRoot' };
+    return { path: undefined, name: 'the working directory (no workspaceRoot given)' };
+  }
+
+  /**
+   * Where `path` is for this agent: inside the workspace of the nearest
+   * agent of its line (itself, else an ancestor) that runs in one, else
+   * `path` itself. Nested workspaces map in turn, from the root down.
+   */
+  private dirOf(record: AgentRecord, path: string | undefined): string | undefined {
+    const line: AgentRecord[] = [];
+    for (let at: AgentRecord | undefined = record; at; at = at.parentId === undefined ? undefined : this.tree.records.get(at.parentId)) line.unshift(at);
+    let dir = path;
+    for (const member of line) if (member.workspace) dir = pathInWorkspace(member.workspace, dir ?? process.cwd());
+    return dir;
+  }
+
+  /** The isolation this agent's own turn runs under: its fork's, or the tree's for a root. */
+  private ownIsolation(record: AgentRecord): ResolvedIsolation | undefined {
+    if (record.isolation) return record.isolation;
+    return record.parentId === undefined && this.isolation?.scope === 'tree' ? this.isolation : undefined;
+  }
 
   /**
    * Runs a turn of an `idle` agent (its first), a `waiting` one (after
@@ -143,7 +192,35 @@ export class AgentExecutor {
     return release;
   }
 
+  /** Runs a turn, in a workspace of the agent's own when it is isolated (the workspace's result is kept on the record). */
   private async runTurn(record: AgentRecord, messages: ChatMessage[], options: RunAgentOptions): Promise<TurnOutcome> {
+    record.workspaceResult = undefined;
+    record.workspace = undefined;
+    const isolation = this.ownIsolation(record);
+    if (!isolation) return this.runTurnHere(record, messages, options);
+    const { signal } = record.controller;
+    await this.checkRepo(record, signal);
+    const run = await runInWorkspace(
+      {
+        repo: this.dirOf(record, this.ownDir(record).path) ?? process.cwd(),
+        commit: isolation.commit,
+        keep: isolation.keep,
+        ...optional('setup', isolation.setup),
+        bus: this.tree.bus,
+        owner: record.id,
+        signal,
+      },
+      (workspace) => {
+        record.workspace = workspace;
+        return this.runTurnHere(record, messages, options);
+      },
+    );
+    const { name, path, repo } = run.workspace;
+    record.workspaceResult = { ...run.result, name, path, repo, removed: run.removed };
+    return run.value;
+  }
+
+  private async runTurnHere(record: AgentRecord, messages: ChatMessage[], options: RunAgentOptions): Promise<TurnOutcome> {
     const { strategy } = record;
     const session = this.tree.session;
     const sinks = orchestratorSinks(
@@ -154,10 +231,11 @@ export class AgentExecutor {
     );
     const fork: NonNullable<AgentToolControls['fork']> = (subAgents, forkOptions = {}) => {
       const origin: ForkOrigin = forkOptions.toolCallId !== undefined ? { kind: 'tool', toolCallId: forkOptions.toolCallId } : { kind: 'request' };
-      return this.forks.run(record, this.forks.prepare(record, subAgents, forkOptions)(), forkOptions, origin);
+      const entries = this.forks.prepare(record, subAgents, forkOptions);
+      return entries().then((created) => this.forks.run(record, created, forkOptions, origin));
     };
-    const workspaceRoot = record.context.workspaceRoot ?? this.options.workspaceRoot;
-    if (strategy.cli) return runCliTurn({ tools: this.tools, sinks, fork, workspaceRoot }, record, messages);
+    const workspaceRoot = this.dirOf(record, record.context.workspaceRoot ?? this.options.workspaceRoot);
+    if (strategy.cli) return runCliTurn({ tools: this.tools, sinks, fork, workDir: this.dirOf(record, this.ownDir(record).path) }, record, messages);
     const data = record.context.data ?? this.resumedData(record);
     const runner = new AgentRunner({
       // Its model calls emit `model:*` events (tracing, the usage ledger).
@@ -233,6 +311,7 @@ export class AgentExecutor {
       iterations: outcome.iterations,
       usage: outcome.usage,
       messages: outcome.messages,
+      ...(record.workspaceResult ? { workspace: record.workspaceResult } : {}),
     };
   }
 

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatUsage, SerializedError, ToolAgentKind } from '@troupe/core';
+import type { AgentWorkspaceResult } from './agent-isolation';
 import type { AgentStrategy } from './agent-strategy';
 import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
 
@@ -74,6 +75,11 @@ export interface SubAgentResult {
   agentIds: string[];
   /** Number of attempts made. */
   attempts: number;
+  /**
+   * What it changed, when it ran in a workspace of its own (`isolation:
+   * 'worktree'`) and completed: its branch, commits, diff and diffstat.
+   */
+  workspace?: AgentWorkspaceResult;
 }
 
 /** What a fork returns once every sub-agent ended. */
@@ -108,6 +114,11 @@ export interface AgentRunResult {
   usage: ChatUsage;
   /** The whole conversation (without the system prompt). */
   messages: ChatMessage[];
+  /**
+   * What this run changed, when the agent ran in a workspace of its own
+   * (a root with `isolation` scope `'tree'`, or a forked sub-agent).
+   */
+  workspace?: AgentWorkspaceResult;
 }
 
 /** One agent as the tree shows it (no children; see {@link AgentTreeNode}). */
@@ -142,6 +153,8 @@ export interface AgentInfo {
   result?: string;
   /** Why it failed or was terminated. */
   error?: SerializedError;
+  /** What its last turn changed, when it ran in a workspace of its own (`isolation: 'worktree'`). */
+  workspace?: AgentWorkspaceResult;
 }
 
 /** An agent and its children, recursively. */

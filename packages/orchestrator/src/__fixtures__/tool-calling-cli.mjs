@@ -2,7 +2,10 @@
 // its plan (env TOOL_PLAN, a JSON list of { name, arguments }) on the tool
 // server at env TOOLS_URL (plain JSON over HTTP, as an MCP client would call
 // them), prints each result as a `text` line, then its answer as a `result`
-// line. A step { "hang": true } prints `waiting` and never ends.
+// line. A step { "hang": true } prints `waiting` and never ends; a step
+// { "write": path, "content": text } writes a file (a relative path: in its
+// working directory) as a coding agent edits one.
+import { writeFileSync } from 'node:fs';
 const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
 const message = Buffer.concat(chunks).toString('utf8').trim();
@@ -14,6 +17,11 @@ for (const step of plan) {
     print({ type: 'text', text: 'waiting' });
     setInterval(() => {}, 60_000);
     await new Promise(() => {});
+  }
+  if (step.write !== undefined) {
+    writeFileSync(step.write, step.content ?? '');
+    print({ type: 'text', text: `wrote ${step.write}` });
+    continue;
   }
   const response = await fetch(process.env.TOOLS_URL, {
     method: 'POST',
