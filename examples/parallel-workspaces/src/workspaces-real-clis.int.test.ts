@@ -12,7 +12,7 @@ import type { AgentAdapter } from '@troupe/core';
 import { createFakeLlmServer, findRealCli, type FakeLlmServer, type FakeProtocol, type FakeToolCall } from '@troupe/test-server';
 import { checkParentUntouched, mergeWorkspace, runInWorkspace, snapshotParent, type Workspace } from '@troupe/worktree';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 type CliName = 'claude' | 'codex' | 'gemini';
 const CLIS: readonly CliName[] = ['claude', 'codex', 'gemini'];
@@ -89,41 +89,43 @@ async function agentInWorkspace(repo: string, cli: CliName, run: string, calls: 
 const refs = (repo: string) => git(repo, 'for-each-ref', '--format=%(refname) %(objectname)');
 
 describe.skipIf(Boolean(skipWhy))('real Claude Code, Codex and Gemini CLIs in parallel workspaces', () => {
+  let repo: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ repo, cleanup } = makeTestRepo({ 'README.md': '# demo\n', 'greeting.txt': `${BASE_GREETING}\n` }));
+  });
+  afterEach(() => cleanup());
+
   it(
     'each CLI writes its own file in its own workspace at once; each diff holds only its change; the parent checkout is untouched',
     async () => {
-      const { repo, cleanup } = makeTestRepo({ 'README.md': '# demo\n', 'greeting.txt': `${BASE_GREETING}\n` });
-      try {
-        const before = await snapshotParent(repo);
-        const head = git(repo, 'rev-parse', 'HEAD');
-        const line = (cli: CliName) => `written by the real ${cli} CLI in its own workspace`;
-        const runs = await Promise.all(CLIS.map((cli) => agentInWorkspace(repo, cli, 'create', (ws) => createFileCalls(cli, join(ws.path, `${cli}.txt`), line(cli)))));
+      const before = await snapshotParent(repo);
+      const head = git(repo, 'rev-parse', 'HEAD');
+      const line = (cli: CliName) => `written by the real ${cli} CLI in its own workspace`;
+      const runs = await Promise.all(CLIS.map((cli) => agentInWorkspace(repo, cli, 'create', (ws) => createFileCalls(cli, join(ws.path, `${cli}.txt`), line(cli)))));
 
-        for (const [index, cli] of CLIS.entries()) {
-          const { value, workspace, result } = runs[index]!;
-          const what = `${cli}: ${JSON.stringify(value)}`;
-          expect(value.status, what).toBe('completed');
-          expect(value.permissionDenials, what).toEqual([]);
-          // The CLI's own file tool wrote it: Claude Code `Write`, Codex `apply_patch` (a `file_change` item), Gemini `write_file`.
-          expect(value.toolResults, what).toEqual([{ toolName: CREATE_TOOL[cli], isError: false }]);
-          expect(readFileSync(join(workspace.path, `${cli}.txt`), 'utf8')).toBe(`${line(cli)}\n`);
-          // Only this agent's file, with its one line; the others' files are in their own workspaces.
-          expect(result.diffstat.files, what).toEqual([{ file: `${cli}.txt`, insertions: 1, deletions: 0 }]);
-          expect(result.diff).toContain(`+${line(cli)}`);
-          for (const other of CLIS.filter((name) => name !== cli)) expect(result.diff).not.toContain(`${other}.txt`);
-          expect(result.baseCommit).toBe(head);
-          expect(result.branch).toBe(`troupe/create-${cli}`);
-          expect(git(repo, 'log', '--format=%s', `${head}..${result.branch}`).split('\n')).toHaveLength(1);
-        }
-        // Each CLI reached the fake API over its own protocol (a tool call, then the answer to its result).
-        for (const cli of CLIS) expect(server.requests.filter((request) => request.protocol === PROTOCOL[cli]).length, cli).toBeGreaterThanOrEqual(2);
-        await checkParentUntouched(before);
-        expect(git(repo, 'status', '--porcelain')).toBe('');
-        expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
-        expect(git(repo, 'branch', '--show-current')).toBe('main');
-      } finally {
-        cleanup();
+      for (const [index, cli] of CLIS.entries()) {
+        const { value, workspace, result } = runs[index]!;
+        const what = `${cli}: ${JSON.stringify(value)}`;
+        expect(value.status, what).toBe('completed');
+        expect(value.permissionDenials, what).toEqual([]);
+        // The CLI's own file tool wrote it: Claude Code `Write`, Codex `apply_patch` (a `file_change` item), Gemini `write_file`.
+        expect(value.toolResults, what).toEqual([{ toolName: CREATE_TOOL[cli], isError: false }]);
+        expect(readFileSync(join(workspace.path, `${cli}.txt`), 'utf8')).toBe(`${line(cli)}\n`);
+        // Only this agent's file, with its one line; the others' files are in their own workspaces.
+        expect(result.diffstat.files, what).toEqual([{ file: `${cli}.txt`, insertions: 1, deletions: 0 }]);
+        expect(result.diff).toContain(`+${line(cli)}`);
+        for (const other of CLIS.filter((name) => name !== cli)) expect(result.diff).not.toContain(`${other}.txt`);
+        expect(result.baseCommit).toBe(head);
+        expect(result.branch).toBe(`troupe/create-${cli}`);
+        expect(git(repo, 'log', '--format=%s', `${head}..${result.branch}`).split('\n')).toHaveLength(1);
       }
+      // Each CLI reached the fake API over its own protocol (a tool call, then the answer to its result).
+      for (const cli of CLIS) expect(server.requests.filter((request) => request.protocol === PROTOCOL[cli]).length, cli).toBeGreaterThanOrEqual(2);
+      await checkParentUntouched(before);
+      expect(git(repo, 'status', '--porcelain')).toBe('');
+      expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+      expect(git(repo, 'branch', '--show-current')).toBe('main');
     },
     300_000,
   );
@@ -131,54 +133,48 @@ describe.skipIf(Boolean(skipWhy))('real Claude Code, Codex and Gemini CLIs in pa
   it(
     'the three CLIs edit the same line differently: the first merges into a review branch, the others return the structured conflict and change nothing',
     async () => {
-      const { repo, cleanup } = makeTestRepo({ 'README.md': '# demo\n', 'greeting.txt': `${BASE_GREETING}\n` });
-      try {
-        const before = await snapshotParent(repo);
-        const greeting = (cli: CliName) => `Hello from the ${cli} workspace`;
-        const editors = CLIS;
-        const runs = await Promise.all(editors.map((cli) => agentInWorkspace(repo, cli, 'edit', (ws) => editFileCalls(cli, join(ws.path, 'greeting.txt'), greeting(cli)))));
-        for (const [index, cli] of editors.entries()) {
-          const { value, workspace, result } = runs[index]!;
-          const what = `${cli}: ${JSON.stringify(value)}`;
-          expect(value.status, what).toBe('completed');
-          expect(value.toolResults, what).toEqual(EDIT_TOOLS[cli].map((toolName) => ({ toolName, isError: false })));
-          expect(readFileSync(join(workspace.path, 'greeting.txt'), 'utf8')).toBe(`${greeting(cli)}\n`);
-          expect(result.diffstat.files, what).toEqual([{ file: 'greeting.txt', insertions: 1, deletions: 1 }]);
-          expect(result.diff).toContain(`-${BASE_GREETING}\n+${greeting(cli)}`);
-        }
-        await checkParentUntouched(before);
-
-        git(repo, 'branch', 'review', 'main');
-        const [first, second, third] = runs.map((run) => run.workspace) as [Workspace, Workspace, Workspace];
-        const merged = await mergeWorkspace(first, { into: 'review', strategy: 'merge' });
-        expect(merged).toMatchObject({ ok: true, into: 'review' });
-        expect(git(repo, 'show', 'review:greeting.txt')).toBe(greeting('claude'));
-
-        const refsBefore = refs(repo);
-        const worktreesBefore = git(repo, 'worktree', 'list', '--porcelain');
-        for (const [ws, cli] of [
-          [second, 'codex'],
-          [third, 'gemini'],
-        ] as const) {
-          for (const strategy of ['merge', 'squash', 'rebase'] as const) {
-            const conflict = await mergeWorkspace(ws, { into: 'review', strategy });
-            // `ours` is the review branch (Claude Code's line), `theirs` the workspace's, whatever the strategy.
-            expect(conflict, `${cli} ${strategy}`).toEqual({
-              ok: false,
-              into: 'review',
-              conflicts: [{ file: 'greeting.txt', hunks: [{ line: 1, ours: [greeting('claude')], theirs: [greeting(cli)] }] }],
-            });
-          }
-        }
-        // Nothing moved: every branch, the worktrees (no merge worktree left), the parent checkout.
-        expect(refs(repo)).toBe(refsBefore);
-        expect(git(repo, 'worktree', 'list', '--porcelain')).toBe(worktreesBefore);
-        expect(git(repo, 'show', 'review:greeting.txt')).toBe(greeting('claude'));
-        await checkParentUntouched(before);
-        expect(git(repo, 'status', '--porcelain')).toBe('');
-      } finally {
-        cleanup();
+      const before = await snapshotParent(repo);
+      const greeting = (cli: CliName) => `Hello from the ${cli} workspace`;
+      const runs = await Promise.all(CLIS.map((cli) => agentInWorkspace(repo, cli, 'edit', (ws) => editFileCalls(cli, join(ws.path, 'greeting.txt'), greeting(cli)))));
+      for (const [index, cli] of CLIS.entries()) {
+        const { value, workspace, result } = runs[index]!;
+        const what = `${cli}: ${JSON.stringify(value)}`;
+        expect(value.status, what).toBe('completed');
+        expect(value.toolResults, what).toEqual(EDIT_TOOLS[cli].map((toolName) => ({ toolName, isError: false })));
+        expect(readFileSync(join(workspace.path, 'greeting.txt'), 'utf8')).toBe(`${greeting(cli)}\n`);
+        expect(result.diffstat.files, what).toEqual([{ file: 'greeting.txt', insertions: 1, deletions: 1 }]);
+        expect(result.diff).toContain(`-${BASE_GREETING}\n+${greeting(cli)}`);
       }
+      await checkParentUntouched(before);
+
+      git(repo, 'branch', 'review', 'main');
+      const [first, second, third] = runs.map((run) => run.workspace) as [Workspace, Workspace, Workspace];
+      const merged = await mergeWorkspace(first, { into: 'review', strategy: 'merge' });
+      expect(merged).toMatchObject({ ok: true, into: 'review' });
+      expect(git(repo, 'show', 'review:greeting.txt')).toBe(greeting('claude'));
+
+      const refsBefore = refs(repo);
+      const worktreesBefore = git(repo, 'worktree', 'list', '--porcelain');
+      for (const [ws, cli] of [
+        [second, 'codex'],
+        [third, 'gemini'],
+      ] as const) {
+        for (const strategy of ['merge', 'squash', 'rebase'] as const) {
+          const conflict = await mergeWorkspace(ws, { into: 'review', strategy });
+          // `ours` is the review branch (Claude Code's line), `theirs` the workspace's, whatever the strategy.
+          expect(conflict, `${cli} ${strategy}`).toEqual({
+            ok: false,
+            into: 'review',
+            conflicts: [{ file: 'greeting.txt', hunks: [{ line: 1, ours: [greeting('claude')], theirs: [greeting(cli)] }] }],
+          });
+        }
+      }
+      // Nothing moved: every branch, the worktrees (no merge worktree left), the parent checkout.
+      expect(refs(repo)).toBe(refsBefore);
+      expect(git(repo, 'worktree', 'list', '--porcelain')).toBe(worktreesBefore);
+      expect(git(repo, 'show', 'review:greeting.txt')).toBe(greeting('claude'));
+      await checkParentUntouched(before);
+      expect(git(repo, 'status', '--porcelain')).toBe('');
     },
     300_000,
   );
