@@ -1,7 +1,7 @@
 // The REAL Claude Code, Codex and Gemini CLIs (the adapter packages' pinned devDependencies) at once, each through
 // its Troupe adapter in its own workspace (`runInWorkspace` of @troupe/worktree), against the in-repo fake API,
 // which scripts each CLI's own file tools. Part of `pnpm test`; `pnpm test:unit` (TROUPE_SKIP_INT=1) leaves it out.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
@@ -10,7 +10,7 @@ import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import { query } from '@troupe/agents';
 import type { AgentAdapter } from '@troupe/core';
 import { createFakeLlmServer, findRealCli, type FakeLlmServer, type FakeProtocol, type FakeToolCall } from '@troupe/test-server';
-import { checkParentUntouched, mergeWorkspace, runInWorkspace, snapshotParent, type Workspace } from '@troupe/worktree';
+import { checkParentUntouched, mergeWorkspace, runInWorkspace, snapshotParent, WorkspaceEscapeError, type Workspace } from '@troupe/worktree';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
@@ -47,14 +47,14 @@ afterAll(async () => {
 });
 
 /** The CLI's Troupe adapter: the fake API, a private HOME and TMPDIR, allowed to edit files in its working directory. */
-function adapterFor(cli: CliName, run: string): AgentAdapter {
+function adapterFor(cli: CliName, run: string, codexArgs: string[] = []): AgentAdapter {
   const found = real[cli] as { command: string };
   const home = join(scratch, run, cli, 'home');
   const tmpDir = join(scratch, run, cli, 'tmp');
   mkdirSync(tmpDir, { recursive: true });
   const common = { command: found.command, baseUrl: server.url, home, tmpDir, permissionMode: 'auto-edit' as const };
   if (cli === 'claude') return createClaudeCodeAdapter({ ...common, apiKey: 'sk-ant-fake-workspaces-000', maxRetries: 0 });
-  if (cli === 'codex') return createCodexAdapter({ ...common, apiKey: 'sk-fake-workspaces-000', codexHome: join(home, '.codex'), requestMaxRetries: 0, streamMaxRetries: 0 });
+  if (cli === 'codex') return createCodexAdapter({ ...common, apiKey: 'sk-fake-workspaces-000', codexHome: join(home, '.codex'), requestMaxRetries: 0, streamMaxRetries: 0, extraArgs: codexArgs });
   return createGeminiCliAdapter({ ...common, apiKey: 'fake-gemini-workspaces-key', maxAttempts: 1 });
 }
 
@@ -76,10 +76,10 @@ function editFileCalls(cli: CliName, path: string, line: string): FakeToolCall[]
  * One agent turn in a fresh workspace, committed on its branch: the fake API answers the CLI's first requests with
  * `calls` (one per request, on that CLI's protocol, so the three CLIs' scripts never mix), then plain text.
  */
-async function agentInWorkspace(repo: string, cli: CliName, run: string, calls: (ws: Workspace) => FakeToolCall[]) {
+async function agentInWorkspace(repo: string, cli: CliName, run: string, calls: (ws: Workspace) => FakeToolCall[], codexArgs: string[] = []) {
   return runInWorkspace({ repo, name: `${run}-${cli}`, commit: true, keep: 'always' }, async (ws) => {
     for (const call of calls(ws)) server.enqueue(PROTOCOL[cli], { toolCalls: [call] });
-    const result = await query({ agent: adapterFor(cli, run), prompt: `Edit the files as asked (${cli}).`, cwd: ws.path, timeoutMs: TURN_TIMEOUT_MS }).result;
+    const result = await query({ agent: adapterFor(cli, run, codexArgs), prompt: `Edit the files as asked (${cli}).`, cwd: ws.path, timeoutMs: TURN_TIMEOUT_MS }).result;
     const toolResults = result.parts.flatMap((part) => (part.type === 'tool-result' ? [{ toolName: part.toolName, isError: part.isError }] : []));
     return { status: result.status, error: result.error, toolResults, permissionDenials: result.permissionDenials };
   });
@@ -175,6 +175,34 @@ describe.skipIf(Boolean(skipWhy))('real Claude Code, Codex and Gemini CLIs in pa
       expect(git(repo, 'show', 'review:greeting.txt')).toBe(greeting('claude'));
       await checkParentUntouched(before);
       expect(git(repo, 'status', '--porcelain')).toBe('');
+    },
+    300_000,
+  );
+  it(
+    'told to write into the parent checkout: Claude Code and Gemini CLI refuse; Codex, whose sandbox allows it, writes there and its turn fails with a WorkspaceEscapeError',
+    async () => {
+      // Codex's workspace-write sandbox lets it write the cwd, /tmp and $TMPDIR by default, so a repository under /tmp
+      // is open to it; here /tmp and $TMPDIR are closed and the repository is named as a writable root instead, so
+      // the test does not depend on where the temporary folder is.
+      const codexArgs = ['-c', 'sandbox_workspace_write.exclude_slash_tmp=true', '-c', 'sandbox_workspace_write.exclude_tmpdir_env_var=true', '-c', `sandbox_workspace_write.writable_roots=[${JSON.stringify(repo)}]`];
+      const escape = (cli: CliName) => agentInWorkspace(repo, cli, 'escape', () => createFileCalls(cli, join(repo, `${cli}-escape.txt`), 'escaped'), codexArgs);
+      // One at a time: an escape fails every turn that overlapped it.
+      const claude = await escape('claude');
+      expect(claude.value.toolResults).toEqual([{ toolName: 'Write', isError: true }]);
+      expect(claude.value.permissionDenials).toMatchObject([{ toolName: 'Write', input: { file_path: join(repo, 'claude-escape.txt') } }]);
+      const gemini = await escape('gemini');
+      expect(gemini.value.toolResults).toEqual([{ toolName: 'write_file', isError: true }]);
+      expect(git(repo, 'status', '--porcelain')).toBe('');
+
+      const codex = await escape('codex').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(codex).toBeInstanceOf(WorkspaceEscapeError);
+      expect((codex as WorkspaceEscapeError).changed).toEqual(['status']);
+      expect((codex as WorkspaceEscapeError).message).toContain('?? codex-escape.txt');
+      expect(git(repo, 'status', '--porcelain')).toBe('?? codex-escape.txt'); // detected, not undone
+      expect(existsSync(join(repo, '.troupe', 'workspaces', 'escape-codex'))).toBe(true); // kept, to look at
     },
     300_000,
   );
