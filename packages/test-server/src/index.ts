@@ -32,3 +32,4 @@ export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';
 export { fuzzJunkLine, fuzzRounds, fuzzSeed, sendHugeLine, sendJunkConnection, type FuzzRandom, type FuzzRoundsOptions, type JunkConnectionReport } from './fuzz-frames';
 export { claudeCodeBinary } from './claude-code-binary';
 export { REAL_ACP_AGENTS, realAcpAgentLaunch, type RealAcpAgent, type RealAcpAgentLaunch, type RealAcpAgentOptions } from './real-acp-agents';
+export { findRealCli, type RealCli } from './real-cli-binaries';

@@ -70,6 +70,11 @@ export interface FakeAgentCliOptions {
   escape?: 'setsid' | 'double-fork' | 'nohup';
   /** Close stdout after the lines, then keep running for `exitDelayMs`. */
   closeStdout?: boolean;
+  /**
+   * Files to write before the lines are printed (path relative to the process's working directory, or absolute;
+   * folders are made): an agent that edits its workspace, e.g. in tests of isolated workspaces and their diffs.
+   */
+  writeFiles?: Readonly<Record<string, string>>;
 }
 
 /** Command-line flags of the fake agent CLI for the given behaviour. */
@@ -103,6 +108,7 @@ export function fakeAgentCliArgs(options: FakeAgentCliOptions = {}): string[] {
   flag('--expand-env', options.expandEnv);
   flag('--escape', options.escape);
   flag('--close-stdout', options.closeStdout);
+  for (const [path, content] of Object.entries(options.writeFiles ?? {})) args.push('--write-file', JSON.stringify([path, content]));
   return args;
 }
 

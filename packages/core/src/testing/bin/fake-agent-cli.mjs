@@ -32,11 +32,14 @@
 //                         `nohup` (a grandchild ignoring SIGHUP and SIGTERM); each sleeps
 //                         forever and its pid is printed as {"type":"escaped","pid":…}
 //   --close-stdout        close stdout after the lines, then keep running until --exit-delay
+//   --write-file JSON     write a file before the lines: JSON `[path, content]`, the path relative
+//                         to the working directory (or absolute), its folders made (repeatable)
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 const args = process.argv.slice(2);
-const options = { lines: [], delay: 0, firstDelay: 0, exitCode: 0, exitDelay: 0, speed: 1, chunkSize: 0 };
+const options = { lines: [], writeFiles: [], delay: 0, firstDelay: 0, exitCode: 0, exitDelay: 0, speed: 1, chunkSize: 0 };
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   const next = () => {
@@ -68,6 +71,7 @@ for (let i = 0; i < args.length; i++) {
     case '--expand-env': options.expandEnv = true; break;
     case '--escape': options.escape = next(); break;
     case '--close-stdout': options.closeStdout = true; break;
+    case '--write-file': options.writeFiles.push(next()); break;
     default:
       // Anything else (a real CLI's flags and prompt) is accepted and ignored, so
       // adapters can point their real command line at this script.
@@ -160,6 +164,12 @@ async function main() {
   if (options.escape) await write(`${JSON.stringify({ type: 'escaped', mode: options.escape, pid: await escapeGroup(options.escape) })}\n`);
   if (options.printArgv) await write(`${JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd() })}\n`);
   if (options.echoStdin) await write(`${JSON.stringify({ type: 'stdin', text: stdinText })}\n`);
+  for (const entry of options.writeFiles) {
+    const [path, content] = JSON.parse(entry);
+    const target = resolve(process.cwd(), path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
   if (options.bigLine) {
     const filler = 'x'.repeat(Math.max(0, options.bigLine - 40));
     await write(`${JSON.stringify({ type: 'big', data: filler })}\n`);
