@@ -39,9 +39,9 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     rmSync(profile, { recursive: true, force: true });
   });
 
-  it('shows a running Looper live, queues a task from the page, and logs no console error', async () => {
-    const live = gatedLooper({ maxIterations: 3 });
-    const dashboard = await serveDashboard({ bus: live.bus, store: live.store, looper: live.looper });
+  /** Serves a dashboard, opens it in a new page (recording console errors and warnings) and waits for its stream. */
+  async function openPage(options: Parameters<typeof serveDashboard>[0]) {
+    const dashboard = await serveDashboard(options);
     served.push(dashboard);
     const page = await context.newPage();
     const problems: string[] = [];
@@ -49,9 +49,14 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
       if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-
     await page.goto(dashboard.url);
     await page.getByTestId('connection').filter({ hasText: 'live' }).waitFor();
+    return { page, problems };
+  }
+
+  it('shows a running Looper live, queues a task from the page, and logs no console error', async () => {
+    const live = gatedLooper({ maxIterations: 3 });
+    const { page, problems } = await openPage({ bus: live.bus, store: live.store, looper: live.looper });
     expect(await page.getByTestId('looper-state').textContent()).toBe('IDLE');
 
     // The iteration appears within 1 s of its event (a bound of the feature, measured from the event).
@@ -91,23 +96,9 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  async function openPage(bus: EventBus) {
-    const dashboard = await serveDashboard({ bus });
-    served.push(dashboard);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    await page.goto(dashboard.url);
-    await page.getByTestId('connection').filter({ hasText: 'live' }).waitFor();
-    return { page, problems };
-  }
-
   it('lists workspaces with branch, commits, state and diffstat, and shows a diff on a click', async () => {
     const bus = new EventBus();
-    const { page, problems } = await openPage(bus);
+    const { page, problems } = await openPage({ bus });
     emitWorkspaceActivity(bus);
     const rows = page.getByTestId('workspace');
     await rows.filter({ hasText: 'troupe/team-carol-c1' }).getByTestId('workspace-state').filter({ hasText: 'removed' }).waitFor();
@@ -134,7 +125,7 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
 
   it('shows a diff holding markup as text, never as HTML, and says when it was truncated', async () => {
     const bus = new EventBus();
-    const { page, problems } = await openPage(bus);
+    const { page, problems } = await openPage({ bus });
     const hostile = sampleDiff('index.html', ['<script>window.__pwned = 1</script>', '<img src=x onerror="window.__pwned = 2">', '</pre><b id="injected">bold</b>']);
     emitWorkspaceActivity(bus, { aliceDiff: hostile, aliceDiffTruncated: true });
     await page.getByTestId('workspace').filter({ hasText: 'troupe/team-alice-c1' }).click();

@@ -1,18 +1,6 @@
-import { EventBus } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { emitWorkspaceActivity } from '../testing/dashboard-test-kit';
-import { applyDashboardInput, createDashboardState, isDashboardInput, type DashboardInput } from '../index';
-
-function inputsOf(run: (bus: EventBus) => void): DashboardInput[] {
-  const bus = new EventBus();
-  const inputs: DashboardInput[] = [];
-  bus.on('*', (event) => {
-    const input = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
-    if (isDashboardInput(input)) inputs.push(input);
-  });
-  run(bus);
-  return inputs;
-}
+import { emitWorkspaceActivity, recordDashboardInputs } from '../testing/dashboard-test-kit';
+import { applyDashboardInput, createDashboardState, type DashboardInput } from '../index';
 
 function fold(inputs: DashboardInput[], limits: Parameters<typeof createDashboardState>[0] = {}) {
   const state = createDashboardState(limits);
@@ -21,7 +9,7 @@ function fold(inputs: DashboardInput[], limits: Parameters<typeof createDashboar
 }
 
 describe('workspace events in the dashboard state', () => {
-  const inputs = inputsOf((bus) => emitWorkspaceActivity(bus, { start: 5_000 }));
+  const inputs = recordDashboardInputs((bus) => emitWorkspaceActivity(bus, { start: 5_000 }));
 
   it('forwards the workspace:* events to the page', () => {
     expect(inputs.map((input) => input.type)).toEqual([

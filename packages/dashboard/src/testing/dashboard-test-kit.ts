@@ -16,7 +16,20 @@ import type {} from '@troupe/orchestrator';
 import type {} from '@troupe/pipeline';
 import type {} from '@troupe/team';
 import type {} from '@troupe/worktree';
+import { isDashboardInput } from '../state/dashboard-reducer';
 import type { DashboardInput, DashboardState } from '../state/dashboard-state';
+
+/** The inputs a bus produces while `run` emits, as the server forwards them to pages. */
+export function recordDashboardInputs(run: (bus: EventBus) => void): DashboardInput[] {
+  const bus = new EventBus();
+  const inputs: DashboardInput[] = [];
+  bus.on('*', (event) => {
+    const input = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
+    if (isDashboardInput(input)) inputs.push(input);
+  });
+  run(bus);
+  return inputs;
+}
 
 /** A real Looper on a bus and a store, whose Coder waits until the test releases it. */
 export function gatedLooper(options: { store?: MemoryStore; maxIterations?: number } = {}) {
