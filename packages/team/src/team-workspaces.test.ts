@@ -56,7 +56,7 @@ describe("members with isolation: 'worktree'", () => {
       return `Alice wrote notes ${turn}`;
     });
     const bob = scriptedCodex((turn) => {
-      writeFileSync(join(paths.get('bob') as string, 'src.ts'), `export const a = ${turn + 2};\n`);
+      writeFileSync(join(paths.get('bob') as string, 'src.ts'), `export const a = ${turn + 42};\n`);
       return `Bob changed src ${turn}`;
     });
     const carol = scriptedCodex(() => 'Carol only read');
@@ -92,7 +92,7 @@ describe("members with isolation: 'worktree'", () => {
     expect(aliceResult?.diff).toContain('+notes 0');
     expect(aliceResult?.diff).not.toContain('src.ts');
     expect(bobResult?.diffstat).toEqual({ files: [{ file: 'src.ts', insertions: 1, deletions: 1 }], insertions: 1, deletions: 1 });
-    expect(bobResult?.diff).toContain('+export const a = 2;');
+    expect(bobResult?.diff).toContain('+export const a = 42;');
     expect(bobResult?.diff).not.toContain('alice.md');
     expect(aliceResult?.branch).toMatch(/^troupe\/team-alice-/);
     expect(aliceResult?.baseCommit).toBe(before.head);
