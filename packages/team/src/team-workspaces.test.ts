@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { InvalidArgumentError } from '@troupe/core';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aiMember, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
+import type { TeamMemberWorkspace } from './index';
+import { aiMember, humanMember, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -192,6 +193,35 @@ describe("members with isolation: 'worktree'", () => {
     expect(plain.receipts[0]?.cwd).toBe(repo);
     expect(git(repo, 'status', '--porcelain')).toBe('?? bob.md');
     expect(result.workspaces?.map((entry) => [entry.memberId, entry.result?.diffstat.files.map((file) => file.file)])).toEqual([['alice', ['alice-0.md', 'alice-1.md']]]);
+  });
+
+  it('memberWorkspaceResults() gives the results so far during the conversation, removing nothing', async () => {
+    const repo = repoWith({ 'README.md': 'hello\n' });
+    let paths = new Map<string, string>();
+    const agent = scriptedClaude(() => {
+      writeFileSync(join(paths.get('alice') as string, 'draft.md'), 'draft\n');
+      return 'Drafted';
+    });
+    let during: TeamMemberWorkspace[] = [];
+    const team = track(
+      setupTeam(
+        { name: 'review', members: [aiMember('alice', 1, 'claude-alice', { isolation: 'worktree' }), humanMember('you', 2)], settings: { maxTurns: 4 } },
+        { 'claude-alice': agent },
+        {
+          workspaceRoot: repo,
+          onHumanTurn: async () => {
+            during = await team.coordinator.memberWorkspaceResults();
+            return '/end';
+          },
+        },
+      ),
+    );
+    paths = workspacePaths(team);
+    const result = await team.coordinator.start('Draft it');
+    expect(result.reason).toBe('human-end');
+    expect(during.map((entry) => [entry.memberId, entry.removed, entry.result?.diffstat.files.map((file) => file.file)])).toEqual([['alice', false, ['draft.md']]]);
+    expect(result.workspaces?.[0]).toMatchObject({ memberId: 'alice', removed: false, result: { diff: during[0]?.result?.diff } });
+    expect(existsSync(join(paths.get('alice') as string, 'draft.md'))).toBe(true);
   });
 
   it('a team without isolation makes no workspace and returns none', async () => {
