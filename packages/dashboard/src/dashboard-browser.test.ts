@@ -1,13 +1,15 @@
 // The dashboard in a real browser: headless Chromium (Debian's `chromium`, installed by .ci/run) driven by
 // playwright-core. It opens the page, sees a running Looper's iteration appear within 1 s of the event, queues
 // a task from the page and sees the queue change, and reports no console errors. The screenshot goes to
-// .ci/out/dashboard.png (a CI artifact).
+// .ci/out/dashboard.png (a CI artifact). The Workspaces panel lists each workspace and shows its diff on a click,
+// as text (a diff holding markup never becomes HTML).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitSampleActivity, gatedLooper } from './testing/dashboard-test-kit';
+import { EventBus } from '@troupe/core';
+import { emitSampleActivity, emitWorkspaceActivity, gatedLooper, sampleDiff } from './testing/dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from './index';
 
 const CHROMIUM = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -37,9 +39,9 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     rmSync(profile, { recursive: true, force: true });
   });
 
-  it('shows a running Looper live, queues a task from the page, and logs no console error', async () => {
-    const live = gatedLooper({ maxIterations: 3 });
-    const dashboard = await serveDashboard({ bus: live.bus, store: live.store, looper: live.looper });
+  /** Serves a dashboard, opens it in a new page (recording console errors and warnings) and waits for its stream. */
+  async function openPage(options: Parameters<typeof serveDashboard>[0]) {
+    const dashboard = await serveDashboard(options);
     served.push(dashboard);
     const page = await context.newPage();
     const problems: string[] = [];
@@ -47,9 +49,14 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
       if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-
     await page.goto(dashboard.url);
     await page.getByTestId('connection').filter({ hasText: 'live' }).waitFor();
+    return { page, problems };
+  }
+
+  it('shows a running Looper live, queues a task from the page, and logs no console error', async () => {
+    const live = gatedLooper({ maxIterations: 3 });
+    const { page, problems } = await openPage({ bus: live.bus, store: live.store, looper: live.looper });
     expect(await page.getByTestId('looper-state').textContent()).toBe('IDLE');
 
     // The iteration appears within 1 s of its event (a bound of the feature, measured from the event).
@@ -85,6 +92,50 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(OUT, 'dashboard.png'), fullPage: true });
     live.looper.command({ type: 'stop', now: true });
     await live.looper.whenIdle();
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('lists workspaces with branch, commits, state and diffstat, and shows a diff on a click', async () => {
+    const bus = new EventBus();
+    const { page, problems } = await openPage({ bus });
+    emitWorkspaceActivity(bus);
+    const rows = page.getByTestId('workspace');
+    await rows.filter({ hasText: 'troupe/team-carol-c1' }).getByTestId('workspace-state').filter({ hasText: 'removed' }).waitFor();
+    const alice = rows.filter({ hasText: 'troupe/team-alice-c1' });
+    expect(await alice.textContent()).toContain('alice');
+    expect(await alice.textContent()).toContain('01234567 → fedcba98');
+    expect(await alice.getByTestId('workspace-state').textContent()).toBe('finished');
+    expect((await alice.getByTestId('workspace-diffstat').textContent())?.replace(/\s+/g, ' ').trim()).toBe('notes.md +2 -0 1 file(s) +2 -0');
+    const bob = rows.filter({ hasText: 'troupe/team-bob-c1' });
+    expect(await bob.getByTestId('workspace-state').textContent()).toBe('escaped');
+    expect(await bob.textContent()).toContain('stray.txt');
+    expect(await bob.textContent()).toContain('logo.png +bin -bin');
+
+    await alice.click();
+    const diff = page.getByTestId('workspace-diff');
+    await diff.waitFor();
+    expect(await diff.textContent()).toBe(sampleDiff('notes.md', ['first', 'second']));
+    expect(await page.getByTestId('workspace-diff-truncated').count()).toBe(0);
+    mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: join(OUT, 'dashboard-workspaces.png'), fullPage: true });
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a diff holding markup as text, never as HTML, and says when it was truncated', async () => {
+    const bus = new EventBus();
+    const { page, problems } = await openPage({ bus });
+    const hostile = sampleDiff('index.html', ['<script>window.__pwned = 1</script>', '<img src=x onerror="window.__pwned = 2">', '</pre><b id="injected">bold</b>']);
+    emitWorkspaceActivity(bus, { aliceDiff: hostile, aliceDiffTruncated: true });
+    await page.getByTestId('workspace').filter({ hasText: 'troupe/team-alice-c1' }).click();
+    const diff = page.getByTestId('workspace-diff');
+    await diff.waitFor();
+    expect(await diff.textContent()).toBe(hostile);
+    expect(await diff.locator('script, img, b').count()).toBe(0);
+    expect(await page.locator('#injected').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.getByTestId('workspace-diff-truncated').textContent()).toContain('diff truncated');
     await page.close();
     expect(problems).toEqual([]);
   });

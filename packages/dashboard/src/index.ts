@@ -24,4 +24,6 @@ export {
   type StepView,
   type TeamMessageView,
   type UsageView,
+  type WorkspaceFileStatView,
+  type WorkspaceView,
 } from './state/dashboard-state';

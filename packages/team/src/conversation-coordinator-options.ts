@@ -23,6 +23,11 @@ export interface ConversationCoordinatorOptions {
   signal?: AbortSignal;
   /** Stop the members' agents (`agentManager.stopAgent`) when the conversation ends. Default true. */
   stopAgentsOnEnd?: boolean;
+  /**
+   * The checkout isolated members (`isolation: 'worktree'`) without a `workDir` get their workspace from (its
+   * current `HEAD`); a member's `workDir` inside it becomes the same folder inside the workspace. Default `process.cwd()`.
+   */
+  workspaceRoot?: string;
   /** Clock, for tests. Default `Date.now`. */
   now?: () => number;
 }

@@ -29,6 +29,7 @@ import type {
 } from './team-conversation-types';
 import { registerTeamEvents } from './team-events';
 import { MessageRouter, type ParsedTeamMessage } from './team-message-router';
+import { TeamWorkspaces, type TeamMemberWorkspace } from './team-member-workspaces';
 import type { ConversationCoordinatorOptions, StartConversationOptions } from './conversation-coordinator-options';
 import { Completion, describeFailure, unknownTargets, type NextSpeaker, type PendingHuman, type StopRequest } from './conversation-flow';
 
@@ -90,6 +91,7 @@ export class ConversationCoordinator {
   private readonly processExits = new Set<Promise<unknown>>();
   private readonly startedAgents = new Set<string>();
   private budget: UsageBudget | undefined;
+  private readonly workspaces: TeamWorkspaces;
 
   /** @throws ConfigError when `config` is invalid (every bad field named by path). */
   constructor(private readonly options: ConversationCoordinatorOptions) {
@@ -110,6 +112,7 @@ export class ConversationCoordinator {
     this.channelId = this.config.settings.channelId;
     this.secrets = this.members.flatMap((member) => secretValuesFromEnv(member.env));
     this.now = options.now ?? Date.now;
+    this.workspaces = new TeamWorkspaces(this.eventBus, this.conversationId, this.secrets);
   }
 
   /** Where the conversation is: `idle`, `running`, `waiting-for-human` or `completed`. */
@@ -127,6 +130,14 @@ export class ConversationCoordinator {
     return [...this.messages];
   }
 
+  /**
+   * What each isolated member (`isolation: 'worktree'`) has changed in its workspace so far: branch, commits, diff
+   * and diffstat. The workspaces stay; the conversation's result carries the final ones (`result.workspaces`).
+   */
+  async memberWorkspaceResults(options: { signal?: AbortSignal } = {}): Promise<TeamMemberWorkspace[]> {
+    return this.workspaces.results(options.signal);
+  }
+
   /** Tokens and cost spent so far. */
   getUsage(): TeamUsage {
     return { ...this.usage };
@@ -140,6 +151,7 @@ export class ConversationCoordinator {
    * @throws InvalidStateError when called twice.
    * @throws InvalidArgumentError for an unknown `from` / `to` member, or no opening message and no human member.
    * @throws TeamMemberError when a member's agent cannot be started (unknown adapter, invalid settings).
+   * @throws InvalidArgumentError when an isolated member's checkout is not a git repository (before any agent starts).
    */
   async start(firstMessage?: string, options: StartConversationOptions = {}): Promise<TeamRunResult> {
     if (this.state !== 'idle') throw new InvalidStateError(`This conversation has already ${this.state === 'completed' ? 'ended' : 'started'}; create a new ConversationCoordinator`);
@@ -164,6 +176,10 @@ export class ConversationCoordinator {
     try {
       // The conversation's event scope: its turns, and their usage, belong to it.
       await withEventScope({ event: started, bus: this.eventBus, run }, async () => {
+        // Isolated members' workspaces, made before any agent starts: a folder that is not a git repository fails here.
+        await this.workspaces.create(this.members, this.config.settings, this.options.workspaceRoot ?? process.cwd(), signal).catch((error: unknown) => {
+          throw signal.aborted ? this.abortCompletion(signal) : error;
+        });
         let next: NextSpeaker;
         if (opening === undefined) next = { member: firstHuman as TeamMember, cause: 'start' };
         else next = this.open(opening, from, to);
@@ -281,7 +297,11 @@ export class ConversationCoordinator {
 
   private async agentTurn(member: TeamMember, turn: number, signal: AbortSignal): Promise<NextSpeaker> {
     this.startedAgents.add(member.id);
-    const started = await ensureMemberAgent(this.agentManager, member);
+    const workspaceCwd = this.workspaces.cwdOf(member.id);
+    // Before the agent starts (a stdin-delivery CLI is spawned by ensureMemberAgent, before its message is sent).
+    await this.workspaces.beforeTurn(member.id, signal);
+    // An isolated member's agent runs in its workspace, for all its turns (a resumed CLI session keeps its cwd).
+    const started = await ensureMemberAgent(this.agentManager, workspaceCwd === undefined ? member : { ...member, workDir: workspaceCwd });
     if (!started.ok) return this.memberFailed(member, turn, 'failed', started.error);
     const seen = this.seenThrough.get(member.id);
     const { context, message } = selectAgentContext(this.messages, {
@@ -302,6 +322,9 @@ export class ConversationCoordinator {
       this.checkLimits(signal);
       throw new Completion('aborted', 'The conversation was aborted by its signal');
     }
+    // A member that wrote outside its workspace fails the turn, whatever it replied: its diff no longer holds all it did.
+    const escaped = await this.workspaces.afterTurn(member.id, signal);
+    if (escaped) return this.memberFailed(member, turn, 'workspace-escaped', escaped);
     if (outcome.status === 'failed') return this.memberFailed(member, turn, outcome.kind, outcome.error);
     this.consecutiveFailures = 0;
     const parsed = this.router.parseMessage(outcome.text);
@@ -457,6 +480,7 @@ export class ConversationCoordinator {
     this.pendingHuman = undefined;
     this.budget?.dispose();
     await this.releaseAgents();
+    const workspaces = this.workspaces.size > 0 ? await this.workspaces.close() : undefined;
     const result: TeamRunResult = {
       conversationId: this.conversationId,
       reason,
@@ -465,6 +489,7 @@ export class ConversationCoordinator {
       messages: this.getMessages(),
       usage: this.getUsage(),
       failures: [...this.failures],
+      ...(workspaces ? { workspaces } : {}),
       ...(error ? { error } : {}),
     };
     this.emit('team:completed', {

@@ -40,6 +40,8 @@ export function describeFailure(kind: TeamMemberFailureKind): string {
       return 'gave an empty reply';
     case 'failed':
       return 'failed';
+    case 'workspace-escaped':
+      return 'wrote outside its workspace';
   }
 }
 

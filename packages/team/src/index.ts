@@ -14,17 +14,21 @@ export {
 } from './load-team-config';
 export {
   memberErrorPolicySchema,
+  memberIsolationSchema,
   teamBudgetSchema,
   teamConfigSchema,
   teamMemberSchema,
   teamSettingsSchema,
+  workspaceSetupSchema,
   type MemberErrorPolicy,
+  type MemberIsolation,
   type TeamBudget,
   type TeamConfig,
   type TeamConfigInput,
   type TeamMember,
   type TeamMemberConfig,
   type TeamSettings,
+  type TeamWorkspaceSetup,
 } from './team-config-schema';
 export { MessageRouter, type MessageRouterOptions, type ParsedTeamMessage } from './team-message-router';
 export {
@@ -36,6 +40,7 @@ export {
 } from './build-agent-message';
 export { memberAgentConfigOf } from './team-agent-turn';
 export { TeamMemberError } from './team-member-error';
+export type { TeamMemberWorkspace } from './team-member-workspaces';
 export {
   registerTeamEvents,
   teamEventSchemas,

@@ -31,7 +31,7 @@ export interface RunTeamOptions {
   onCoordinator?: (coordinator: ConversationCoordinator) => void;
   /** Ends the conversation (reason `aborted`), cancelling the running turn. */
   signal?: AbortSignal;
-  /** Project root for the default config path. Default `process.cwd()`. */
+  /** Project root: for the default config path, and the checkout isolated members' workspaces come from. Default `process.cwd()`. */
   cwd?: string;
 }
 
@@ -77,6 +77,7 @@ export async function runTeam(options: RunTeamOptions = {}): Promise<TeamRunResu
       ...(options.messageStore ? { messageStore: options.messageStore } : {}),
       ...(options.onHumanTurn ? { onHumanTurn: options.onHumanTurn } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.cwd ? { workspaceRoot: options.cwd } : {}),
     });
     options.onCoordinator?.(coordinator);
     return await coordinator.start(options.firstMessage, {

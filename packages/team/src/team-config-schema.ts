@@ -5,7 +5,22 @@ const MEMBER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Names are `[NEXT: name]` targets, so they cannot hold the marker's own punctuation. */
 const MEMBER_NAME = /^[^[\]\n,]+$/;
 
-const AI_ONLY_FIELDS = ['agentConfigId', 'systemInstruction', 'workDir', 'additionalArgs', 'env'] as const;
+const AI_ONLY_FIELDS = ['agentConfigId', 'systemInstruction', 'workDir', 'additionalArgs', 'env', 'isolation', 'setup'] as const;
+
+/**
+ * Where an AI member's agent works: `none` in the checkout itself (its `workDir`), `worktree` in a workspace of its
+ * own (a git worktree on branch `troupe/<name>`, from the caller's `HEAD`), so members that edit code do not write
+ * over each other and each hands back its own diff.
+ */
+export const memberIsolationSchema = z.enum(['none', 'worktree'], { error: 'expected "none" or "worktree"' });
+
+/** What to prepare in a member's workspace before its agent starts (see `@troupe/worktree`'s `WorkspaceSetup`). */
+export const workspaceSetupSchema = z.strictObject({
+  /** Untracked files of the checkout to copy in, relative to it (e.g. `.env`); kept out of the workspace's diff. */
+  copy: z.array(z.string().min(1, 'expected a non-empty path')).optional(),
+  /** A command run in the workspace as argv, no shell (e.g. `["npm", "ci"]`); its failure fails the conversation's start. */
+  command: z.array(z.string()).min(1, 'expected the program and its arguments, e.g. ["npm", "ci"]').optional(),
+});
 
 /**
  * One team member (seed 001, Team Config Schema): an AI member bound to an
@@ -35,6 +50,10 @@ export const teamMemberSchema = z.strictObject({
   additionalArgs: z.array(z.string()).optional(),
   /** Extra environment variables for this member's agent process. Values are redacted from events and notices. */
   env: z.record(z.string(), z.string()).optional(),
+  /** `worktree`: the member works in a workspace of its own for the whole conversation. Default: `settings.isolation`. */
+  isolation: memberIsolationSchema.optional(),
+  /** Set-up of this member's workspace. Default: `settings.setup`. */
+  setup: workspaceSetupSchema.optional(),
 });
 
 /** Spending limits; the conversation ends when one is reached (`token-budget` / `cost-budget`). */
@@ -67,6 +86,10 @@ export const teamSettingsSchema = z.strictObject({
   maxConsecutiveFailures: z.number().int().positive().default(3),
   /** Message store channel the conversation is written to. Default `team`. */
   channelId: z.string().min(1).default('team'),
+  /** Team-wide default of the AI members' `isolation`. Default: `none`. */
+  isolation: memberIsolationSchema.optional(),
+  /** Team-wide default of the members' workspace `setup`. */
+  setup: workspaceSetupSchema.optional(),
 });
 
 /**
@@ -160,6 +183,10 @@ export type TeamMemberConfig = z.output<typeof teamMemberSchema>;
 export type TeamSettings = z.output<typeof teamSettingsSchema>;
 /** Token / cost budget. */
 export type TeamBudget = z.output<typeof teamBudgetSchema>;
+/** `none` or `worktree`. */
+export type MemberIsolation = z.output<typeof memberIsolationSchema>;
+/** Set-up of a member's workspace. */
+export type TeamWorkspaceSetup = z.output<typeof workspaceSetupSchema>;
 /** `continue` or `stop` on a failed AI turn. */
 export type MemberErrorPolicy = z.output<typeof memberErrorPolicySchema>;
 

@@ -1,5 +1,6 @@
 import type { SerializedError } from '@troupe/core';
 import type { TeamMember } from './team-config-schema';
+import type { TeamMemberWorkspace } from './team-member-workspaces';
 
 /**
  * Why a conversation ended:
@@ -28,8 +29,8 @@ export type TeamCompletionReason =
 /** Why a member got the turn. */
 export type TeamTurnCause = 'start' | 'next-marker' | 'round-robin' | 'fallback';
 
-/** How an AI member's turn failed. */
-export type TeamMemberFailureKind = 'failed' | 'timed-out' | 'agent-error' | 'empty-reply';
+/** How an AI member's turn failed (`workspace-escaped`: an isolated member wrote into the parent checkout). */
+export type TeamMemberFailureKind = 'failed' | 'timed-out' | 'agent-error' | 'empty-reply' | 'workspace-escaped';
 
 /** Tokens and cost spent by AI turns so far. */
 export interface TeamUsage {
@@ -88,6 +89,11 @@ export interface TeamRunResult {
   messages: TeamMessage[];
   usage: TeamUsage;
   failures: TeamMemberFailure[];
+  /**
+   * Isolated members' workspaces (`isolation: 'worktree'`): each one's branch, diff and diffstat. Workspaces with no
+   * change are removed (`removed: true`); the others are kept for review or merge. Absent when no member is isolated.
+   */
+  workspaces?: TeamMemberWorkspace[];
   /** Set when `reason` is `error`. */
   error?: SerializedError;
 }

@@ -55,7 +55,7 @@ export const teamEventSchemas = {
     ...ids,
     turn: z.number().int().positive(),
     memberId: z.string(),
-    kind: z.enum(['failed', 'timed-out', 'agent-error', 'empty-reply']),
+    kind: z.enum(['failed', 'timed-out', 'agent-error', 'empty-reply', 'workspace-escaped']),
     error: serializedErrorSchema,
     policy: z.enum(['continue', 'stop']),
   }),

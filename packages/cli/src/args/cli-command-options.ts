@@ -86,6 +86,7 @@ export const TEAM_OPTIONS: readonly CliCommandOption[] = [
   { name: 'config', type: 'string', value: 'FILE', help: 'teamConfig' },
   { name: 'from', type: 'string', value: 'MEMBER', help: 'teamFrom' },
   { name: 'to', type: 'string', value: 'MEMBER', help: 'teamTo' },
+  { name: 'isolate', type: 'string', value: 'MODE', help: 'teamIsolate' },
   REGISTRY,
   AUTO_ALLOW,
   HELP,

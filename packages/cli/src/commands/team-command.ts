@@ -1,11 +1,12 @@
 import { createInterface } from 'node:readline';
 import { AbortError, EventBus, TroupeError } from '@troupe/core';
-import { loadTeamConfig, runTeam, type TeamConfig } from '@troupe/team';
+import { loadTeamConfig, runTeam, type TeamConfig, type TeamRunResult } from '@troupe/team';
 import { TEAM_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
+import type { CliMessages } from '../i18n/cli-messages';
 import { createCliAgentManager } from '../looper/create-cli-looper';
 import { loadCliRegistry } from '../registry/cli-registry';
 import { openSessionLedger } from '../usage/session-ledger';
@@ -30,7 +31,8 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
   }
   if (positionals.length > 0) throw new CliUsageError(`${m.usage.unexpectedArgument(positionals[0] as string)}; ${m.usage.passWithP('message')}`, { command: 'team' });
   const root = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd, m);
-  const config = withWorkspaceWorkDir(await loadTeamConfig(typeof options.config === 'string' ? options.config : undefined, { cwd: root }), root);
+  const isolate = typeof options.isolate === 'string' ? options.isolate : undefined;
+  const config = withTeamIsolation(withWorkspaceWorkDir(await loadTeamConfig(typeof options.config === 'string' ? options.config : undefined, { cwd: root }), root), isolate, m);
   const registry = await loadCliRegistry(
     { option: typeof options.registry === 'string' ? options.registry : undefined, workspaceRoot: root, env: io.env, cwd: io.cwd },
     m,
@@ -58,6 +60,8 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
       ...(typeof options.to === 'string' ? { to: options.to } : {}),
       agentManager,
       eventBus: bus,
+      // Isolated members' workspaces come from the workspace's checkout.
+      cwd: root,
       onHumanTurn: async ({ member, signal }) => {
         const name = member.displayName ?? member.name;
         const line = await lines.next(`${name}> `, signal);
@@ -69,6 +73,7 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
       signal: controller.signal,
     });
     io.stdout.write(`${m.team.ended(result.reason, result.turns, result.detail)}\n`);
+    for (const line of workspaceLines(result, m)) io.stdout.write(`${line}\n`);
     if (result.reason === 'aborted') return EXIT_CODES.interrupted;
     // A failed member turn fails the command, even when the conversation went on past it (`onMemberError: continue`).
     if (result.failures.length > 0) {
@@ -117,6 +122,25 @@ async function recordUsage(root: string, bus: EventBus, io: CliIo): Promise<{ cl
 /** AI members without a `workDir` run in the workspace (`--workspace`), not in the shell's folder. */
 export function withWorkspaceWorkDir(config: TeamConfig, root: string): TeamConfig {
   return { ...config, members: config.members.map((member) => (member.type === 'ai' && member.workDir === undefined ? { ...member, workDir: root } : member)) };
+}
+
+/**
+ * `--isolate worktree|none` sets the team-wide default of the members' `isolation` (members that set their own keep
+ * it). Any other value is a usage error naming it.
+ */
+export function withTeamIsolation(config: TeamConfig, isolate: string | undefined, m: CliMessages): TeamConfig {
+  if (isolate === undefined) return config;
+  if (isolate !== 'worktree' && isolate !== 'none') throw new CliUsageError(m.team.isolate(isolate), { command: 'team' });
+  return { ...config, settings: { ...config.settings, isolation: isolate } };
+}
+
+/** One line per isolated member's workspace: its branch and diffstat, and where it is kept (or that it was removed). */
+export function workspaceLines(result: TeamRunResult, m: CliMessages): string[] {
+  return (result.workspaces ?? []).map(({ memberId, workspace, result: changes, removed, error }) => {
+    if (!changes) return m.team.workspaceUnreadable(memberId, error?.message ?? 'unknown error');
+    const { files, insertions, deletions } = changes.diffstat;
+    return m.team.workspace(memberId, changes.branch, files.length, insertions, deletions, removed ? undefined : workspace.path);
+  });
 }
 
 /** Lines of stdin, queued as they arrive, so piped input is never lost between turns. */

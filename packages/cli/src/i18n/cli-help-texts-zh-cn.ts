@@ -183,6 +183,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     teamConfig: '团队文件。默认: WORKSPACE/.troupe/team.json。',
     teamFrom: '说出第一条消息的成员（id 或名字），例如在终端前的你。',
     teamTo: '第一个发言的成员（id 或名字）。',
+    teamIsolate: 'worktree: 每个 AI 成员在自己的 git worktree 中工作（分支 troupe/<name>，来自工作区的 HEAD），结束时打印其 diff 统计；none: 在工作区中工作。自己设置了 isolation 的成员保持不变。',
     usageWorkspace: '要报告其会话的工作区。默认: 当前文件夹。',
     usageJson: '以 JSON 打印合计（每个会话: totals、byAgent、byRun、byModel）。',
     workerRedis: '队列所在的 Redis 服务器（redis://[user:password@]host:port[/db]）。',

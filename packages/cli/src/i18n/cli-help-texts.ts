@@ -193,6 +193,8 @@ export const englishCliHelpTexts = {
     teamConfig: 'Team file. Default: WORKSPACE/.troupe/team.json.',
     teamFrom: 'Member (id or name) who says the first message, e.g. you at the terminal.',
     teamTo: 'Member (id or name) who speaks first.',
+    teamIsolate:
+      "worktree: each AI member works in a git worktree of its own (branch troupe/<name>, from the workspace's HEAD) and its diff is printed at the end; none: in the workspace. Members that set isolation keep theirs.",
     usageWorkspace: 'The workspace whose sessions to report. Default: the current folder.',
     usageJson: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).',
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',

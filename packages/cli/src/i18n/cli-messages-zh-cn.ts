@@ -136,6 +136,10 @@ export const simplifiedChineseCliMessages: CliMessages = {
     couldNotRun: (message) => `团队无法运行: ${message}`,
     noMoreInput: (member) => `（${member} 没有更多输入: 标准输入已关闭；结束对话）`,
     failedTurns: (count, members) => `${count} 个成员轮次失败（${members}）；退出码 1`,
+    isolate: (value) => `--isolate 需要 "worktree" 或 "none"，收到的是 "${value}"`,
+    workspace: (member, branch, files, insertions, deletions, path) =>
+      path === undefined ? `${member}: 没有改动（工作区 ${branch} 已删除）` : `${member}: ${branch}，${files} 个文件 +${insertions} -${deletions}，保留在 ${path}`,
+    workspaceUnreadable: (member, message) => `${member}: 无法读取其工作区: ${message}`,
   },
   dashboard: {
     serving: (url: string) => `仪表盘：${url}\n（在本机浏览器中打开；按 Ctrl-C 停止）`,

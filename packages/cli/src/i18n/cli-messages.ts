@@ -119,6 +119,11 @@ export const englishCliMessages = {
     noMoreInput: (member: string) => `(no more input for ${member}: stdin is closed; ending the conversation)`,
     /** Printed on stderr when members' turns failed (the command then exits 1). */
     failedTurns: (count: number, members: string) => `${count} member turn${count === 1 ? '' : 's'} failed (${members}); exit code 1`,
+    isolate: (value: string) => `--isolate expects "worktree" or "none", got "${value}"`,
+    /** One isolated member's workspace at the end of the conversation. */
+    workspace: (member: string, branch: string, files: number, insertions: number, deletions: number, path: string | undefined) =>
+      path === undefined ? `${member}: no change (workspace ${branch} removed)` : `${member}: ${branch}, ${files} file(s) +${insertions} -${deletions}, kept at ${path}`,
+    workspaceUnreadable: (member: string, message: string) => `${member}: its workspace could not be read: ${message}`,
   },
   dashboard: {
     serving: (url: string) => `Dashboard: ${url}\n(open it in a browser on this machine; Ctrl-C stops it)`,

@@ -7,6 +7,7 @@ import type { DashboardInput, DashboardState } from '../state/dashboard-state';
 import { AgentTreePanel, PipelinePanel, QueuePanel, TeamPanel, UsagePanel } from './dashboard-activity-views';
 import { formatClock } from './dashboard-format';
 import { AutoStreamPanel, LooperPanel, PendingPanel, TimelinePanel, type SendCommand } from './dashboard-looper-views';
+import { WorkspacesPanel, type FetchWorkspaceDiff } from './dashboard-workspace-views';
 
 /** The browser globals the page uses (the package's TypeScript has no DOM library). */
 interface PageGlobals {
@@ -23,7 +24,7 @@ interface PageGlobals {
 const page = globalThis as unknown as PageGlobals;
 const token = new URLSearchParams(page.location.search).get('token') ?? '';
 const base = page.location.pathname.replace(/index\.html$/, '').replace(/\/?$/, '/');
-const withToken = (path: string) => `${base}${path}?token=${encodeURIComponent(token)}`;
+const withToken = (path: string, query = '') => `${base}${path}?token=${encodeURIComponent(token)}${query}`;
 
 let state: DashboardState | null = null;
 let connection: 'connecting' | 'live' | 'reconnecting' = 'connecting';
@@ -36,6 +37,16 @@ const send: SendCommand = async (command) => {
     return response.ok ? { ok: body.ok === true, text: body.text ?? '' } : { ok: false, text: body.error ?? `HTTP ${response.status}` };
   } catch (error) {
     return { ok: false, text: `the dashboard server did not answer: ${(error as Error).message}` };
+  }
+};
+
+const fetchDiff: FetchWorkspaceDiff = async (name) => {
+  try {
+    const response = await page.fetch(withToken('api/workspaces/diff', `&name=${encodeURIComponent(name)}`));
+    const body = (await response.json()) as { diff?: string; truncated?: boolean; error?: string };
+    return response.ok && typeof body.diff === 'string' ? { ok: true, diff: body.diff, truncated: body.truncated === true } : { ok: false, error: body.error ?? `HTTP ${response.status}` };
+  } catch (error) {
+    return { ok: false, error: `the dashboard server did not answer: ${(error as Error).message}` };
   }
 };
 
@@ -58,6 +69,7 @@ function App({ state: current }: { state: DashboardState | null }) {
       <${TeamPanel} conversations=${current.conversations} />
       <${PipelinePanel} pipelines=${current.pipelines} now=${current.updatedAt} />
       <${QueuePanel} queues=${current.queues} />
+      <${WorkspacesPanel} workspaces=${current.workspaces ?? []} fetchDiff=${fetchDiff} />
     </main>`;
 }
 

@@ -8,6 +8,7 @@ import { dashboardClientScript } from './dashboard-client-bundle';
 import { dashboardPageHtml } from './dashboard-page';
 import { createDashboardPageStreams } from './dashboard-page-streams';
 import { readStoredDashboardInputs } from './dashboard-stored-state';
+import { createWorkspaceDiffs } from './dashboard-workspace-diffs';
 
 /** Sends a Looper command (`{"type":"add_pending","task":"…"}` or `{"type":"stop"}`, as JSON text) and resolves with its reply. */
 export interface DashboardLooperControl {
@@ -87,7 +88,8 @@ const HEARTBEAT_MS = 15_000;
  *
  * Routes (under `basePath`): `GET /` the page, `GET /events` the
  * Server-Sent Events stream (a `snapshot`, then each `input`), `POST
- * /api/looper` a command. Every request needs the token; without it: 401.
+ * /api/looper` a command, `GET /api/workspaces/diff?name=` a finished
+ * workspace's diff (JSON `{ name, diff, truncated }`). Every request needs the token; without it: 401.
  * A `Host` other than the loopback names or the server's own address with
  * its port (or `options.allowedHosts`) gets 403, and so does a POST from another page
  * (a foreign `Origin`, or `Sec-Fetch-Site: cross-site`). A page that reads
@@ -119,6 +121,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
     ...(options.looperChannelId ? { looperChannelId: options.looperChannelId } : {}),
   });
   const streams = createDashboardPageStreams(maxPageBufferBytes);
+  const workspaceDiffs = createWorkspaceDiffs({ maxWorkspaces: state.limits.workspaces, maxChars: state.limits.workspaceDiffChars });
   let closed = false;
   let loaded = false;
   const early: DashboardInput[] = [];
@@ -131,8 +134,10 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
   const onEvent = (event: AnyTroupeEvent) => {
     const input: DashboardInput = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
     if (!isDashboardInput(input)) return;
-    if (loaded) broadcast(input);
-    else early.push(input);
+    // A workspace's diff stays on the server; pages ask for it (see /api/workspaces/diff).
+    const slim = workspaceDiffs.take(input);
+    if (loaded) broadcast(slim);
+    else early.push(slim);
   };
   const unsubscribe = bus.on('*', onEvent);
 
@@ -221,6 +226,14 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
         return send(response, 502, { error: `the Looper did not take the command: ${(error as Error).message ?? String(error)}` });
       }
     }
+    if (path === '/api/workspaces/diff') {
+      if (request.method !== 'GET') return send(response, 405, { error: `${request.method} is not allowed on ${path}` }, { allow: 'GET' });
+      const name = url.searchParams.get('name');
+      if (!name) return send(response, 400, { error: 'expected ?name=<workspace name>' });
+      const diff = workspaceDiffs.get(name);
+      if (!diff) return send(response, 404, { error: `no diff of a workspace named ${JSON.stringify(name)} (it has not finished, or it is older than the last ${state.limits.workspaces})` });
+      return send(response, 200, diff);
+    }
     return send(response, 404, { error: `not found: ${path}` });
   }
 
@@ -228,7 +241,11 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
     token,
     ready,
     state: () => structuredClone(state),
-    push: (input: DashboardInput) => (loaded ? broadcast(input) : early.push(input)),
+    push: (input: DashboardInput) => {
+      const slim = workspaceDiffs.take(input);
+      if (loaded) broadcast(slim);
+      else early.push(slim);
+    },
     close,
   });
 }

@@ -54,4 +54,7 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 6px;
 .gantt .bar{position:absolute;top:2px;height:12px;border-radius:3px;min-width:2px}.bar.plan{background:var(--plan)}.bar.exec{background:var(--ok)}.bar.exec.failed{background:var(--bad)}.bar.open{opacity:.6}
 .legend{display:flex;gap:12px;font-size:12px;color:var(--muted);margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .reply{font-size:12px;margin-top:4px}.reply.bad{color:var(--bad)}
+tr.ws{cursor:pointer}tr.ws:hover,tr.ws.open{background:var(--bg)}.stat{margin-right:10px;white-space:nowrap}.stat.total{color:var(--muted)}
+.d-add{color:var(--ok)}.d-del{color:var(--bad)}.d-hunk{color:var(--plan)}.d-file{font-weight:600}.s-finished{background:var(--ok);color:#fff}.s-escaped{background:var(--bad);color:#fff}.s-removed{background:var(--line)}
+pre.diff{max-height:480px;overflow:auto;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--bg);padding:8px;border-radius:6px;margin:0}
 `;

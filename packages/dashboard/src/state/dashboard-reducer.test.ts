@@ -1,19 +1,6 @@
-import { EventBus } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { emitSampleActivity } from '../testing/dashboard-test-kit';
+import { emitSampleActivity, recordDashboardInputs } from '../testing/dashboard-test-kit';
 import { applyDashboardInput, createDashboardState, DEFAULT_DASHBOARD_LIMITS, isDashboardInput, type DashboardInput } from '../index';
-
-/** The inputs a bus produces, as the server forwards them. */
-function record(run: (bus: EventBus) => void): DashboardInput[] {
-  const bus = new EventBus();
-  const inputs: DashboardInput[] = [];
-  bus.on('*', (event) => {
-    const input = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
-    if (isDashboardInput(input)) inputs.push(input);
-  });
-  run(bus);
-  return inputs;
-}
 
 function fold(inputs: DashboardInput[]) {
   const state = createDashboardState();
@@ -22,7 +9,7 @@ function fold(inputs: DashboardInput[]) {
 }
 
 describe('applyDashboardInput', () => {
-  const inputs = record((bus) => emitSampleActivity(bus, 1_000_000));
+  const inputs = recordDashboardInputs((bus) => emitSampleActivity(bus, 1_000_000));
 
   it('builds the orchestrator tree with statuses, tool calls and forks', () => {
     const { agents } = fold(inputs);

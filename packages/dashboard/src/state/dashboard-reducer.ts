@@ -5,6 +5,7 @@ import { applyOrchestratorEvent, applyPipelineEvent, applyTeamEvent } from './da
 import { applyLooperEvent, applyLooperHistory, applyLooperMessage, applyLooperStatus } from './dashboard-looper-reducer';
 import type { DashboardInput, DashboardState } from './dashboard-state';
 import { applyUsageEvent } from './dashboard-usage-reducer';
+import { applyWorkspaceEvent } from './dashboard-workspace-reducer';
 
 /**
  * Applies one input to the state, in place, and returns it. Unknown event
@@ -58,18 +59,19 @@ export function applyDashboardInput(state: DashboardState, input: DashboardInput
   else if (type.startsWith('orchestrator:')) applyOrchestratorEvent(state, type, timestamp, payload);
   else if (type.startsWith('team:')) applyTeamEvent(state, type, timestamp, payload);
   else if (type.startsWith('pipeline:')) applyPipelineEvent(state, type, timestamp, payload);
+  else if (type.startsWith('workspace:')) applyWorkspaceEvent(state, type, timestamp, payload);
   else applyUsageEvent(state, type, payload);
   return state;
 }
 
 /**
  * Whether the dashboard folds this input (others are not sent to pages):
- * the Looper, orchestrator, team, pipeline and usage events, messages, and
+ * the Looper, orchestrator, team, pipeline, workspace and usage events, messages, and
  * agent usage parts — not text deltas, which would flood the page.
  */
 export function isDashboardInput(input: DashboardInput): boolean {
   const type = input.type;
   if (type === 'agent:part') return record(record(input.payload).part).type === 'usage';
   if (type === 'orchestrator:text-delta') return false;
-  return type === 'message:added' || type === 'agent:turn-completed' || /^(looper|orchestrator|team|pipeline|usage|dashboard):/.test(type);
+  return type === 'message:added' || type === 'agent:turn-completed' || /^(looper|orchestrator|team|pipeline|workspace|usage|dashboard):/.test(type);
 }

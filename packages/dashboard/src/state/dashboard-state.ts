@@ -43,6 +43,12 @@ export interface DashboardLimits {
   usageAgents: number;
   /** Characters of a message or task kept for display. Default 4000. */
   textChars: number;
+  /** Workspaces (`workspace:*` events), oldest dropped first. Default 100. */
+  workspaces: number;
+  /** Files listed in one workspace's diffstat (the totals count every file). Default 200. */
+  workspaceFiles: number;
+  /** Characters of one workspace's diff the server keeps for the page (`GET /api/workspaces/diff`). Default 100 000. */
+  workspaceDiffChars: number;
 }
 
 /** The default {@link DashboardLimits}. */
@@ -57,6 +63,9 @@ export const DEFAULT_DASHBOARD_LIMITS: Readonly<DashboardLimits> = Object.freeze
   batches: 500,
   usageAgents: 500,
   textChars: 4000,
+  workspaces: 100,
+  workspaceFiles: 200,
+  workspaceDiffChars: 100_000,
 });
 
 /** Where the dashboard gets its data from, as the header shows it. */
@@ -227,6 +236,47 @@ export interface PipelineView {
   executionCompleted: boolean;
 }
 
+/** One file's line counts in a workspace's diffstat (`-1` for a binary file). */
+export interface WorkspaceFileStatView {
+  file: string;
+  insertions: number;
+  deletions: number;
+}
+
+/**
+ * An isolated workspace (a git worktree an agent works in, `@troupe/worktree`): its branch, commits, state and
+ * diffstat. The diff itself is not part of the state (it can be large); the page asks the server for it.
+ */
+export interface WorkspaceView {
+  /** The workspace's name, unique in its repository. */
+  name: string;
+  /** Who works in it: an agent id, a team member, a job. */
+  owner: string;
+  branch: string;
+  /** The checkout it was made from. */
+  repo?: string;
+  baseCommit: string;
+  /** The branch head when it finished. */
+  headCommit?: string;
+  /**
+   * `running` until its run ends; `finished` with its result; `escaped` when its agent wrote into the parent
+   * checkout (also once finished); `removed` when it finished without changes and its folder was removed.
+   */
+  status: 'running' | 'finished' | 'escaped' | 'removed';
+  /** The agent made commits on the branch. */
+  committed?: boolean;
+  /** Changes remain outside commits. */
+  uncommitted?: boolean;
+  /** Files changed (at most `limits.workspaceFiles`; `filesOmitted` counts the rest) and line totals over all. */
+  diffstat?: { files: WorkspaceFileStatView[]; insertions: number; deletions: number; filesOmitted: number };
+  /** The diff was cut (by the event, or by the server's `limits.workspaceDiffChars`). */
+  diffTruncated: boolean;
+  /** What changed in the parent checkout, when the agent escaped. */
+  escape?: { changed: string[]; message: string };
+  createdAt: number;
+  updatedAt: number;
+}
+
 /** Tokens and cost summed over calls. */
 export interface UsageFiguresView {
   /** Turns or model calls counted. */
@@ -281,6 +331,8 @@ export interface DashboardState {
   usage: UsageView;
   /** BullMQ queues (`troupe dashboard --queue URL`): job counts by state, per queue. */
   queues: Record<string, QueueView>;
+  /** Isolated workspaces, oldest first. */
+  workspaces: WorkspaceView[];
   limits: DashboardLimits;
 }
 
@@ -326,6 +378,7 @@ export function createDashboardState(options: { limits?: Partial<DashboardLimits
     pipelines: [],
     usage: { source: 'none', agents: [], total: emptyUsageFigures(), others: { agents: 0, ...emptyUsageFigures() }, openTurns: {}, recordIds: [] },
     queues: {},
+    workspaces: [],
     limits: { ...DEFAULT_DASHBOARD_LIMITS, ...options.limits },
   };
 }

@@ -15,7 +15,21 @@ import { Looper } from '@troupe/looper';
 import type {} from '@troupe/orchestrator';
 import type {} from '@troupe/pipeline';
 import type {} from '@troupe/team';
+import type {} from '@troupe/worktree';
+import { isDashboardInput } from '../state/dashboard-reducer';
 import type { DashboardInput, DashboardState } from '../state/dashboard-state';
+
+/** The inputs a bus produces while `run` emits, as the server forwards them to pages. */
+export function recordDashboardInputs(run: (bus: EventBus) => void): DashboardInput[] {
+  const bus = new EventBus();
+  const inputs: DashboardInput[] = [];
+  bus.on('*', (event) => {
+    const input = { type: event.type, timestamp: event.timestamp, source: event.source, payload: event.payload };
+    if (isDashboardInput(input)) inputs.push(input);
+  });
+  run(bus);
+  return inputs;
+}
 
 /** A real Looper on a bus and a store, whose Coder waits until the test releases it. */
 export function gatedLooper(options: { store?: MemoryStore; maxIterations?: number } = {}) {
@@ -154,4 +168,43 @@ export function emitSampleActivity(bus: EventBus, start = Date.now()): void {
   emit('agent:turn-completed', { roleId: 'coder', status: 'completed', durationMs: 4000 }, at(721));
   emit('agent:part', { roleId: 'review', part: { type: 'usage', usage: { inputTokens: 3100, outputTokens: 240 } } }, at(730));
   emit('agent:turn-completed', { roleId: 'review', status: 'completed', durationMs: 2000 }, at(731));
+}
+
+/** A unified diff adding `lines` to `file`. */
+export function sampleDiff(file: string, lines: string[]): string {
+  return [`diff --git a/${file} b/${file}`, 'new file mode 100644', '--- /dev/null', `+++ b/${file}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((line) => `+${line}`), ''].join('\n');
+}
+
+/**
+ * Emits, with real payloads, three workspaces: `alice`'s finished with a diff (`aliceDiff`), `bob`'s that escaped
+ * then finished, and `carol`'s finished without a change (removed).
+ */
+export function emitWorkspaceActivity(bus: EventBus, options: { start?: number; aliceDiff?: string; aliceDiffTruncated?: boolean } = {}): void {
+  const start = options.start ?? Date.now();
+  const emit = <T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T], time: number) =>
+    bus.publish({ type, version: 1, timestamp: start + time, source: 'sample', payload } as TroupeEvent<T> as AnyTroupeEvent);
+  const base = '0123456789abcdef0123456789abcdef01234567';
+  const repo = '/repo';
+  for (const [index, owner] of ['alice', 'bob', 'carol'].entries()) {
+    emit('workspace:created', { name: `team-${owner}-c1`, owner, path: `${repo}/.troupe/workspaces/team-${owner}-c1`, branch: `troupe/team-${owner}-c1`, baseCommit: base, repo }, index);
+  }
+  const aliceDiff = options.aliceDiff ?? sampleDiff('notes.md', ['first', 'second']);
+  const finished = (owner: string, diff: string, files: Array<{ file: string; insertions: number; deletions: number }>, extra: { removed?: boolean; diffTruncated?: boolean } = {}) => ({
+    name: `team-${owner}-c1`,
+    owner,
+    branch: `troupe/team-${owner}-c1`,
+    baseCommit: base,
+    headCommit: diff === '' ? base : 'fedcba9876543210fedcba9876543210fedcba98',
+    committed: false,
+    uncommitted: diff !== '',
+    // Binary files count -1 and add nothing to the totals, as in `workspaceResult`.
+    diffstat: { files, insertions: files.reduce((sum, file) => sum + Math.max(0, file.insertions), 0), deletions: files.reduce((sum, file) => sum + Math.max(0, file.deletions), 0) },
+    diff,
+    diffTruncated: extra.diffTruncated ?? false,
+    removed: extra.removed ?? false,
+  });
+  emit('workspace:finished', finished('alice', aliceDiff, [{ file: 'notes.md', insertions: 2, deletions: 0 }], { diffTruncated: options.aliceDiffTruncated ?? false }), 10);
+  emit('workspace:escaped', { name: 'team-bob-c1', owner: 'bob', repo, changed: ['status'], message: 'The parent checkout /repo changed outside its workspaces (status): status +?? stray.txt' }, 20);
+  emit('workspace:finished', finished('bob', sampleDiff('src.ts', ['x']), [{ file: 'src.ts', insertions: 1, deletions: 0 }, { file: 'logo.png', insertions: -1, deletions: -1 }]), 30);
+  emit('workspace:finished', finished('carol', '', [], { removed: true }), 40);
 }
