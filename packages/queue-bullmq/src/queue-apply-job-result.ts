@@ -51,6 +51,19 @@ async function topLevel(repo: string, signal?: AbortSignal): Promise<string> {
   return found.stdout.trim();
 }
 
+/**
+ * The checkout `path` is in and its `HEAD` commit, or undefined when it is not in a git checkout (or has no commit):
+ * what an origin sends as a worktree job's `base`, and where it applies the result.
+ */
+export async function readOriginCheckout(path: string, signal?: AbortSignal): Promise<{ repo: string; head: string } | undefined> {
+  const repo = await topLevel(path, signal).catch((error: unknown) => {
+    if (AbortError.isInstance(error)) throw error;
+    return undefined;
+  });
+  const head = repo === undefined ? undefined : await resolveCommit(repo, 'HEAD', signal);
+  return repo !== undefined && head !== undefined ? { repo, head } : undefined;
+}
+
 /** Fetches the bundle's branch into `branch`: objects and one new ref, nothing else of the repository changes. */
 async function fetchBundle(cwd: string, result: JobWorkspaceResult, branch: string, folder: string, signal?: AbortSignal): Promise<string> {
   const file = join(folder, 'job.bundle');
