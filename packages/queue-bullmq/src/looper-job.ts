@@ -133,8 +133,6 @@ interface WorkspacePolicy {
   allowLocalGitUrls: boolean;
   cloneTimeoutMs: number;
   maxResultBytes: number | undefined;
-  /** Cleans up a repository's leftover job workspaces, once per repository per process. */
-  collect: (repo: string, signal: AbortSignal) => Promise<void>;
 }
 
 /**
@@ -193,24 +191,20 @@ export function createLooperJobHandler(options: LooperJobHandlerOptions): QueueJ
   const maxResultBytes = options.maxResultBytes;
   if (maxResultBytes !== undefined && !(Number.isInteger(maxResultBytes) && maxResultBytes > 0)) throw new InvalidArgumentError('maxResultBytes', `expected a positive integer, got ${String(maxResultBytes)}`);
   const onReport = options.onWorkspaceGc ?? logJobWorkspaceGc;
-  const collected = new Map<string, Promise<void>>();
-  const collect = (repo: string, signal: AbortSignal) => {
-    if (!collected.has(repo)) collected.set(repo, collectJobWorkspaces([repo], onReport, signal).then(() => undefined));
-    return collected.get(repo) as Promise<void>;
-  };
   const policy: WorkspacePolicy = {
     workRoot,
     allowedRoots: (options.allowedRoots ?? [workRoot]).map((root) => resolve(root)),
     allowLocalGitUrls: options.allowLocalGitUrls === true,
     cloneTimeoutMs,
     maxResultBytes,
-    collect,
   };
   return {
     kind: 'looper',
-    // The job clones a killed worker left in the work folder; a job's own `path` repository is cleaned before its first job here.
+    // The job clones in the work folder are this machine's own. A job's `path` repository may be shared with workers
+    // on other machines, whose workspaces' processes cannot be checked from here: there the retry of a job cleans up
+    // after its own earlier attempts (see runJobInWorkspace).
     async start({ signal }) {
-      await Promise.all(repositoriesUnder(workRoot).map((repo) => collect(repo, signal)));
+      await collectJobWorkspaces(repositoriesUnder(workRoot), onReport, signal);
     },
     parse(payload) {
       const parsed = looperJobSpecSchema.safeParse(payload);
@@ -249,7 +243,6 @@ async function runLooperJob(
     if (spec.isolation !== 'worktree') return await runLooper(spec, context, createLooper, workspacePath);
     // Refused before any agent starts: a folder that is not a repository, a base the copy lacks.
     await checkJobRepository(workspacePath, context.signal);
-    await policy.collect(workspacePath, context.signal);
     const { value, workspace } = await runJobInWorkspace(
       { repo: workspacePath, jobId: context.jobId, base: spec.base, format: spec.changeFormat, maxResultBytes: policy.maxResultBytes, bus: context.eventBus, signal: context.signal },
       (path) => runLooper(spec, context, createLooper, path),
