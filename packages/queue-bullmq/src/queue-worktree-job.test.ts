@@ -1,6 +1,7 @@
 // Looper jobs with `isolation: 'worktree'`, through the public handler (in-memory store, no Redis) and
 // `applyJobResult`, on real git repositories: the worker's copy is a clone of the origin, the Coder is an agent
 // that writes files in its working directory, and the change travels back as a bundle or a patch.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,15 @@ import { Looper } from '@troupe/looper';
 import { checkParentUntouched, snapshotParent } from '@troupe/worktree';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyJobResult, createLooperJobHandler, type JobWorkspaceResult, type LooperJobEnvironment, type LooperJobHandlerOptions, type LooperJobSpec } from './index';
+import {
+  applyJobResult,
+  createLooperJobHandler,
+  type JobWorkspaceGcReport,
+  type JobWorkspaceResult,
+  type LooperJobEnvironment,
+  type LooperJobHandlerOptions,
+  type LooperJobSpec,
+} from './index';
 import type { QueueJobContext } from './queue-job';
 
 let dir: string;
@@ -212,5 +221,38 @@ describe('isolation: "worktree" jobs', () => {
     await expect(applyJobResult(corrupt, { repo: unrelated })).rejects.toThrow(/the bundle of job job-7 does not verify/);
     await expect(applyJobResult({ ...workspace, headCommit: 'HEAD' }, { repo: unrelated })).rejects.toThrow(/headCommit "HEAD" is not a commit id/);
     expect(git(unrelated, 'branch', '--list', 'troupe/*')).toBe('');
+  });
+});
+
+describe('worker start-up: the workspaces a dead process left in the job clones', () => {
+  /** Creates a workspace from another Node process, which then exits: its marker names a process that is gone. */
+  function workspaceOfDeadProcess(repo: string, name: string): string {
+    const script = `const { createWorkspace } = await import('@troupe/worktree'); process.stdout.write((await createWorkspace({ repo: ${JSON.stringify(repo)}, name: ${JSON.stringify(name)} })).path);`;
+    const made = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@troupe/source', '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    return made.stdout;
+  }
+
+  it('removes those without work, keeps and reports those with commits, before the worker takes a job', async () => {
+    const workRoot = join(dir, 'start-clones');
+    mkdirSync(workRoot, { recursive: true });
+    const { origin } = originAndCopy('unused');
+    const clone = join(workRoot, 'job-a-0123');
+    git(workRoot, 'clone', '--quiet', origin, clone);
+    const empty = workspaceOfDeadProcess(clone, 'job-empty-a1');
+    const worked = workspaceOfDeadProcess(clone, 'job-worked-a1');
+    writeFileSync(join(worked, 'done.txt'), 'work\n');
+    git(worked, 'add', '-A');
+    git(worked, 'commit', '--quiet', '-m', 'work of a killed worker');
+    const reports: JobWorkspaceGcReport[] = [];
+    const jobHandler = createLooperJobHandler({ createLooper: addFeature, workRoot, onWorkspaceGc: (report) => void reports.push(report) });
+    await jobHandler.start?.({ workerId: 'test', signal: new AbortController().signal });
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.repo).toBe(clone);
+    expect(reports[0]?.removed.map((entry) => entry.name)).toEqual(['job-empty-a1']);
+    expect(reports[0]?.kept.map((entry) => [entry.name, entry.reason])).toEqual([['job-worked-a1', 'has-commits']]);
+    expect(existsSync(empty)).toBe(false);
+    expect(git(clone, 'branch', '--list', 'troupe/job-empty-a1')).toBe('');
+    expect(git(clone, 'show', 'troupe/job-worked-a1:done.txt')).toBe('work');
   });
 });
