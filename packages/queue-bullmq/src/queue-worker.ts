@@ -273,7 +273,8 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
   for (const worker of workers) worker.on('error', () => {});
   // Jobs are taken once every handler has cleaned up after a killed predecessor (its leftovers are not mixed with new work).
   const starting = new AbortController();
-  const started = Promise.allSettled(Object.values(options.handlers).map((handler) => handler.start?.({ workerId, signal: starting.signal })));
+  // One call per handler, also when it serves several queues.
+  const started = Promise.allSettled([...new Set(Object.values(options.handlers))].map(async (handler) => handler.start?.({ workerId, signal: starting.signal })));
   const ready = started.then((outcomes) => {
     if (!starting.signal.aborted) for (const worker of workers) void worker.run().catch(() => {});
     const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
