@@ -36,6 +36,9 @@ export {
   type LooperJobSpec,
 } from './looper-job';
 export { QueuedLooper, submitLooperJob, type QueuedLooperOptions } from './queued-looper';
+export { DEFAULT_MAX_RESULT_BYTES, type JobChangeFormat, type JobWorkspaceResult, type QueueIsolation } from './queue-job-workspace';
+export { applyJobResult, readOriginCheckout, type AppliedJobResult, type ApplyJobResultOptions } from './queue-apply-job-result';
+export type { JobWorkspaceGcReport } from './queue-workspace-gc';
 export { gitUrlKind, type GitUrlKind } from './queue-git-clone';
 export {
   createPipelineTaskJobHandler,

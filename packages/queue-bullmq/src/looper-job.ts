@@ -10,6 +10,8 @@ import { jobFolderName } from './queue-job-folder';
 import { recordJobProcesses, stopLeftoverJobProcesses } from './queue-job-processes';
 import { QueueError } from './queue-error';
 import { checkInsideRoots } from './queue-workspace-roots';
+import { checkJobRepository, runJobInWorkspace, type JobWorkspaceResult } from './queue-job-workspace';
+import { collectJobWorkspaces, logJobWorkspaceGc, repositoriesUnder, type JobWorkspaceGcReport } from './queue-workspace-gc';
 
 /** The default queue of Looper runs. */
 export const LOOPER_QUEUE = 'troupe-looper';
@@ -35,8 +37,25 @@ export const looperJobSpecSchema = z
     judge: z.string().min(1).optional(),
     maxIterations: z.number().int().positive().optional(),
     stepTimeoutMs: z.number().int().positive().optional(),
+    /**
+     * `'worktree'`: the run works in a workspace (its own git worktree and branch) of the worker's copy, and the
+     * job's result carries its branch, diffstat and change (`workspace`), for `applyJobResult` at the origin.
+     */
+    isolation: z.literal('worktree').optional(),
+    /** With `isolation`: the commit to start from (the origin's `HEAD`); it must be in the worker's copy. Default: the copy's `HEAD`. */
+    base: z
+      .string()
+      .min(1)
+      .refine((value) => !value.startsWith('-'), 'must not start with "-"')
+      .optional(),
+    /** With `isolation`: the change comes back as a git `bundle` (default, its commits) or a `patch`. */
+    changeFormat: z.enum(['bundle', 'patch']).optional(),
   })
-  .strict();
+  .strict()
+  .refine((spec) => spec.isolation !== undefined || (spec.base === undefined && spec.changeFormat === undefined), {
+    message: 'base and changeFormat need isolation: "worktree"',
+    path: ['isolation'],
+  });
 
 /** A Looper run as a job (see {@link looperJobSpecSchema}). */
 export type LooperJobSpec = z.infer<typeof looperJobSpecSchema>;
@@ -47,8 +66,10 @@ export interface LooperJobResult {
   outcome: LooperRunOutcome;
   reason: string;
   iterations: number;
-  /** The workspace folder on the worker. */
+  /** The workspace folder on the worker (with `isolation`, the job's workspace: removed once the job ended). */
   workspacePath: string;
+  /** With `isolation: 'worktree'`: the job's branch, diffstat and change, for `applyJobResult` at the origin. */
+  workspace?: JobWorkspaceResult;
 }
 
 /** What a worker's Looper factory gets. */
@@ -93,6 +114,16 @@ export interface LooperJobHandlerOptions {
   allowLocalGitUrls?: boolean;
   /** Time limit of a job's `git clone`, in ms; its `git` and ssh are then killed. Default 600 000 (10 min). */
   cloneTimeoutMs?: number;
+  /**
+   * Largest change (bundle or patch, in bytes) an `isolation: 'worktree'` job sends back in its result, which
+   * BullMQ keeps in Redis. A larger one fails the job without retry; its branch stays on the worker. Default 8 MiB.
+   */
+  maxResultBytes?: number;
+  /**
+   * Told what the start-up cleanup of job workspaces did in each repository copy (leftovers of a killed worker:
+   * removed when empty, kept when they hold work). Default: a line on stderr per kept workspace.
+   */
+  onWorkspaceGc?: (report: JobWorkspaceGcReport) => void;
 }
 
 /** The worker's rules for the workspaces jobs name. */
@@ -101,6 +132,7 @@ interface WorkspacePolicy {
   allowedRoots: readonly string[];
   allowLocalGitUrls: boolean;
   cloneTimeoutMs: number;
+  maxResultBytes: number | undefined;
 }
 
 /**
@@ -156,14 +188,24 @@ export function createLooperJobHandler(options: LooperJobHandlerOptions): QueueJ
   }
   const cloneTimeoutMs = options.cloneTimeoutMs ?? 600_000;
   if (!(Number.isInteger(cloneTimeoutMs) && cloneTimeoutMs > 0)) throw new InvalidArgumentError('cloneTimeoutMs', `expected a positive integer, got ${String(options.cloneTimeoutMs)}`);
+  const maxResultBytes = options.maxResultBytes;
+  if (maxResultBytes !== undefined && !(Number.isInteger(maxResultBytes) && maxResultBytes > 0)) throw new InvalidArgumentError('maxResultBytes', `expected a positive integer, got ${String(maxResultBytes)}`);
+  const onReport = options.onWorkspaceGc ?? logJobWorkspaceGc;
   const policy: WorkspacePolicy = {
     workRoot,
     allowedRoots: (options.allowedRoots ?? [workRoot]).map((root) => resolve(root)),
     allowLocalGitUrls: options.allowLocalGitUrls === true,
     cloneTimeoutMs,
+    maxResultBytes,
   };
   return {
     kind: 'looper',
+    // The job clones in the work folder are this machine's own. A job's `path` repository may be shared with workers
+    // on other machines, whose workspaces' processes cannot be checked from here: there the retry of a job cleans up
+    // after its own earlier attempts (see runJobInWorkspace).
+    async start({ signal }) {
+      await collectJobWorkspaces(repositoriesUnder(workRoot), onReport, signal);
+    },
     parse(payload) {
       const parsed = looperJobSpecSchema.safeParse(payload);
       if (!parsed.success) throw ConfigError.fromZod('Looper job', parsed.error);
@@ -198,7 +240,14 @@ async function runLooperJob(
   try {
     const workspacePath = await prepareWorkspace(spec, context.jobId, policy, context.signal, (processId) => recorder.claimProcess(processId));
     recorder.claimFolder(workspacePath);
-    return await runLooper(spec, context, createLooper, workspacePath);
+    if (spec.isolation !== 'worktree') return await runLooper(spec, context, createLooper, workspacePath);
+    // Refused before any agent starts: a folder that is not a repository, a base the copy lacks.
+    await checkJobRepository(workspacePath, context.signal);
+    const { value, workspace } = await runJobInWorkspace(
+      { repo: workspacePath, jobId: context.jobId, base: spec.base, format: spec.changeFormat, maxResultBytes: policy.maxResultBytes, bus: context.eventBus, signal: context.signal },
+      (path) => runLooper(spec, context, createLooper, path),
+    );
+    return { ...value, workspace };
   } finally {
     await recorder.stop();
   }

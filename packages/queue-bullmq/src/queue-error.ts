@@ -46,6 +46,12 @@ export interface QueueFailureParams {
   QUEUE_LOOPER_NO_RESULT: Record<string, never>;
   /** The sub-agent job names a strategy this worker's orchestrator does not have. */
   QUEUE_STRATEGY_NOT_FOUND: { strategy: string };
+  /** `isolation: 'worktree'` needs a git repository, and the job's workspace on this worker is not one. */
+  QUEUE_NOT_A_REPOSITORY: { path: string };
+  /** The commit the origin asked the job to start from is not in this worker's copy of the repository. */
+  QUEUE_BASE_MISSING: { base: string; repo: string };
+  /** The job's change (bundle or patch) is larger than the worker sends back; its branch stays on the worker. */
+  QUEUE_RESULT_TOO_LARGE: { jobId: string; bytes: number; limit: number; branch: string; repo: string };
 }
 
 /**
@@ -88,6 +94,10 @@ export const queueFailureMessages: QueueFailureTexts = {
   QUEUE_LOOPER_REFUSED: ({ reply }) => reply,
   QUEUE_LOOPER_NO_RESULT: () => 'the Looper ended without a run result',
   QUEUE_STRATEGY_NOT_FOUND: ({ strategy }) => `no sub-agent strategy "${strategy}" on this worker`,
+  QUEUE_NOT_A_REPOSITORY: ({ path }) => `isolation "worktree" needs a git repository, and the workspace ${path} is not one`,
+  QUEUE_BASE_MISSING: ({ base, repo }) => `the base commit ${base} is not in the worker's copy ${repo}; push it (or name a ref that holds it) before submitting`,
+  QUEUE_RESULT_TOO_LARGE: ({ jobId, bytes, limit, branch, repo }) =>
+    `job ${jobId}: its change is ${bytes} bytes, over the ${limit}-byte limit of a job result (maxResultBytes); the branch ${branch} is kept in ${repo} on the worker`,
 };
 
 /** Each code's core {@link TroupeErrorCode} (its kind of failure) and whether another attempt could succeed. */
@@ -105,6 +115,9 @@ const FAILURE_KINDS: Readonly<Record<QueueFailureCode, { code: TroupeErrorCode; 
   QUEUE_LOOPER_REFUSED: { code: 'INVALID_STATE', unrecoverable: true },
   QUEUE_LOOPER_NO_RESULT: { code: 'INVALID_STATE', unrecoverable: false },
   QUEUE_STRATEGY_NOT_FOUND: { code: 'INVALID_ARGUMENT', unrecoverable: true },
+  QUEUE_NOT_A_REPOSITORY: { code: 'INVALID_ARGUMENT', unrecoverable: true },
+  QUEUE_BASE_MISSING: { code: 'INVALID_ARGUMENT', unrecoverable: true },
+  QUEUE_RESULT_TOO_LARGE: { code: 'INVALID_STATE', unrecoverable: true },
 };
 
 /**

@@ -41,4 +41,9 @@ export interface QueueJobHandler<P = unknown, R = unknown> {
   kind: string;
   parse(payload: unknown): P;
   run(payload: P, context: QueueJobContext): Promise<R>;
+  /**
+   * Called once when the worker starts, before it takes a job: cleans up what a killed worker left (e.g. the job
+   * workspaces of a `kill -9`). A failure is reported on the worker's `ready` and does not stop the worker.
+   */
+  start?(context: { workerId: string; signal: AbortSignal }): Promise<void>;
 }

@@ -42,6 +42,11 @@ export interface QueueWorkerOptions {
 /** A running worker (see {@link createQueueWorker}). */
 export interface QueueWorker {
   readonly id: string;
+  /**
+   * Resolves once the handlers' start-up work (`QueueJobHandler.start`, e.g. cleaning up the workspaces of a killed
+   * worker) is done and the worker takes jobs; rejects with the first start-up failure (the worker takes jobs anyway).
+   */
+  readonly ready: Promise<void>;
   /** Jobs running here now. */
   activeJobs(): number;
   /**
@@ -261,15 +266,29 @@ export function createQueueWorker(options: QueueWorkerOptions): QueueWorker {
         stalledInterval,
         maxStalledCount,
         prefix: 'bull',
+        autorun: false,
       }),
   );
   // BullMQ reports connection trouble as 'error' events: without a listener Node would crash the worker.
   for (const worker of workers) worker.on('error', () => {});
+  // Jobs are taken once every handler has cleaned up after a killed predecessor (its leftovers are not mixed with new work).
+  const starting = new AbortController();
+  // One call per handler, also when it serves several queues.
+  const started = Promise.allSettled([...new Set(Object.values(options.handlers))].map(async (handler) => handler.start?.({ workerId, signal: starting.signal })));
+  const ready = started.then((outcomes) => {
+    if (!starting.signal.aborted) for (const worker of workers) void worker.run().catch(() => {});
+    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+  ready.catch(() => {});
 
   return {
     id: workerId,
+    ready,
     activeJobs: () => active.size,
     async close(closeOptions = {}) {
+      starting.abort(new AbortError('worker shutting down'));
+      await started;
       if (closeOptions.force) for (const entry of active.values()) entry.controller.abort(new AbortError('worker shutting down'));
       await Promise.all(workers.map((worker) => worker.close(closeOptions.force === true)));
       await subscribed;

@@ -127,6 +127,8 @@ export const SUBMIT_OPTIONS: readonly CliCommandOption[] = [
   { name: 'step-timeout', type: 'string', value: 'SECONDS', help: 'submitStepTimeout' },
   { name: 'attempts', type: 'string', value: 'N', help: 'submitAttempts' },
   { name: 'wait', type: 'boolean', help: 'submitWait' },
+  { name: 'isolate', type: 'string', value: 'worktree', help: 'submitIsolate' },
+  { name: 'no-apply', type: 'boolean', help: 'submitNoApply' },
   HELP,
 ];
 

@@ -3,6 +3,11 @@
 // saved Looper status of a queued job.
 import { createLooperSnapshot, finishRun, startRun } from '@troupe/looper/commands';
 import { AgentError } from '@troupe/core';
+import { defineAgent } from '@troupe/core/agent-runtime';
+import { Looper } from '@troupe/looper';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createLooperJobHandler, createQueueClient, createQueueWorker, LOOPER_QUEUE, looperJobStateStore, type LooperJobResult, type LooperJobSpec, type QueueWorker } from '@troupe/queue-bullmq';
 import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
@@ -207,5 +212,72 @@ describe.skipIf('reason' in binary)('queued jobs, in the language asked for (rea
     expect(await queued('status', chinese)).toMatchObject({ code: 0, stdout: `作业 ${waitingId}: 等待中（waiting）\n` });
     expect(await queued('stop', chinese)).toMatchObject({ code: 0, stdout: `已把 stop 发送给作业 ${waitingId}。\n` });
     expect(await queued('stop', english)).toMatchObject({ code: 0, stdout: `Sent stop to job ${waitingId}.\n` });
+  });
+});
+
+describe.skipIf('reason' in binary)('submit --isolate worktree (real redis-server, real git)', () => {
+  let redis: TestRedis;
+  let worker: QueueWorker;
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+
+  beforeAll(async () => {
+    redis = await startTestRedis((binary as { path: string }).path);
+    // A real Looper job handler; its Coder writes feature.txt in its working directory, its Review passes.
+    const handler = createLooperJobHandler({
+      allowedRoots: [process.env.TMPDIR ?? '/tmp'],
+      onWorkspaceGc: () => {},
+      createLooper: (environment) =>
+        new Looper({
+          coder: defineAgent({
+            id: 'coder',
+            description: 'writes feature.txt',
+            run: async (_input, { context }) => (writeFileSync(join(context.workspacePath as string, 'feature.txt'), 'feature\n'), 'done'),
+          }),
+          review: defineAgent({ id: 'review', description: 'passes', run: async () => ({ text: 'Health: normal.', data: { health: 'normal', summary: 'ok', findings: [] } }) }),
+          eventBus: environment.eventBus,
+          messages: environment.messages,
+          stateStore: environment.stateStore,
+          workspacePath: environment.workspacePath,
+          maxIterations: 1,
+        }),
+    });
+    worker = createQueueWorker({ connection: redis.url, handlers: { [LOOPER_QUEUE]: handler } });
+  });
+  afterAll(async () => {
+    await worker?.close({ force: true });
+    await redis?.dispose();
+  });
+
+  function checkout(): string {
+    const dir = workspace();
+    git(dir, 'init', '--quiet', '--initial-branch=main');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '--quiet', '-m', 'initial');
+    return dir;
+  }
+
+  it('prints the branch and diffstat and creates troupe/job-<id> in the checkout, which stays as it was', async () => {
+    const origin = checkout();
+    const head = git(origin, 'rev-parse', 'HEAD');
+    const run = await runCliCaptured(['submit', '--redis', redis.url, '-w', origin, '-p', 'Add a feature', '--isolate', 'worktree', '--wait'], { ...english, cwd: origin });
+    const jobId = /Submitted job ([\w-]+)/.exec(run.stdout)?.[1] as string;
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(new RegExp(`^Job ${jobId} changed 1 file\\(s\\), \\+1 -0, on branch troupe/job-${jobId}-[0-9a-f]+-a1 of the worker:\n  feature\\.txt \\| \\+1 -0$`, 'm'));
+    expect(run.stdout).toContain(`Created branch troupe/job-${jobId} in ${git(origin, 'rev-parse', '--show-toplevel')} (from ${head.slice(0, 12)}); your checkout is unchanged.`);
+    expect(git(origin, 'show', `troupe/job-${jobId}:feature.txt`)).toBe('feature');
+    expect(git(origin, 'rev-parse', `troupe/job-${jobId}^`)).toBe(head);
+    expect(git(origin, 'status', '--porcelain')).toBe('');
+    expect(git(origin, 'rev-parse', 'HEAD')).toBe(head);
+  });
+
+  it('--no-apply prints only; in Chinese too; a bad --isolate is a usage error', async () => {
+    const origin = checkout();
+    const run = await runCliCaptured(['submit', '--redis', redis.url, '-w', origin, '-p', 'Add a feature', '--isolate', 'worktree', '--wait', '--no-apply'], { ...chinese, cwd: origin });
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^未取回（--no-apply）: 改动留在 worker 的分支 troupe\/job-[\w-]+-a1 上。$/m);
+    expect(run.stdout).toMatch(/改动了 1 个文件，\+1 -0/);
+    expect(git(origin, 'branch', '--list', 'troupe/job-*', '--format=%(refname:short)').split('\n').every((name) => /-a1$/.test(name))).toBe(true);
+    await expectUsageError(['submit', '--redis', NOWHERE, '-p', 'x', '--isolate', 'docker'], english, 'option --isolate expects one of worktree, got "docker"');
   });
 });

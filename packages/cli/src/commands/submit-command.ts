@@ -1,7 +1,20 @@
 import { resolve } from 'node:path';
 import { EventBus, TroupeError } from '@troupe/core';
 import type { LooperCommand } from '@troupe/looper';
-import { createQueueClient, gitUrlKind, LOOPER_QUEUE, looperJobStateStore, QueueJobError, redactUrl, submitLooperJob, type LooperJobSpec, type QueueClient } from '@troupe/queue-bullmq';
+import {
+  applyJobResult,
+  createQueueClient,
+  gitUrlKind,
+  LOOPER_QUEUE,
+  looperJobStateStore,
+  QueueJobError,
+  readOriginCheckout,
+  redactUrl,
+  submitLooperJob,
+  type JobWorkspaceResult,
+  type LooperJobSpec,
+  type QueueClient,
+} from '@troupe/queue-bullmq';
 import { SUBMIT_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
@@ -28,6 +41,7 @@ export function looperJobSpecFromOptions(options: Options, task: string, io: Cli
   const maxIterations = positiveIntegerOption(options['max-iterations'], 'max-iterations', command, m);
   const stepTimeout = positiveIntegerOption(options['step-timeout'], 'step-timeout', command, m);
   const judge = typeof options.judge === 'string' ? options.judge : typeof options.model === 'string' ? options.model : undefined;
+  if (options.isolate !== undefined && options.isolate !== 'worktree') throw new CliUsageError(m.usage.choice('isolate', ['worktree'], options.isolate), { command });
   return {
     task,
     workspace: git !== undefined ? { gitUrl: git, ...(typeof options.ref === 'string' ? { ref: options.ref } : {}) } : { path: resolve(io.cwd, typeof options.workspace === 'string' ? options.workspace : '.') },
@@ -36,7 +50,34 @@ export function looperJobSpecFromOptions(options: Options, task: string, io: Cli
     ...(judge !== undefined ? { judge } : {}),
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(stepTimeout !== undefined ? { stepTimeoutMs: stepTimeout * 1000 } : {}),
+    ...(options.isolate === 'worktree' ? { isolation: 'worktree' as const } : {}),
   };
+}
+
+/**
+ * Prints a worktree job's branch and diffstat and, unless `repo` is undefined, fetches its change into that
+ * checkout as branch `troupe/job-<id>` (the checked-out branch and files untouched). False when that failed.
+ */
+async function deliverJobWorkspace(workspace: JobWorkspaceResult, repo: string | undefined, io: CliIo): Promise<boolean> {
+  const m = catalogueOf(io).cli.queue.worktree;
+  if (!workspace.changed) {
+    io.stdout.write(`${m.unchanged(workspace.jobId)}\n`);
+    return true;
+  }
+  const { files, insertions, deletions } = workspace.diffstat;
+  io.stdout.write(`${[m.branch(workspace.jobId, workspace.branch, files.length, insertions, deletions), ...files.map((file) => m.file(file.file, file.insertions, file.deletions))].join('\n')}\n`);
+  if (repo === undefined) {
+    io.stdout.write(`${m.notApplied(workspace.branch)}\n`);
+    return true;
+  }
+  try {
+    const applied = await applyJobResult(workspace, { repo });
+    io.stdout.write(`${m.applied(applied.branch, repo, applied.baseCommit)}\n`);
+    return true;
+  } catch (error) {
+    io.stderr.write(`troupe: ${m.applyFailed(workspace.jobId, (error as Error).message)}\n`);
+    return false;
+  }
 }
 
 /**
@@ -45,7 +86,15 @@ export function looperJobSpecFromOptions(options: Options, task: string, io: Cli
  * in-process `troupe looper`). Ctrl-C while following sends `stop`; twice
  * cancels the job (its agent CLI is killed on the worker).
  */
-export async function submitLooperRun(options: { url: string; spec: LooperJobSpec; follow: boolean; attempts?: number | undefined; io: CliIo }): Promise<number> {
+export async function submitLooperRun(options: {
+  url: string;
+  spec: LooperJobSpec;
+  follow: boolean;
+  attempts?: number | undefined;
+  /** With an `isolation: 'worktree'` spec: the checkout its change is fetched into (undefined: printed only). */
+  applyTo?: string | undefined;
+  io: CliIo;
+}): Promise<number> {
   const { io } = options;
   const m = catalogueOf(io).cli;
   const bus = new EventBus();
@@ -75,6 +124,7 @@ export async function submitLooperRun(options: { url: string; spec: LooperJobSpe
       const result = await job.result;
       const saved = await looperJobStateStore(client.store, job.queue, job.id).load('looper');
       io.stdout.write(`${m.queue.ended(job.id, result.outcome, result.iterations, result.reason)}\n`);
+      if (result.workspace && !(await deliverJobWorkspace(result.workspace, options.applyTo, io))) return EXIT_CODES.failure;
       return saved ? exitCodeOfRun(saved) : EXIT_CODES.ok;
     } catch (error) {
       const text =
@@ -121,9 +171,11 @@ export async function commandQueuedJob(options: { url: string; jobId: string; co
 }
 
 /**
- * `troupe submit --redis URL -p TASK [--workspace DIR | --git URL] [--wait]`:
+ * `troupe submit --redis URL -p TASK [--workspace DIR | --git URL] [--wait] [--isolate worktree [--no-apply]]`:
  * sends a Looper run to the workers; prints the job id, or with `--wait`
- * follows it to its end.
+ * follows it to its end. With `--isolate worktree` the job works on its own
+ * branch from this checkout's `HEAD`, and its change is fetched here as
+ * branch `troupe/job-<id>`.
  */
 export async function runSubmitCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const m = catalogueOf(io).cli;
@@ -137,5 +189,17 @@ export async function runSubmitCommand(argv: readonly string[], io: CliIo): Prom
   const task = typeof options.prompt === 'string' ? options.prompt.trim() : '';
   if (task === '') throw new CliUsageError(m.queue.taskRequired, { command: 'submit' });
   const spec = looperJobSpecFromOptions(options, task, io, 'submit');
-  return submitLooperRun({ url, spec, follow: options.wait === true, attempts: positiveIntegerOption(options.attempts, 'attempts', 'submit', m), io });
+  const attempts = positiveIntegerOption(options.attempts, 'attempts', 'submit', m);
+  if (spec.isolation !== 'worktree') return submitLooperRun({ url, spec, follow: options.wait === true, attempts, io });
+  // The job starts from this checkout's HEAD, and its change comes back here as a new branch.
+  const origin = await readOriginCheckout(io.cwd);
+  if (!origin) io.stdout.write(`${m.queue.worktree.noCheckout(io.cwd)}\n`);
+  return submitLooperRun({
+    url,
+    spec: origin ? { ...spec, base: origin.head } : spec,
+    follow: options.wait === true,
+    attempts,
+    applyTo: options['no-apply'] === true ? undefined : origin?.repo,
+    io,
+  });
 }

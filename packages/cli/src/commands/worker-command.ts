@@ -125,6 +125,11 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
     ...(allowedRoots.length > 0 ? { allowedRoots } : {}),
     allowLocalGitUrls: options['allow-local-git'] === true,
     ...(cloneTimeout !== undefined ? { cloneTimeoutMs: cloneTimeout * 1000 } : {}),
+    // What a killed worker left in its job clones: said at start-up (kept ones hold work: review or remove them).
+    onWorkspaceGc: (report) => {
+      for (const kept of report.kept) if (kept.reason !== 'host-running') io.stderr.write(`${m.queue.worktree.kept(kept.path, kept.branch, kept.reason, kept.hostPid)}\n`);
+      if (report.removed.length > 0) io.stderr.write(`${m.queue.worktree.removed(report.removed.length, report.repo)}\n`);
+    },
   });
   const handlers: Record<string, QueueJobHandler<any, any>> = {};
   for (const queue of queues) {

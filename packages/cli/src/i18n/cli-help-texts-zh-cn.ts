@@ -206,6 +206,9 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     submitStepTimeout: '每个步骤的时间上限。',
     submitAttempts: 'worker 失败或死掉时的尝试次数（从最后一个检查点重试，带退避）。默认: 3。',
     submitWait: '跟踪运行: 实时打印传回的进度，并以运行的结束方式退出。',
+    submitIsolate:
+      'worktree: worker 在自己的 git worktree 和分支中运行作业（从这个检出的 HEAD 开始），并把改动传回；配合 --wait 时会在这里取回为分支 troupe/job-<id>（不会动你的检出）。',
+    submitNoApply: '配合 --isolate worktree --wait: 只打印分支和 diffstat，不在这里创建分支。',
     dashboardWorkspace: '要观察的工作区（它保存的会话，以及运行它的 troupe 进程）。默认: 当前文件夹。',
     dashboardPort: '127.0.0.1 上的端口。默认: 一个随机的空闲端口。',
     dashboardAllowedHost:

@@ -218,6 +218,9 @@ export const englishCliHelpTexts = {
     submitStepTimeout: 'Time limit of each step.',
     submitAttempts: 'Attempts if a worker fails or dies (retried from the last checkpoint, with backoff). Default: 3.',
     submitWait: 'Follow the run: print its progress as it streams back, exit with how it ended.',
+    submitIsolate:
+      "worktree: the worker runs the job in its own git worktree and branch, from this checkout's HEAD, and sends the change back; with --wait it is fetched here as branch troupe/job-<id> (your checkout is not touched).",
+    submitNoApply: 'With --isolate worktree --wait: print the branch and diffstat, but do not create the branch here.',
     dashboardWorkspace: 'The workspace to watch (its saved session, and the troupe process running it). Default: the current folder.',
     dashboardPort: 'Port on 127.0.0.1. Default: a random free port.',
     dashboardAllowedHost:

@@ -179,6 +179,18 @@ export const simplifiedChineseCliMessages: CliMessages = {
     jobState: (jobId, state) => `作业 ${jobId}: ${named(JOB_STATE, state)}`,
     nothingTo: (jobId, state, command) => `作业 ${jobId} 处于${named(JOB_STATE, state)}状态: 无法执行 ${command}。`,
     sent: (command, jobId) => `已把 ${command} 发送给作业 ${jobId}。`,
+    worktree: {
+      branch: (jobId, branch, files, insertions, deletions) => `作业 ${jobId} 改动了 ${files} 个文件，+${insertions} -${deletions}，在 worker 的分支 ${branch} 上:`,
+      file: (file, insertions, deletions) => `  ${file} | ${insertions < 0 ? '二进制' : `+${insertions} -${deletions}`}`,
+      unchanged: (jobId) => `作业 ${jobId} 没有改动任何内容。`,
+      applied: (branch, repo, base) => `已在 ${repo} 中创建分支 ${branch}（从 ${base.slice(0, 12)} 开始）；你的检出没有改动。查看: git diff ${base.slice(0, 12)}..${branch}`,
+      notApplied: (branch) => `未取回（--no-apply）: 改动留在 worker 的分支 ${branch} 上。`,
+      noCheckout: (cwd) => `${cwd} 不在 git 检出中: 作业从 worker 的 HEAD 开始，改动不会取回到这里。`,
+      applyFailed: (jobId, message) => `无法创建作业 ${jobId} 的分支: ${message}`,
+      kept: (path, branch, reason, pid) =>
+        `troupe worker: 保留了进程 ${pid} 留下的工作区 ${path}（分支 ${branch}，${reason === 'has-commits' ? '有提交' : reason === 'uncommitted-changes' ? '有未提交的改动' : reason}）`,
+      removed: (count, repo) => `troupe worker: 删除了 ${repo} 中留下的 ${count} 个空工作区`,
+    },
   },
   migrate: {
     nothingToDo: (path) => `${path} 已经使用 schema 1.2，无需迁移。`,

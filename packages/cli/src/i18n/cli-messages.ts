@@ -172,6 +172,19 @@ export const englishCliMessages = {
     jobState: (jobId: string, state: string) => `Job ${jobId}: ${state}`,
     nothingTo: (jobId: string, state: string, command: string) => `Job ${jobId} is ${state}: nothing to ${command}.`,
     sent: (command: string, jobId: string) => `Sent ${command} to job ${jobId}.`,
+    /** `--isolate worktree` (issue 30): the job's branch and change, and where they went. */
+    worktree: {
+      branch: (jobId: string, branch: string, files: number, insertions: number, deletions: number) =>
+        `Job ${jobId} changed ${files} file(s), +${insertions} -${deletions}, on branch ${branch} of the worker:`,
+      file: (file: string, insertions: number, deletions: number) => `  ${file} | ${insertions < 0 ? 'binary' : `+${insertions} -${deletions}`}`,
+      unchanged: (jobId: string) => `Job ${jobId} changed nothing.`,
+      applied: (branch: string, repo: string, base: string) => `Created branch ${branch} in ${repo} (from ${base.slice(0, 12)}); your checkout is unchanged. Review: git diff ${base.slice(0, 12)}..${branch}`,
+      notApplied: (branch: string) => `Not fetched (--no-apply): the change stays on the worker's branch ${branch}.`,
+      noCheckout: (cwd: string) => `${cwd} is not in a git checkout: the job starts from the worker's HEAD and its change is not fetched here.`,
+      applyFailed: (jobId: string, message: string) => `could not create the branch of job ${jobId}: ${message}`,
+      kept: (path: string, branch: string, reason: string, pid: number) => `troupe worker: kept workspace ${path} (branch ${branch}, ${reason}) left by process ${pid}`,
+      removed: (count: number, repo: string) => `troupe worker: removed ${count} empty workspace(s) left in ${repo}`,
+    },
   },
   migrate: {
     nothingToDo: (path: string) => `${path} already uses schema 1.2; nothing to do.`,

@@ -37,4 +37,8 @@ export const simplifiedChineseQueueFailureTexts: QueueFailureTexts = {
   QUEUE_LOOPER_REFUSED: ({ reply }) => `Looper 拒绝了任务: ${reply}`,
   QUEUE_LOOPER_NO_RESULT: () => 'Looper 结束了，但没有留下运行结果',
   QUEUE_STRATEGY_NOT_FOUND: ({ strategy }) => `这个 worker 上没有子智能体策略 "${strategy}"`,
+  QUEUE_NOT_A_REPOSITORY: ({ path }) => `isolation "worktree" 需要 git 仓库，而工作区 ${path} 不是`,
+  QUEUE_BASE_MISSING: ({ base, repo }) => `基准提交 ${base} 不在 worker 的副本 ${repo} 中；提交任务前请先推送它（或指定包含它的 ref）`,
+  QUEUE_RESULT_TOO_LARGE: ({ jobId, bytes, limit, branch, repo }) =>
+    `任务 ${jobId}：它的改动有 ${bytes} 字节，超过任务结果 ${limit} 字节的上限（maxResultBytes）；分支 ${branch} 保留在 worker 上的 ${repo} 中`,
 };

@@ -1,5 +1,6 @@
 // A worker process for the tests and the bench: `node --import tsx --conditions=@troupe/source looper-worker.ts REDIS_URL [CONCURRENCY]`.
-// Jobs may work anywhere in the temp folder (or TROUPE_TEST_ALLOWED_ROOTS, separated like PATH).
+// Jobs may work anywhere in the temp folder (or TROUPE_TEST_ALLOWED_ROOTS, separated like PATH); clones go to
+// TROUPE_TEST_WORK_ROOT; TROUPE_TEST_ALLOW_LOCAL_GIT=1 lets jobs clone local repositories.
 import { tmpdir } from 'node:os';
 import { delimiter } from 'node:path';
 import { createLooperJobHandler, createPipelineTaskJobHandler, createQueueWorker, createSubAgentJobHandler, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '../index';
@@ -12,11 +13,18 @@ const worker = createQueueWorker({
   lockDurationMs: Number(process.env.TROUPE_TEST_LOCK_MS ?? 5000),
   stalledIntervalMs: Number(process.env.TROUPE_TEST_STALLED_MS ?? 1500),
   handlers: {
-    [LOOPER_QUEUE]: createLooperJobHandler({ createLooper: createFixtureLooper, allowedRoots: (process.env.TROUPE_TEST_ALLOWED_ROOTS ?? tmpdir()).split(delimiter) }),
+    [LOOPER_QUEUE]: createLooperJobHandler({
+      createLooper: createFixtureLooper,
+      allowedRoots: (process.env.TROUPE_TEST_ALLOWED_ROOTS ?? tmpdir()).split(delimiter),
+      ...(process.env.TROUPE_TEST_WORK_ROOT ? { workRoot: process.env.TROUPE_TEST_WORK_ROOT } : {}),
+      allowLocalGitUrls: process.env.TROUPE_TEST_ALLOW_LOCAL_GIT === '1',
+    }),
     [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
     [SUB_AGENT_QUEUE]: createSubAgentJobHandler({ createOrchestrator: createFixtureOrchestrator }),
   },
 });
+// Ready once the start-up cleanup (leftover job workspaces) is done and jobs are taken.
+await worker.ready.catch(() => {});
 process.stdout.write(`ready ${worker.id}\n`);
 const stop = () => void worker.close({ force: true }).then(() => process.exit(0));
 process.on('SIGTERM', stop);
