@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ProcessConfig } from '@troupe/core';
+import { loadToolPolicyFile, type ProcessConfig } from '@troupe/core';
 import { startClaudeControlSocket } from './claude-code-control-socket';
 import { claudeDisallowedTools, claudeDriverHookNames, createClaudeControlHandler } from './claude-code-permissions';
 import type { ResolvedClaudeCodeSettings } from './claude-code-settings';
@@ -17,10 +17,11 @@ export const claudeControlDriverPath: string = fileURLToPath(new URL('./bin/clau
  * folder go with the process (`cleanup`).
  */
 export async function withClaudeControl(config: ProcessConfig, settings: ResolvedClaudeCodeSettings): Promise<ProcessConfig> {
-  const permissions = settings.permissions;
-  if (permissions === undefined) return config;
+  if (settings.permissions === undefined) return config;
+  let permissions = settings.permissions;
   let dir: string;
   try {
+    if (settings.policyFile !== undefined) permissions = { ...permissions, policy: await loadToolPolicyFile(settings.policyFile) };
     dir = await mkdtemp(join(settings.tmpDir ?? tmpdir(), 'troupe-claude-control-'));
   } catch (error) {
     await config.cleanup?.();

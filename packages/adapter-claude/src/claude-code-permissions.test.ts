@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { replayThroughAdapter } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeDisallowedTools, claudeToolKind, claudeToolTarget, createClaudeControlHandler } from './claude-code-permissions';
 import { claudeControlDriverPath } from './claude-code-control-process';
-import { createClaudeCodeAdapter, type ClaudeCodeSettings } from './index';
+import { claudeCodeSettingsFromDefinition, createClaudeCodeAdapter, createClaudeCodeAdapterPlugin, type ClaudeCodeSettings } from './index';
 
 const fixturesDir = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
 const replayCli = join(fixturesDir, 'bin', 'replay-control-cli.mjs');
@@ -202,5 +202,40 @@ describe('the recorded control-protocol stream through the parser', () => {
     expect(calls).toHaveLength(6);
     expect(parts.filter((part) => part.type === 'error')).toEqual([]);
     expect(parts.at(-1)).toMatchObject({ type: 'turn-end', text: 'done 1', isError: false });
+  });
+});
+
+describe('a policy given as data (registry entry `policy`, `policyFile`)', () => {
+  const entry = {
+    name: 'coder',
+    command: 'claude',
+    baseArgs: ['-p', '--output-format', 'stream-json', '--verbose'],
+    capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'jsonl' as const, completionTypes: ['result'] },
+  };
+
+  it('takes the entry’s policy object (checked at once) with the callback from code, or a policy file read at turn start', async () => {
+    const canUseTool = () => true;
+    const fromObject = claudeCodeSettingsFromDefinition({ ...entry, policy: { deny: ['WebFetch'] } } as never, { permissions: { canUseTool } });
+    expect(fromObject.permissions?.canUseTool).toBe(canUseTool);
+    expect(() => claudeCodeSettingsFromDefinition({ ...entry, policy: { deny: ['Bash(rm *'] } } as never)).toThrow(/policy/);
+    expect(() => claudeCodeSettingsFromDefinition({ ...entry, policy: 42 } as never)).toThrow(/expected a policy object or the path of a policy file/);
+
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-claude-policy-'));
+    try {
+      writeFileSync(join(dir, 'policy.json'), JSON.stringify({ version: 1, deny: ['WebSearch'] }));
+      const adapter = createClaudeCodeAdapterPlugin().create({ ...entry, policy: join(dir, 'policy.json') } as never);
+      expect(adapter.settings.policyFile).toBe(join(dir, 'policy.json'));
+      const config = await adapter.getProcessConfig({}, undefined);
+      try {
+        expect(config.args).toEqual(expect.arrayContaining(['--disallowedTools', 'WebSearch']));
+      } finally {
+        await config.cleanup?.();
+      }
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ deny: ['kind:network'] }));
+      await expect(createClaudeCodeAdapter({ policyFile: join(dir, 'bad.json') }).getProcessConfig({}, undefined)).rejects.toThrow(/unknown kind "network"/);
+      expect(() => createClaudeCodeAdapter({ policyFile: join(dir, 'policy.json'), permissions: { policy: { deny: ['Bash'] } } })).toThrow(/either policyFile or permissions.policy/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

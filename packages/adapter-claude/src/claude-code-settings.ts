@@ -78,6 +78,12 @@ export const claudeCodeSettingsSchema = z.strictObject({
   permissions: z
     .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
     .optional(),
+  /**
+   * A policy file (JSON, see `ToolPolicy`) for `permissions`, read when each turn starts (a malformed one fails the
+   * turn's start, naming the rule). Turns `permissions` on by itself (calls the policy leaves open are then denied).
+   * Give either this or `permissions.policy`.
+   */
+  policyFile: z.string().min(1, 'expected a policy file path').optional(),
   /** Where `permission:decided` audit records go (with `permissions`). */
   eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
   /** The agent's name in permission requests and audit records. Default `claude`. */
@@ -98,8 +104,12 @@ export type ResolvedClaudeCodeSettings = z.output<typeof claudeCodeSettingsSchem
 export function resolveClaudeCodeSettings(settings: unknown = {}, source = 'Claude Code adapter settings'): ResolvedClaudeCodeSettings {
   const parsed = claudeCodeSettingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
-  const { permissions } = parsed.data;
+  const { policyFile } = parsed.data;
+  const permissions = parsed.data.permissions ?? (policyFile !== undefined ? {} : undefined);
   if (permissions !== undefined) {
+    if (policyFile !== undefined && permissions.policy !== undefined) {
+      throw new ConfigError(source, [{ path: ['policyFile'], message: 'give either policyFile or permissions.policy, not both' }]);
+    }
     if (parsed.data.inputFormat !== 'stream-json') {
       throw new ConfigError(source, [{ path: ['inputFormat'], message: 'permissions need inputFormat "stream-json" (the control protocol answers on stdin)' }]);
     }
@@ -110,6 +120,7 @@ export function resolveClaudeCodeSettings(settings: unknown = {}, source = 'Clau
     if (permissions.policy !== undefined && !('rules' in permissions.policy)) {
       return { ...parsed.data, permissions: { ...permissions, policy: compileToolPolicy(permissions.policy, `${source}: permissions.policy`) } };
     }
+    return { ...parsed.data, permissions };
   }
   return parsed.data;
 }
