@@ -193,6 +193,32 @@ describe.skipIf(!runIntegration)('Claude Code 2.1.330 permissions over the contr
   );
 
   it(
+    'a sub-agent’s own tool calls are decided too (a foreground Agent call whose sub-agent writes a file)',
+    async () => {
+      const asked: string[] = [];
+      await start({
+        permissions: {
+          canUseTool: (request) => {
+            asked.push(`${request.tool}:${request.target ?? ''}`);
+            return request.tool !== 'Write' || { behavior: 'deny', message: 'sub-agents may not write' };
+          },
+        },
+      });
+      // In order: the main agent's call, the sub-agent's (foreground, so the main agent waits), its end, the main's end.
+      server.enqueue('anthropic', { toolCalls: [{ name: 'Agent', arguments: { description: 'writer', prompt: 'Write sub.txt', subagent_type: 'general-purpose', run_in_background: false } }] });
+      server.enqueue('anthropic', { toolCalls: [{ name: 'Write', arguments: { file_path: join(workspace, 'sub.txt'), content: 'from the sub-agent' } }] });
+      for (let index = 0; index < 4; index++) server.enqueue('anthropic', { text: `done ${index}` });
+      const result = await manager!.send('coder', 'delegate').result;
+      expect(result.outcome.status).toBe('completed');
+      expect(asked).toEqual(['Agent:general-purpose', `Write:${join(workspace, 'sub.txt')}`]);
+      expect(existsSync(join(workspace, 'sub.txt'))).toBe(false);
+      expect([...toolResults().values()].join('\n')).toContain('sub-agents may not write');
+      totals.calls += decided.length;
+    },
+    TIMEOUT,
+  );
+
+  it(
     'hooks: preToolUse changes input, postToolUse sees results, stop, subagentStart and subagentStop fire; a deferred call is denied',
     async () => {
       const seen: string[] = [];
