@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { runProcess } from '@troupe/core/cli-turn';
+import { createJsonLineRpcClient } from '@troupe/core/util';
+import { createConnection } from 'node:net';
+import { startClaudeControlSocket } from '../packages/adapter-claude/src/claude-code-control-socket';
+import { createClaudeControlHandler } from '../packages/adapter-claude/src/claude-code-permissions';
 import { claudeCodeBinary, createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
 import { percentile, type BenchKit } from './bench-kit';
 
@@ -82,9 +86,35 @@ export default async function (kit: BenchKit): Promise<void> {
     await decideToolUse(request, { policy: { deny: ['Bash(rm *)'], allow: ['Read'] }, canUseTool: () => true });
     direct.push(performance.now() - at);
   }
+  // The host's side alone, without the CLI competing for the CPU: the socket round trip and the decision, as the
+  // driver sees them (one PreToolUse question at a time).
+  const socketDir = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-socket-'));
+  const socket = await startClaudeControlSocket(socketDir, createClaudeControlHandler({ permissions: { policy: { allow: ['Read'] }, canUseTool: () => true }, agent: 'bench' }));
+  const client = createJsonLineRpcClient<unknown>(createConnection(socket.path), {
+    name: 'bench socket',
+    maxLineLength: 1024 * 1024,
+    encodeRequest: (id, request) => ({ id, request }),
+    readAnswer: (frame) => {
+      const answer = frame as { id?: number; answer?: unknown; error?: string };
+      return typeof answer.id === 'number' ? (answer.answer !== undefined ? { id: answer.id, ok: true, result: answer.answer } : { id: answer.id, ok: false, error: String(answer.error) }) : undefined;
+    },
+  });
+  const roundTrips: number[] = [];
+  try {
+    for (let index = 0; index < CALLS; index++) {
+      const at = performance.now();
+      await client.request({ subtype: 'hook_callback', callback_id: 'troupe_pre_tool_use', input: { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: `w-${index}.txt`, content: 'x' }, tool_use_id: `t${index}` }, tool_use_id: `t${index}` });
+      roundTrips.push(performance.now() - at);
+    }
+  } finally {
+    client.close();
+    await socket.close();
+    rmSync(socketDir, { recursive: true, force: true });
+  }
   kit.note(`  ${elapsed.length} tool calls decided through the real CLI (${asked} by the callback, the rest by the policy) in ${(wallMs / 1000).toFixed(1)} s`);
   const baseline = { baselineName: 'decideToolUse in process', unit: 'ms' };
   kit.report({ name: 'Claude Code decision, request line read → answer written, p50', value: percentile(elapsed, 50), baselineValue: percentile(direct, 50), ...baseline });
   kit.report({ name: 'Claude Code decision, request line read → answer written, p95', value: percentile(elapsed, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
+  kit.report({ name: 'host socket round trip + decision (no CLI), p95', value: percentile(roundTrips, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
   kit.report({ name: 'Claude Code decision, request line read → answer written, max', value: Math.max(...elapsed), baselineValue: Math.max(...direct), ...baseline });
 }
