@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,6 +178,25 @@ describe('the control driver with a replayed CLI (real recorded lines, no model)
     expect(result.outcome.status).toBe('completed');
     expect(sent.map((line) => line.response.response.hookSpecificOutput.permissionDecision)).toEqual(['deny', 'deny']);
     expect(sent[0]!.response.response.hookSpecificOutput.permissionDecisionReason).toContain('no decision for Write');
+  });
+
+  it('fails closed on its own when the host cannot be asked (no socket): every tool call is denied', () => {
+    root = mkdtempSync(join(tmpdir(), 'troupe-claude-driver-'));
+    const answers = join(root, 'answers.jsonl');
+    const run = spawnSync(process.execPath, [claudeControlDriverPath, '--permission-socket', join(root, 'missing.sock'), '--', process.execPath, replayCli], {
+      input: '{"type":"user","message":{"role":"user","content":"go"}}\n',
+      env: { ...process.env, REPLAY_FILE: join(fixturesDir, 'control-fail-closed.cli-stdout.jsonl'), ANSWERS_FILE: answers },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(0);
+    const sent = readFileSync(answers, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+    expect(sent.map((line) => line.response.response.hookSpecificOutput)).toEqual([
+      { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The tool call was refused: the Troupe host could not be asked (fail closed).' },
+      { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The tool call was refused: the Troupe host could not be asked (fail closed).' },
+    ]);
+    expect(run.stderr).toContain('failing closed');
+    expect(run.stdout).toContain('"type":"troupe_control"');
   });
 
   it('rejects permissions with text input and names a malformed policy rule at once', () => {

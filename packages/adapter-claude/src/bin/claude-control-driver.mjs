@@ -19,6 +19,7 @@
 // Exit code: the CLI's (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
+import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { createJsonLineRpcClient } from '@troupe/core/util';
@@ -51,7 +52,7 @@ cli.once('error', (error) => {
 });
 cli.once('exit', (code, signal) => {
   host?.close();
-  process.stdout.write('', () => process.exit(code ?? (signal ? 128 + 15 : 1)));
+  process.stdout.write('', () => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 });
 cli.stdin.on('error', () => {
   // EPIPE when the CLI exits early: its exit code tells the story.
@@ -73,8 +74,19 @@ const INIT_REQUEST_ID = 'troupe_initialize';
 toCli({ type: 'control_request', request_id: INIT_REQUEST_ID, request: { subtype: 'initialize', hooks: hookConfig } });
 
 // The host's message lines go on to the CLI; its stdin stays open for the answers.
-createInterface({ input: process.stdin, crlfDelay: Infinity }).on('line', (line) => {
-  if (line.trim() !== '' && cliStdinOpen) cli.stdin.write(`${line}\n`);
+let messages = 0;
+const fromHost = createInterface({ input: process.stdin, crlfDelay: Infinity });
+fromHost.on('line', (line) => {
+  if (line.trim() === '' || !cliStdinOpen) return;
+  messages++;
+  cli.stdin.write(`${line}\n`);
+});
+fromHost.on('close', () => {
+  // No message came: nothing will end the turn, so let the CLI exit now.
+  if (messages === 0 && cliStdinOpen) {
+    cliStdinOpen = false;
+    cli.stdin.end();
+  }
 });
 
 /** Longest answer line read from the host (an answer holds a tool input, which can be a whole file). */
