@@ -9,6 +9,7 @@ import {
   type MemberAgentConfig,
   type ProcessConfig,
 } from '@troupe/core';
+import { withClaudeControl } from './claude-code-control-process';
 import { claudeCodeMcpArgs } from './claude-code-mcp-config';
 import { resolveClaudeCodeSettings, type ClaudeCodeSettings, type ResolvedClaudeCodeSettings } from './claude-code-settings';
 import { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
@@ -134,7 +135,7 @@ async function buildClaudeCodeProcessConfig(
   const mcp = await claudeCodeMcpArgs(member.mcpServers, settings.tmpDir);
   args.push(...mcp.args, ...extraArgs);
   const cwd = workDir ?? member.workDir;
-  return {
+  return withClaudeControl({
     command: settings.command,
     args,
     ...(cwd !== undefined ? { cwd } : {}),
@@ -143,7 +144,7 @@ async function buildClaudeCodeProcessConfig(
     installHint: settings.installHint,
     secrets: [...(settings.apiKey !== undefined ? [settings.apiKey] : []), ...mcp.secrets],
     ...(mcp.cleanup ? { cleanup: mcp.cleanup } : {}),
-  };
+  }, settings);
 }
 
 /**

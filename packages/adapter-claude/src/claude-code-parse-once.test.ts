@@ -10,6 +10,8 @@ describe('Claude Code: every recording, read from its parts and from its whole o
     expect(await recordedAnswers(() => createClaudeCodeAdapter(), fileURLToPath(new URL('./__fixtures__/', import.meta.url)))).toMatchInlineSnapshot(`
       {
         "append-system-prompt": "completed: Hello from fake-llm.",
+        "control-every-kind": "completed: done 1",
+        "control-fail-closed": "completed: done 0",
         "error401": "completed: Invalid API key · Fix external API key",
         "error401-default-retries": "completed: Invalid API key · Fix external API key",
         "error500": "completed: API Error: 500 Internal server error (fake-llm). This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:46287).",

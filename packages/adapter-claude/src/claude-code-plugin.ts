@@ -1,4 +1,4 @@
-import { ConfigError } from '@troupe/core';
+import { ConfigError, compileToolPolicy } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
@@ -92,7 +92,7 @@ const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: [CLAUDE_CODE_R
 /**
  * Adapter settings from a registry 1.2 entry over `settings`: its `command`,
  * `baseArgs`, `capabilities.systemPromptFlag`, `model`, `baseUrl`, the key in
- * `apiKeyEnv`, `home`, `maxRetries` (`CLAUDE_CODE_MAX_RETRIES`) and `env`.
+ * `apiKeyEnv`, `home`, `maxRetries` (`CLAUDE_CODE_MAX_RETRIES`), `env` and `policy` (an object, or a policy file path).
  * The entry's completion detection is applied by the plugin.
  *
  * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an unset `apiKeyEnv`…).
@@ -113,7 +113,26 @@ function applyEntry(entry: RegistryAgentSettings, definition: AgentDefinition, s
     ...(entry.home !== undefined ? { home: entry.home } : {}),
     ...(entry.maxRetries !== undefined ? { maxRetries: entry.maxRetries } : {}),
     ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
+    ...policyOf(definition, settings),
   };
+}
+
+/**
+ * The entry's `policy` (a registry entry keeps fields it does not know): an object is the policy itself, a string
+ * the path of a policy file. A callback can only come from code (`settings.permissions.canUseTool`); the entry's
+ * policy goes with it.
+ */
+function policyOf(definition: AgentDefinition, settings: ClaudeCodeSettings): Pick<ClaudeCodeSettings, 'permissions' | 'policyFile'> {
+  const policy = (definition as Record<string, unknown>).policy;
+  if (policy === undefined) return {};
+  if (typeof policy === 'string') {
+    const { policy: _codePolicy, ...rest } = settings.permissions ?? {};
+    return { permissions: rest, policyFile: policy };
+  }
+  if (policy !== null && typeof policy === 'object' && !Array.isArray(policy)) {
+    return { permissions: { ...settings.permissions, policy: compileToolPolicy(policy, `agent registry entry "${definition.name}": policy`) } };
+  }
+  throw new ConfigError(`agent registry entry "${definition.name}"`, [{ path: ['policy'], message: 'expected a policy object or the path of a policy file' }]);
 }
 
 function systemPromptModeOf(definition: AgentDefinition): Pick<ClaudeCodeSettings, 'systemPromptMode'> {

@@ -1,4 +1,4 @@
-import { ConfigError } from '@troupe/core';
+import { ConfigError, compileToolPolicy, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** The arguments every Claude Code turn needs: print mode, JSONL events, and `--verbose` (required by stream-json). */
@@ -69,6 +69,25 @@ export const claudeCodeSettingsSchema = z.strictObject({
   extraArgs: z.array(z.string()).optional(),
   /** Shown when the command is not found. Default `npm install -g @anthropic-ai/claude-code`. */
   installHint: z.string().min(1).default(CLAUDE_CODE_INSTALL_HINT),
+  /**
+   * Decide every tool call in Troupe before it runs: a policy, a `canUseTool` callback, hooks (see
+   * `ToolPermissionOptions`). When set, the turn runs over Claude Code's stream-json control protocol through a
+   * small driver process; every call (reads included) is decided by `decideToolUse` at a `PreToolUse` hook.
+   * Needs `inputFormat: 'stream-json'`.
+   */
+  permissions: z
+    .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
+    .optional(),
+  /**
+   * A policy file (JSON, see `ToolPolicy`) for `permissions`, read when each turn starts (a malformed one fails the
+   * turn's start, naming the rule). Turns `permissions` on by itself (calls the policy leaves open are then denied).
+   * Give either this or `permissions.policy`.
+   */
+  policyFile: z.string().min(1, 'expected a policy file path').optional(),
+  /** Where `permission:decided` audit records go (with `permissions`). */
+  eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
+  /** The agent's name in permission requests and audit records. Default `claude`. */
+  agentName: z.string().min(1).default('claude'),
 });
 
 /** Settings accepted by {@link createClaudeCodeAdapter} (every field optional). */
@@ -85,5 +104,23 @@ export type ResolvedClaudeCodeSettings = z.output<typeof claudeCodeSettingsSchem
 export function resolveClaudeCodeSettings(settings: unknown = {}, source = 'Claude Code adapter settings'): ResolvedClaudeCodeSettings {
   const parsed = claudeCodeSettingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
+  const { policyFile } = parsed.data;
+  const permissions = parsed.data.permissions ?? (policyFile !== undefined ? {} : undefined);
+  if (permissions !== undefined) {
+    if (policyFile !== undefined && permissions.policy !== undefined) {
+      throw new ConfigError(source, [{ path: ['policyFile'], message: 'give either policyFile or permissions.policy, not both' }]);
+    }
+    if (parsed.data.inputFormat !== 'stream-json') {
+      throw new ConfigError(source, [{ path: ['inputFormat'], message: 'permissions need inputFormat "stream-json" (the control protocol answers on stdin)' }]);
+    }
+    if (permissions.canUseTool !== undefined && typeof permissions.canUseTool !== 'function') {
+      throw new ConfigError(source, [{ path: ['permissions', 'canUseTool'], message: 'expected a function' }]);
+    }
+    // A malformed policy is an error now, naming the rule, not at the first tool call.
+    if (permissions.policy !== undefined && !('rules' in permissions.policy)) {
+      return { ...parsed.data, permissions: { ...permissions, policy: compileToolPolicy(permissions.policy, `${source}: permissions.policy`) } };
+    }
+    return { ...parsed.data, permissions };
+  }
   return parsed.data;
 }

@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
+import { decideToolUse, type ToolUseRequest } from '@troupe/core';
+import { runProcess } from '@troupe/core/cli-turn';
+import { createJsonLineRpcClient } from '@troupe/core/util';
+import { createConnection } from 'node:net';
+import { startClaudeControlSocket } from '../packages/adapter-claude/src/claude-code-control-socket';
+import { createClaudeControlHandler } from '../packages/adapter-claude/src/claude-code-permissions';
+import { claudeCodeBinary, createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
+import { percentile, type BenchKit } from './bench-kit';
+
+const CALLS = 1000;
+const PER_TURN = 200;
+
+/**
+ * Claude Code permissions over the control protocol, with the real CLI (2.1.330) and the fake API: 1,000 tool calls
+ * (read, write, shell, 200 per model message), each decided by an in-process callback. Troupe's own time per
+ * decision is what the control driver measures, from the CLI's request line read to the answer line written (the
+ * socket round trip to the host and `decideToolUse`), against `decideToolUse` called directly.
+ */
+export default async function (kit: BenchKit): Promise<void> {
+  const server = await createFakeLlmServer({ scenario: 'text' });
+  const root = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-perm-'));
+  const workspace = join(root, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, 'notes.txt'), 'notes\n');
+  let asked = 0;
+  const adapter = createClaudeCodeAdapter({
+    command: claudeCodeBinary(import.meta.url),
+    baseUrl: server.url,
+    apiKey: 'sk-ant-fake-000',
+    home: join(root, 'home'),
+    tmpDir: join(root, 'tmp'),
+    maxRetries: 0,
+    includePartialMessages: false,
+    permissions: {
+      policy: { deny: ['Bash(rm *)'], allow: ['Read'] },
+      canUseTool: (request) => {
+        asked++;
+        return request.kind !== 'fetch';
+      },
+    },
+  });
+  const elapsed: number[] = [];
+  const started = performance.now();
+  try {
+    for (let turn = 0; turn * PER_TURN < CALLS; turn++) {
+      const calls: FakeToolCall[] = [];
+      for (let index = 0; index < PER_TURN; index++) {
+        const tag = `${turn}-${index}`;
+        calls.push(
+          index % 3 === 0
+            ? { name: 'Read', arguments: { file_path: join(workspace, 'notes.txt') } }
+            : index % 3 === 1
+              ? { name: 'Write', arguments: { file_path: join(workspace, `w-${tag}.txt`), content: tag } }
+              : { name: 'Bash', arguments: { command: `true ${tag}` } },
+        );
+      }
+      server.reset();
+      server.enqueue('anthropic', { toolCalls: calls });
+      server.enqueue('anthropic', { text: 'done' });
+      const config = await adapter.getProcessConfig({ workDir: workspace }, workspace);
+      const run = runProcess(config, { message: adapter.prepareMessage('go', {}), completion: { type: 'jsonl', completionTypes: ['result'] }, timeoutMs: 300_000 });
+      for await (const { json } of run) {
+        const line = json as { type?: string; callback_id?: string; elapsed_ms?: number } | undefined;
+        if (line?.type === 'troupe_control' && line.callback_id === 'troupe_pre_tool_use' && typeof line.elapsed_ms === 'number') elapsed.push(line.elapsed_ms);
+      }
+      const outcome = await run.outcome;
+      if (outcome.status !== 'completed') throw new Error(`turn ${turn} ${outcome.status}`);
+      await run.exited;
+    }
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  const wallMs = performance.now() - started;
+
+  // Baseline: the decision alone, in process (no CLI, no socket, no driver).
+  const direct: number[] = [];
+  const signal = new AbortController().signal;
+  for (let index = 0; index < CALLS; index++) {
+    const request: ToolUseRequest = { id: `b${index}`, agent: 'bench', adapter: 'claude', tool: 'Write', kind: 'edit', input: { file_path: `w-${index}.txt`, content: 'x' }, target: `w-${index}.txt`, signal };
+    const at = performance.now();
+    await decideToolUse(request, { policy: { deny: ['Bash(rm *)'], allow: ['Read'] }, canUseTool: () => true });
+    direct.push(performance.now() - at);
+  }
+  // The host's side alone, without the CLI competing for the CPU: the socket round trip and the decision, as the
+  // driver sees them (one PreToolUse question at a time).
+  const socketDir = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-socket-'));
+  const socket = await startClaudeControlSocket(socketDir, createClaudeControlHandler({ permissions: { policy: { allow: ['Read'] }, canUseTool: () => true }, agent: 'bench' }));
+  const client = createJsonLineRpcClient<unknown>(createConnection(socket.path), {
+    name: 'bench socket',
+    maxLineLength: 1024 * 1024,
+    encodeRequest: (id, request) => ({ id, request }),
+    readAnswer: (frame) => {
+      const answer = frame as { id?: number; answer?: unknown; error?: string };
+      return typeof answer.id === 'number' ? (answer.answer !== undefined ? { id: answer.id, ok: true, result: answer.answer } : { id: answer.id, ok: false, error: String(answer.error) }) : undefined;
+    },
+  });
+  const roundTrips: number[] = [];
+  try {
+    for (let index = 0; index < CALLS; index++) {
+      const at = performance.now();
+      await client.request({ subtype: 'hook_callback', callback_id: 'troupe_pre_tool_use', input: { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: `w-${index}.txt`, content: 'x' }, tool_use_id: `t${index}` }, tool_use_id: `t${index}` });
+      roundTrips.push(performance.now() - at);
+    }
+  } finally {
+    client.close();
+    await socket.close();
+    rmSync(socketDir, { recursive: true, force: true });
+  }
+  kit.note(`  ${elapsed.length} tool calls decided through the real CLI (${asked} by the callback, the rest by the policy) in ${(wallMs / 1000).toFixed(1)} s`);
+  const baseline = { baselineName: 'decideToolUse in process', unit: 'ms' };
+  kit.report({ name: 'Claude Code decision, request line read → answer written, p50', value: percentile(elapsed, 50), baselineValue: percentile(direct, 50), ...baseline });
+  kit.report({ name: 'Claude Code decision, request line read → answer written, p95', value: percentile(elapsed, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
+  kit.report({ name: 'host socket round trip + decision (no CLI), p95', value: percentile(roundTrips, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
+  kit.report({ name: 'Claude Code decision, request line read → answer written, max', value: Math.max(...elapsed), baselineValue: Math.max(...direct), ...baseline });
+}
