@@ -20,6 +20,9 @@ const fixtures = fileURLToPath(new URL('../src/__fixtures__/', import.meta.url))
 type Answer = (method: string, params: Record<string, unknown>) => unknown;
 interface Scenario {
   replies: (workDir: string) => FakeScriptedResponse[];
+  /** Instead of scripted replies: the fake's `mcp-tool` scenario calling this MCP tool. */
+  mcpTool?: { name: string; arguments: Record<string, unknown> };
+  extraArgs?: string[];
   answer: Answer;
   approvalPolicy?: unknown;
   sandbox?: string;
@@ -59,9 +62,13 @@ const workDir = join(temp, 'workspace');
 mkdirSync(workDir);
 mkdirSync(join(temp, 'home', '.codex'), { recursive: true });
 for (const reply of scenario.replies(workDir)) server.enqueue('openai-responses', reply);
+if (scenario.mcpTool) {
+  server.setScenario('mcp-tool');
+  server.setMcpTool(scenario.mcpTool);
+}
 const args = [codexBin, 'app-server', '-c', 'analytics.enabled=false', '--disable', 'plugins', '-c', 'model_provider=troupe', '-c',
   `model_providers.troupe={name="troupe",base_url="${server.url}/v1",env_key="TROUPE_CODEX_API_KEY",wire_api="responses"}`,
-  '-c', 'model_providers.troupe.request_max_retries=0', '-c', 'model_providers.troupe.stream_max_retries=0'];
+  '-c', 'model_providers.troupe.request_max_retries=0', '-c', 'model_providers.troupe.stream_max_retries=0', ...(scenario.extraArgs ?? [])];
 const child = spawn(process.execPath, args, { cwd: workDir, env: { ...process.env, HOME: join(temp, 'home'), CODEX_HOME: join(temp, 'home', '.codex'), TMPDIR: tmpdir(), TROUPE_CODEX_API_KEY: 'sk-fake-000' }, stdio: ['pipe', 'pipe', 'pipe'] });
 const started = Date.now();
 const log: string[] = [];

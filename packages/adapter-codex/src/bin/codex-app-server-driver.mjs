@@ -23,7 +23,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { createJsonLineRpcClient, readJsonLines } from '@troupe/core/util';
+import { createJsonLineRpcClient, LineSplitter, parseJsonLine } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { socket: undefined, thread: undefined };
@@ -150,34 +150,46 @@ async function answerApproval(frame, readAt) {
   emit({ type: 'troupe.approval', requestId: frame.id, method: frame.method, itemId: frame.params?.itemId, decision, elapsedMs });
 }
 
-readJsonLines(codex.stdout, {
+/** One line of Codex (already passed on), acted on. */
+function onCodexLine(line, readAt) {
+  const frame = parseJsonLine(line);
+  if (frame === null || typeof frame !== 'object') return;
+  if (frame.method === undefined && frame.id !== undefined) {
+    const waiter = pending.get(frame.id);
+    pending.delete(frame.id);
+    if (!waiter) return;
+    if (frame.error !== undefined) waiter.reject(Object.assign(new Error(`${waiter.method}: ${frame.error?.message ?? JSON.stringify(frame.error)}`), { code: frame.error?.code }));
+    else waiter.resolve(frame.result);
+    return;
+  }
+  if (frame.id !== undefined && typeof frame.method === 'string') {
+    if (APPROVALS.has(frame.method)) void answerApproval(frame, readAt);
+    else if (frame.method === 'execCommandApproval' || frame.method === 'applyPatchApproval') send({ id: frame.id, result: { decision: 'denied' } });
+    else send({ id: frame.id, error: { code: -32601, message: `Troupe does not answer ${frame.method}: refused` } });
+    return;
+  }
+  if (frame.method === 'item/started' && frame.params?.item?.id) items.set(frame.params.item.id, frame.params.item);
+  else if (frame.method === 'item/completed' && frame.params?.item?.id) items.delete(frame.params.item.id);
+  else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
+  else if (frame.method === 'turn/completed') void endTurn();
+}
+const splitter = new LineSplitter({
   maxLineLength: 64 * 1024 * 1024,
-  onValue: (frame) => {
-    const readAt = process.hrtime.bigint();
-    process.stdout.write(`${JSON.stringify(frame)}\n`);
-    if (frame === null || typeof frame !== 'object') return;
-    if (frame.method === undefined && frame.id !== undefined) {
-      const waiter = pending.get(frame.id);
-      pending.delete(frame.id);
-      if (!waiter) return;
-      if (frame.error !== undefined) waiter.reject(Object.assign(new Error(`${waiter.method}: ${frame.error?.message ?? JSON.stringify(frame.error)}`), { code: frame.error?.code }));
-      else waiter.resolve(frame.result);
-      return;
-    }
-    if (frame.id !== undefined && typeof frame.method === 'string') {
-      if (APPROVALS.has(frame.method)) void answerApproval(frame, readAt);
-      else if (frame.method === 'execCommandApproval' || frame.method === 'applyPatchApproval') send({ id: frame.id, result: { decision: 'denied' } });
-      else send({ id: frame.id, error: { code: -32601, message: `Troupe does not answer ${frame.method}: refused` } });
-      return;
-    }
-    if (frame.method === 'item/started' && frame.params?.item?.id) items.set(frame.params.item.id, frame.params.item);
-    else if (frame.method === 'item/completed' && frame.params?.item?.id) items.delete(frame.params.item.id);
-    else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
-    else if (frame.method === 'turn/completed') endTurn();
-  },
-  onInvalid: (reason) => process.stderr.write(`codex-app-server-driver: Codex printed a line that is ${reason}\n`),
   onLineTooLong: (length) => process.stderr.write(`codex-app-server-driver: Codex printed a line of ${length} characters; dropped\n`),
 });
+/**
+ * The lines of a chunk: acted on first (an approval's question leaves for the host at once), then passed on as they
+ * came (one write, no re-encoding). What the driver writes in reply to them comes later (it awaits an answer).
+ */
+function onCodexLines(lines) {
+  const readAt = process.hrtime.bigint();
+  const kept = lines.filter((line) => line.trim() !== '');
+  if (kept.length === 0) return;
+  for (const line of kept) onCodexLine(line, readAt);
+  process.stdout.write(`${kept.join('\n')}\n`);
+}
+codex.stdout.on('data', (chunk) => onCodexLines(splitter.push(chunk)));
+codex.stdout.on('end', () => onCodexLines(splitter.end()));
 
 async function endTurn() {
   if (turnEnded) return;
