@@ -7,7 +7,7 @@ import { fixturesDir } from './codex-test-support';
 
 /** The recorded stdout lines of `codex app-server` (Codex 0.169.0 against the fake API), as the driver passes them on. */
 function recorded(name: string): string {
-  return readFileSync(join(fixturesDir, `${name}.stdout.jsonl`), 'utf8');
+  return readFileSync(join(fixturesDir, `${name}.jsonrpc-out.jsonl`), 'utf8');
 }
 
 function replay(name: string, denyReason?: (itemId: string) => string | undefined): AgentStreamPart[] {

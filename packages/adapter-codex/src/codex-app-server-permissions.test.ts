@@ -16,7 +16,7 @@ import { fixturesDir } from './codex-test-support';
 
 /** The approval requests Codex 0.169.0 sent in the recorded session, each with the item `item/started` announced. */
 function recordedApprovals(): CodexApprovalFrame[] {
-  const lines = readFileSync(join(fixturesDir, 'app-server-approvals.stdout.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
+  const lines = readFileSync(join(fixturesDir, 'app-server-approvals.jsonrpc-out.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
   const items = new Map<string, Record<string, unknown>>();
   const frames: CodexApprovalFrame[] = [];
   for (const line of lines) {
