@@ -1,4 +1,3 @@
-import { parseJsonLine } from '@troupe/core/util';
 import type { AgentStreamPart, AgentUsage } from '@troupe/core';
 import {
   appServerErrorSchema,
@@ -11,7 +10,7 @@ import {
   codexDriverThreadSchema,
   type AppServerItem,
 } from './codex-app-server-events';
-import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, parseCodexHttpStatus, type CodexLineParser } from './codex-line-parser';
+import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, codexErrorPart, finalCodexText, type CodexLineParser } from './codex-line-parser';
 
 /** Options of {@link createCodexAppServerParser}. */
 export interface CodexAppServerParserOptions {
@@ -87,13 +86,13 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
       if (value.type === 'troupe.error') {
         const error = codexDriverErrorSchema.safeParse(json);
         const message = error.success ? error.data.message : 'the Codex app-server driver failed';
-        return end([errorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
+        return end([codexErrorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
       }
       if (value.type === 'troupe.codex-exited') {
         const exited = codexDriverExitedSchema.safeParse(json);
         const how = exited.success ? exited.data.message ?? (exited.data.signal ? `killed by ${exited.data.signal}` : `exited with code ${String(exited.data.code)}`) : 'exited';
         const message = `codex app-server ${how} before the turn ended`;
-        return end([errorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
+        return end([codexErrorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
       }
       switch (value.method) {
         case 'item/started':
@@ -127,7 +126,7 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
         }
         case 'error': {
           const error = appServerErrorSchema.safeParse(json);
-          return error.success ? [errorPart(error.data.params.error.message, error.data.params.willRetry === true)] : [];
+          return error.success ? [codexErrorPart(error.data.params.error.message, error.data.params.willRetry === true)] : [];
         }
         case 'turn/completed': {
           const completed = appServerTurnCompletedSchema.safeParse(json);
@@ -136,7 +135,7 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
           const parts: AgentStreamPart[] = usage ? [{ type: 'usage', usage }] : [];
           if (turn.status === 'completed') return end([...parts, { type: 'turn-end', text: lastText ?? '', isError: false }]);
           const message = turn.error?.message ?? `Codex ended the turn as ${turn.status}`;
-          return end([...parts, errorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
+          return end([...parts, codexErrorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
         }
         default:
           return [];
@@ -145,26 +144,10 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
   };
 }
 
-function errorPart(message: string, retrying: boolean): AgentStreamPart {
-  const status = parseCodexHttpStatus(message);
-  return { type: 'error', message, ...(status !== undefined ? { status } : {}), retrying };
-}
-
 /**
  * The final text of an app-server turn from its whole raw stdout (the driver's lines): the text of the last
  * `turn-end`, else the last agent message, else `''`.
  */
 export function parseCodexAppServerResponse(rawOutput: string): string {
-  const parser = createCodexAppServerParser();
-  let end: string | undefined;
-  let lastText: string | undefined;
-  for (const line of rawOutput.split(/\r?\n/)) {
-    const json = parseJsonLine(line);
-    if (json === undefined) continue;
-    for (const part of parser.parse(json)) {
-      if (part.type === 'turn-end') end = part.text;
-      else if (part.type === 'text-delta') lastText = part.text;
-    }
-  }
-  return end ?? lastText ?? '';
+  return finalCodexText(createCodexAppServerParser(), rawOutput);
 }

@@ -144,6 +144,7 @@ describe('startCodexPermissionSocket', () => {
 describe('createCodexAdapter({ permissions })', () => {
   it('refuses a malformed policy at start, naming the rule, and a canUseTool that is not a function', () => {
     expect(() => createCodexAdapter({ permissions: { policy: { deny: ['Bash(rm *'] } } })).toThrow(ConfigError);
+    expect(() => createCodexAdapter({ permissions: { policy: { deny: ['Bash(rm *'] } } })).toThrow(/"Bash\(rm \*" is not a rule/);
     expect(() => createCodexAdapter({ permissions: { canUseTool: 'yes' as never } })).toThrow(/permissions/);
   });
 

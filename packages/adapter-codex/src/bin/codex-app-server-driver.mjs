@@ -191,14 +191,15 @@ function onCodexLines(lines) {
 codex.stdout.on('data', (chunk) => onCodexLines(splitter.push(chunk)));
 codex.stdout.on('end', () => onCodexLines(splitter.end()));
 
-async function endTurn() {
+/** Ends the turn once: Codex's stdin is closed (app-server then exits by itself), it is killed after 5 s otherwise. */
+async function endTurn(code = 0) {
   if (turnEnded) return;
   turnEnded = true;
   host?.close();
   codex.stdin.end();
   const exited = await Promise.race([codexExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 5000).unref())]);
   if (exited === undefined) codex.kill('SIGKILL');
-  finish(0);
+  finish(code);
 }
 
 try {
@@ -217,11 +218,6 @@ try {
 } catch (error) {
   if (!turnEnded) {
     emit({ type: 'troupe.error', message: error?.message ?? String(error), ...(error?.code !== undefined ? { code: error.code } : {}) });
-    turnEnded = true;
-    host?.close();
-    codex.stdin.end();
-    const exited = await Promise.race([codexExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 5000).unref())]);
-    if (exited === undefined) codex.kill('SIGKILL');
-    finish(1);
+    await endTurn(1);
   }
 }
