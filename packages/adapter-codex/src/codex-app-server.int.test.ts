@@ -6,19 +6,16 @@
  * Needs `@troupe/core` built (the driver is plain JavaScript). Run: npx vitest run packages/adapter-codex/src/codex-app-server.int.test.ts
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type ToolUseRequest } from '@troupe/core';
 import { createFakeLlmServer, type FakeLlmServer, type FakeToolCall, type RecordedRequest } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
 import { DEFAULT_CODEX_BASE_ARGS, type CodexAdapterSettings } from './codex-adapter-settings';
-import { makeTempDir } from './codex-test-support';
+import { makeTempDir, realCodexBin } from './codex-test-support';
 
-const require = createRequire(import.meta.url);
-const codexPackage = require.resolve('@openai/codex/package.json');
-const codexBin = join(dirname(codexPackage), (JSON.parse(readFileSync(codexPackage, 'utf8')) as { bin: { codex: string } }).bin.codex);
+const codexBin = realCodexBin();
 const API_KEY = 'sk-troupe-int-0000000000000000';
 const TURN_TIMEOUT = 120_000;
 
