@@ -9,12 +9,13 @@ import {
   type CompletionStrategy,
   type MemberAgentConfig,
   type ProcessConfig,
+  type ToolUseRequest,
 } from '@troupe/core';
 import { parseJsonLine } from '@troupe/core/util';
 import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-adapter-settings';
 import { CODEX_API_STATUS_LOG_FILTER, describeCodexTurnError } from './codex-api-status';
 import { createCodexAppServerParser, parseCodexAppServerResponse } from './codex-app-server-parser';
-import { decideCodexApproval } from './codex-app-server-permissions';
+import { decideCodexApproval, withCodexToolHooks } from './codex-app-server-permissions';
 import { codexAppServerProcessConfig } from './codex-app-server-process';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
 import { createCodexLineParser, parseCodexResponse, type CodexLineParser } from './codex-line-parser';
@@ -27,7 +28,7 @@ export { CODEX_COMPLETION_TYPES } from './codex-events';
 /** Linux's limit for one argument (`MAX_ARG_STRLEN`); a longer prompt needs `promptDelivery: 'stdin'`. */
 const MAX_ARGUMENT_BYTES = 128 * 1024;
 
-/** Deny messages kept for the declined items' `tool-result` parts (the oldest go first). */
+/** Deny messages (and allowed requests, for `postToolUse`) kept per item id (the oldest go first). */
 const MAX_DENY_REASONS = 1024;
 
 /**
@@ -80,6 +81,9 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
   // The deny message of each declined item, for its tool-result part (Codex reports only "declined").
   const denyReasons = new Map<string, string>();
   const denyReason = (itemId: string) => denyReasons.get(itemId);
+  // The requests of the calls Troupe allowed, by item id, for the postToolUse hook.
+  const allowed = new Map<string, Omit<ToolUseRequest, 'signal'>>();
+  const appServerParser = () => withCodexToolHooks(createCodexAppServerParser({ ...parserOptions, denyReason }), permissions?.hooks, allowed, CODEX_ADAPTER_ID);
   // Codex does not name its model in its output: the session part gives the one passed with `-m`.
   const parserOptions = { model: resolved.model ?? undefined };
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.
@@ -110,6 +114,10 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
             if (outcome.decision === 'decline' && outcome.message !== undefined && outcome.itemId) {
               if (denyReasons.size >= MAX_DENY_REASONS) denyReasons.delete(denyReasons.keys().next().value as string);
               denyReasons.set(outcome.itemId, outcome.message);
+            } else if (outcome.decision === 'accept' && outcome.request && permissions.hooks?.postToolUse) {
+              if (allowed.size >= MAX_DENY_REASONS) allowed.delete(allowed.keys().next().value as string);
+              const { signal: _signal, ...request } = outcome.request;
+              allowed.set(request.id, request);
             }
             return outcome;
           },
@@ -173,12 +181,12 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
 
     getCompletionStrategy: () => completion,
 
-    startTurn: () => (permissions === undefined ? createCodexLineParser(parserOptions) : createCodexAppServerParser({ ...parserOptions, denyReason })),
+    startTurn: () => (permissions === undefined ? createCodexLineParser(parserOptions) : appServerParser()),
 
     describeTurnError: describeCodexTurnError,
 
     parseLine: (line, json, context) =>
-      (context?.state ?? (implicitTurn ??= permissions === undefined ? createCodexLineParser(parserOptions) : createCodexAppServerParser({ ...parserOptions, denyReason }))).parse(
+      (context?.state ?? (implicitTurn ??= permissions === undefined ? createCodexLineParser(parserOptions) : appServerParser())).parse(
         json === undefined ? parseJsonLine(line) : json,
       ),
   };

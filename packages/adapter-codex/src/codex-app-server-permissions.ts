@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { decideToolUse, type DecideToolUseOptions, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
+import { decideToolUse, type DecideToolUseOptions, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
 import { limitedWarning, listenJsonLineRpc, type JsonLineRpcCheck } from '@troupe/core/util';
-import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL } from './codex-line-parser';
+import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from './codex-line-parser';
 
 /** The method of Codex's request to run a command. */
 export const CODEX_COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
@@ -108,11 +108,11 @@ export async function decideCodexApproval(
   frame: CodexApprovalFrame,
   context: CodexApprovalContext,
   permissions: DecideToolUseOptions,
-): Promise<CodexApprovalOutcome & { message?: string; itemId?: string }> {
+): Promise<CodexApprovalOutcome & { message?: string; itemId?: string; request?: ToolUseRequest }> {
   const request = codexToolUseRequest(frame, context);
   if (!request) return { decision: 'decline', message: `Troupe does not decide ${frame.method} requests` };
   const verdict = await decideToolUse(request, permissions);
-  return { ...codexApprovalOutcome(request, verdict), itemId: request.id };
+  return { ...codexApprovalOutcome(request, verdict), itemId: request.id, request };
 }
 
 /** A Unix socket the Codex app-server driver asks approvals on. */
@@ -165,4 +165,44 @@ function checkApprovalFrame(value: unknown): JsonLineRpcCheck<CodexApprovalFrame
   }
   if (request.item !== undefined && !isObject(request.item)) return { ok: false, id, reason: '"request.item" must be an object' };
   return { ok: true, id, request: { method: request.method, params: request.params, ...(isObject(request.item) ? { item: request.item } : {}) } };
+}
+
+/**
+ * Calls the `postToolUse` hook for each `tool-result` part of a call Troupe allowed (with the request it decided)
+ * and the `stop` hook at each `turn-end`, as the parser yields them. Hooks only observe: one that throws or rejects
+ * is reported as a `TroupeWarning`, and the parts pass unchanged.
+ *
+ * @internal
+ */
+export function withCodexToolHooks(
+  parser: CodexLineParser,
+  hooks: ToolHooks | undefined,
+  allowed: ReadonlyMap<string, Omit<ToolUseRequest, 'signal'>>,
+  agent: string,
+): CodexLineParser {
+  if (!hooks?.postToolUse && !hooks?.stop) return parser;
+  const warn = limitedWarning('Troupe Codex hooks', 5);
+  const call = (name: string, run: () => void | PromiseLike<void>) => {
+    try {
+      void Promise.resolve(run()).catch((error: unknown) => warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`));
+    } catch (error) {
+      warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  let sessionId: string | undefined;
+  return {
+    parse(json) {
+      const parts = parser.parse(json);
+      for (const part of parts) {
+        if (part.type === 'session') sessionId = part.sessionId;
+        else if (part.type === 'tool-result' && hooks.postToolUse) {
+          const request = allowed.get(part.toolCallId);
+          if (request) call('postToolUse', () => hooks.postToolUse!({ request, output: part.output, isError: part.isError }));
+        } else if (part.type === 'turn-end' && hooks.stop) {
+          call('stop', () => hooks.stop!({ agent, adapter: 'codex', ...(sessionId !== undefined ? { sessionId } : {}) }));
+        }
+      }
+      return parts;
+    },
+  };
 }

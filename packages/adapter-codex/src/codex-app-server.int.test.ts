@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type ToolUseRequest } from '@troupe/core';
+import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type ToolUseOutcome, type ToolUseRequest } from '@troupe/core';
 import { createFakeLlmServer, type FakeLlmServer, type FakeToolCall, type RecordedRequest } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
@@ -103,7 +103,10 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     const bus = new EventBus();
     const decided: AnyTroupeEvent[] = [];
     bus.on('permission:decided', (event) => void decided.push(event));
-    const coder = await startCoder({ permissions: { canUseTool, bus } });
+    const ran: ToolUseOutcome[] = [];
+    const stops: Array<{ sessionId?: string }> = [];
+    const hooks = { postToolUse: (outcome: ToolUseOutcome) => void ran.push(outcome), stop: (event: { sessionId?: string }) => void stops.push(event) };
+    const coder = await startCoder({ permissions: { canUseTool, bus, hooks } });
     server.enqueue('openai-responses', { toolCalls: [command(`printf ok > ${file('allowed.txt')}`), addFile(file('denied.txt'), 'no'), command(`rm -f ${file('allowed.txt')}`)] });
     server.enqueue('openai-responses', { text: 'first turn done' });
     const first = await coder.send('coder', 'Write the files').result;
@@ -128,6 +131,10 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     expect(next.some((text) => text.includes('no new files in this repository'))).toBe(true);
     expect(next.some((text) => text.includes('never delete'))).toBe(true);
     expect(decided.map((event) => (event.payload as { behavior: string }).behavior).sort()).toEqual(['allow', 'deny', 'deny']);
+    // postToolUse sees the call that ran (only that one), stop the end of the turn.
+    expect(ran).toMatchObject([{ request: { tool: 'command_execution', target: `printf ok > ${file('allowed.txt')}` }, isError: false }]);
+    const sessionPart = first.parts.find((part) => part.type === 'session');
+    expect(stops).toEqual([{ agent: 'codex', adapter: 'codex', sessionId: sessionPart?.type === 'session' ? sessionPart.sessionId : undefined }]);
 
     server.enqueue('openai-responses', { text: 'second turn done' });
     const second = await coder.send('coder', 'And now?').result;
@@ -135,6 +142,7 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     const session = (parts: AgentStreamPart[]) => parts.find((part) => part.type === 'session');
     expect(session(second.parts)).toEqual(session(first.parts));
     expect(inputTexts(server.requests.at(-1)).some((text) => text.includes('Write the files'))).toBe(true);
+    expect(stops).toHaveLength(2);
   }, TURN_TIMEOUT);
 
   it('runs the changed command, never the original one', async () => {
