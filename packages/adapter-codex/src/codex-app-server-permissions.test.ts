@@ -79,8 +79,9 @@ describe('decideCodexApproval', () => {
       const outcome = await decideCodexApproval(frame, context, permissions);
       outcomes.set(outcome.itemId!, outcome);
     }
-    expect(outcomes.get('call_fake_1')).toEqual({ decision: 'accept', itemId: 'call_fake_1' });
-    expect(outcomes.get('call_fake_2')).toEqual({ decision: 'accept', itemId: 'call_fake_2' });
+    expect(outcomes.get('call_fake_1')).toMatchObject({ decision: 'accept', itemId: 'call_fake_1', request: { target: 'printf ok > $TMP/workspace/allowed.txt' } });
+    expect(outcomes.get('call_fake_2')).toMatchObject({ decision: 'accept', itemId: 'call_fake_2' });
+    expect(outcomes.get('call_fake_1')).not.toHaveProperty('steer');
     expect(outcomes.get('call_fake_3')).toMatchObject({ decision: 'decline', message: 'no new files', steer: expect.stringContaining('no new files') });
     expect(outcomes.get('call_fake_4')).toMatchObject({ decision: 'decline', message: 'never delete', steer: '[Troupe] Your command `rm -rf $TMP/workspace/nothing` was refused and did not run: never delete' });
     // cat was settled by the allow rule, rm by the deny rule: only printf and the patch were asked.
