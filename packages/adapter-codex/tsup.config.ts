@@ -1,5 +1,14 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
 // Two entries: the CLI adapter, and the ChatModel at `./model` (the only one that imports the vendor SDK).
-export default defineConfig(troupeTsup(import.meta.dirname, { entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts' } }));
+export default defineConfig(
+  troupeTsup(import.meta.dirname, {
+    entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts' },
+    async onSuccess() {
+      // The app-server driver is a plain-JS script the adapter runs as a child process.
+      cpSync('src/bin', 'dist/bin', { recursive: true });
+    },
+  }),
+);

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { ConfigError } from '@troupe/core';
+import { ConfigError, type DecideToolUseOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** The base arguments used when no registry entry gives others. */
@@ -109,6 +109,22 @@ export const codexAdapterSettingsSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   /** Extra arguments after the adapter's own (before a member's `additionalArgs`). */
   extraArgs: z.array(z.string()).default([]),
+  /**
+   * Routes every command and patch Codex wants to run through Troupe's permission contract (`policy`, `canUseTool`,
+   * `hooks`, `timeoutMs`; `bus` for the `permission:decided` audit records). When set, turns run over
+   * `codex app-server` (JSON-RPC over stdio) with approval policy `untrusted`, so Codex asks before every command and
+   * patch; without it, turns run `codex exec` as before. The sandbox still follows `permissionMode`.
+   */
+  permissions: z
+    .custom<DecideToolUseOptions>(
+      (value) =>
+        value !== null &&
+        typeof value === 'object' &&
+        !Array.isArray(value) &&
+        ((value as DecideToolUseOptions).canUseTool === undefined || typeof (value as DecideToolUseOptions).canUseTool === 'function'),
+      'expected { policy?, canUseTool?, timeoutMs?, hooks?, bus? } with canUseTool a function',
+    )
+    .optional(),
   /** Shown when the command is not installed. */
   installHint: z.string().min(1).default('npm install -g @openai/codex'),
 });

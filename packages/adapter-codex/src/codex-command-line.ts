@@ -65,37 +65,10 @@ export interface CodexCommandLine {
  */
 export function buildCodexCommandLine(input: CodexCommandLineInput): CodexCommandLine {
   const { settings, member } = input;
-  const hostEnv = input.hostEnv ?? process.env;
-  const mergedEnv: Record<string, string | undefined> = { ...hostEnv, ...settings.env, ...member.env };
-  const apiKey = settings.apiKey ?? nonEmpty(mergedEnv.OPENAI_API_KEY) ?? nonEmpty(mergedEnv.CODEX_API_KEY);
-  const provider = chooseProvider(settings, apiKey);
-
-  const args: string[] = [...settings.baseArgs];
-  if (settings.disableTelemetry) args.push('-c', 'analytics.enabled=false', '--disable', 'plugins');
-  if (provider === 'custom') {
-    const baseUrl = normalizeBaseUrl(settings.baseUrl ?? OPENAI_API_BASE_URL);
-    args.push(
-      '-c',
-      `model_provider=${CODEX_PROVIDER_ID}`,
-      '-c',
-      `model_providers.${CODEX_PROVIDER_ID}={name=${toTomlString(CODEX_PROVIDER_ID)},base_url=${toTomlString(baseUrl)},` +
-        `env_key=${toTomlString(CODEX_API_KEY_ENV)},wire_api="responses"}`,
-    );
-  } else if (settings.baseUrl !== undefined) {
-    // Built-in provider: tries a WebSocket first (~6 s of refused upgrades) before HTTP.
-    args.push('-c', `openai_base_url=${toTomlString(normalizeBaseUrl(settings.baseUrl))}`);
-  }
+  const shared = resolveCodexProcess(settings, member, input.hostEnv ?? process.env);
+  const args: string[] = [...settings.baseArgs, ...shared.providerArgs];
   if (settings.model !== null) args.push('-m', settings.model);
-  if (provider === 'custom') {
-    const requestRetries = settings.requestMaxRetries ?? DEFAULT_CODEX_MAX_RETRIES;
-    const streamRetries = settings.streamMaxRetries ?? DEFAULT_CODEX_MAX_RETRIES;
-    args.push(
-      '-c',
-      `model_providers.${CODEX_PROVIDER_ID}.request_max_retries=${requestRetries}`,
-      '-c',
-      `model_providers.${CODEX_PROVIDER_ID}.stream_max_retries=${streamRetries}`,
-    );
-  }
+  args.push(...shared.retryArgs);
   if (settings.permissionMode === 'auto-edit') args.push('-s', 'workspace-write');
   else if (settings.permissionMode === 'full-auto') args.push('--dangerously-bypass-approvals-and-sandbox');
   const instruction = member.systemInstruction;
@@ -108,12 +81,68 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
       args.push('-c', `model_instructions_file=${toTomlString(input.instructionsFile)}`);
     }
   }
-  const mcp = codexMcpConfig(member.mcpServers);
-  args.push(...mcp.args);
+  args.push(...shared.mcpArgs);
   args.push(...settings.extraArgs, ...(member.additionalArgs ?? []));
   args.push(...codexSessionArgs(input));
   args.push('--');
   if (settings.promptDelivery === 'stdin') args.push('-');
+
+  return { command: settings.command, args, cwd: input.workDir ?? member.workDir, env: shared.env, provider: shared.provider, secrets: shared.secrets };
+}
+
+/** What every Codex process of a turn shares, `codex exec` or `codex app-server`: provider, retries, MCP, environment. */
+export interface CodexProcessBasics {
+  provider: 'custom' | 'built-in';
+  /** `-c analytics.enabled=false --disable plugins` and the provider's `-c` settings. */
+  providerArgs: string[];
+  /** The custom provider's retry caps. */
+  retryArgs: string[];
+  /** The member's MCP servers as `-c mcp_servers.…`. */
+  mcpArgs: string[];
+  /** Variables set over the host environment. */
+  env: Record<string, string>;
+  /** Values to redact (the API key, MCP secrets). */
+  secrets: string[];
+}
+
+/**
+ * The provider, retry, MCP and environment part of a Codex command line, the same for `codex exec` and
+ * `codex app-server` (both take `-c` overrides).
+ *
+ * @throws ConfigError when the chosen provider cannot work (no key for the custom provider; retry caps with the built-in one).
+ */
+export function resolveCodexProcess(settings: ResolvedCodexAdapterSettings, member: MemberAgentConfig, hostEnv: Record<string, string | undefined> = process.env): CodexProcessBasics {
+  const mergedEnv: Record<string, string | undefined> = { ...hostEnv, ...settings.env, ...member.env };
+  const apiKey = settings.apiKey ?? nonEmpty(mergedEnv.OPENAI_API_KEY) ?? nonEmpty(mergedEnv.CODEX_API_KEY);
+  const provider = chooseProvider(settings, apiKey);
+
+  const providerArgs: string[] = [];
+  if (settings.disableTelemetry) providerArgs.push('-c', 'analytics.enabled=false', '--disable', 'plugins');
+  if (provider === 'custom') {
+    const baseUrl = normalizeBaseUrl(settings.baseUrl ?? OPENAI_API_BASE_URL);
+    providerArgs.push(
+      '-c',
+      `model_provider=${CODEX_PROVIDER_ID}`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER_ID}={name=${toTomlString(CODEX_PROVIDER_ID)},base_url=${toTomlString(baseUrl)},` +
+        `env_key=${toTomlString(CODEX_API_KEY_ENV)},wire_api="responses"}`,
+    );
+  } else if (settings.baseUrl !== undefined) {
+    // Built-in provider: tries a WebSocket first (~6 s of refused upgrades) before HTTP.
+    providerArgs.push('-c', `openai_base_url=${toTomlString(normalizeBaseUrl(settings.baseUrl))}`);
+  }
+  const retryArgs: string[] = [];
+  if (provider === 'custom') {
+    const requestRetries = settings.requestMaxRetries ?? DEFAULT_CODEX_MAX_RETRIES;
+    const streamRetries = settings.streamMaxRetries ?? DEFAULT_CODEX_MAX_RETRIES;
+    retryArgs.push(
+      '-c',
+      `model_providers.${CODEX_PROVIDER_ID}.request_max_retries=${requestRetries}`,
+      '-c',
+      `model_providers.${CODEX_PROVIDER_ID}.stream_max_retries=${streamRetries}`,
+    );
+  }
+  const mcp = codexMcpConfig(member.mcpServers);
 
   const env: Record<string, string> = { ...mcp.env, ...settings.env, ...member.env };
   if (settings.home !== undefined) env.HOME = settings.home;
@@ -123,19 +152,16 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
     // Custom provider: read from env_key. Built-in provider: Codex 0.169 ignores OPENAI_API_KEY and reads CODEX_API_KEY.
     env[provider === 'custom' ? CODEX_API_KEY_ENV : 'CODEX_API_KEY'] = apiKey;
   }
-
-  return {
-    command: settings.command,
-    args,
-    cwd: input.workDir ?? member.workDir,
-    env,
-    provider,
-    secrets: [...(apiKey !== undefined ? [apiKey] : []), ...mcp.secrets],
-  };
+  return { provider, providerArgs, retryArgs, mcpArgs: mcp.args, env, secrets: [...(apiKey !== undefined ? [apiKey] : []), ...mcp.secrets] };
 }
 
-/** The session subcommand of a turn (Codex 0.169.0 `exec resume --help`, `exec fork --help`). */
-function codexSessionArgs(input: CodexCommandLineInput): string[] {
+/**
+ * The session subcommand of a turn (Codex 0.169.0 `exec resume --help`, `exec fork --help`), checking the session options.
+ *
+ * @throws InvalidArgumentError for a malformed `resumeSessionId`, or session options that do not go together.
+ * @throws CapabilityUnsupportedError for `forkSession` with `continueLastSession`.
+ */
+export function codexSessionArgs(input: Pick<CodexCommandLineInput, 'resumeSessionId' | 'continueLastSession' | 'forkSession'>): string[] {
   const { resumeSessionId, continueLastSession, forkSession } = input;
   if (resumeSessionId !== undefined) {
     if (typeof resumeSessionId !== 'string' || !SESSION_ID.test(resumeSessionId)) {

@@ -143,7 +143,7 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
           return item.success ? itemParts(data.type, item.data) : [];
         }
         case 'error':
-          return [errorPart(data.message, RETRY_NOTICE.test(data.message))];
+          return [codexErrorPart(data.message, RETRY_NOTICE.test(data.message))];
         case CODEX_TURN_COMPLETED_TYPE: {
           const usage = data.usage;
           const parts: AgentStreamPart[] = [];
@@ -165,14 +165,15 @@ export function createCodexLineParser(options: CodexLineParserOptions = {}): Cod
         case CODEX_TURN_FAILED_TYPE: {
           const message = data.error?.message ?? 'Codex reported the turn as failed';
           reset();
-          return [errorPart(message, false), { type: 'turn-end', text: message, isError: true }];
+          return [codexErrorPart(message, false), { type: 'turn-end', text: message, isError: true }];
         }
       }
     },
   };
 }
 
-function errorPart(message: string, retrying: boolean): AgentStreamPart {
+/** An `error` part, with the HTTP status when the message names one. @internal */
+export function codexErrorPart(message: string, retrying: boolean): AgentStreamPart {
   const status = parseCodexHttpStatus(message);
   return { type: 'error', message, ...(status !== undefined ? { status } : {}), retrying };
 }
@@ -193,7 +194,11 @@ export function parseCodexHttpStatus(message: string): number | undefined {
  * error of a failed turn), else the last agent message, else `''`.
  */
 export function parseCodexResponse(rawOutput: string, _options: CodexLineParserOptions = {}): string {
-  const parser = createCodexLineParser();
+  return finalCodexText(createCodexLineParser(), rawOutput);
+}
+
+/** The final text of a whole raw output read by `parser` (see {@link parseCodexResponse}). @internal */
+export function finalCodexText(parser: CodexLineParser, rawOutput: string): string {
   let end: string | undefined;
   let lastText: string | undefined;
   for (const line of rawOutput.split(/\r?\n/)) {

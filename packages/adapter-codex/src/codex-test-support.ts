@@ -2,8 +2,9 @@
  * Test helpers shared by this package's tests (not exported from the package).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentAdapter, AgentTurnContext, MemberAgentConfig, ProcessConfig } from '@troupe/core';
 import { fakeAgentProcessConfig, wrapAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
@@ -21,6 +22,13 @@ export function fixtureStdout(name: string): string {
 /** The recorded stderr of a fixture (kept only where a test replays it). */
 export function fixtureStderr(name: string): string {
   return readFileSync(join(fixturesDir, `${name}.stderr.txt`), 'utf8').trimEnd();
+}
+
+/** Absolute path of the real Codex CLI's node entry (devDependency `@openai/codex`), for the `*.int.test.ts` files. */
+export function realCodexBin(): string {
+  const require = createRequire(import.meta.url);
+  const codexPackage = require.resolve('@openai/codex/package.json');
+  return join(dirname(codexPackage), (JSON.parse(readFileSync(codexPackage, 'utf8')) as { bin: { codex: string } }).bin.codex);
 }
 
 /** A fresh temporary folder and its remover. */

@@ -4,8 +4,7 @@
  * Run: npx vitest run --project adapter-codex
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AdapterRegistry, AgentManager, isGroupAlive, type AgentSessionOptions } from '@troupe/core/cli-turn';
 import { AgentError, type AgentStreamPart } from '@troupe/core';
 import {
@@ -20,11 +19,9 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
 import { DEFAULT_CODEX_BASE_ARGS, type CodexAdapterSettings } from './codex-adapter-settings';
-import { makeTempDir } from './codex-test-support';
+import { makeTempDir, realCodexBin } from './codex-test-support';
 
-const require = createRequire(import.meta.url);
-const codexPackage = require.resolve('@openai/codex/package.json');
-const codexBin = join(dirname(codexPackage), (JSON.parse(readFileSync(codexPackage, 'utf8')) as { bin: { codex: string } }).bin.codex);
+const codexBin = realCodexBin();
 const API_KEY = 'sk-troupe-int-0000000000000000';
 const TURN_TIMEOUT = 60_000;
 

@@ -1,0 +1,182 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, type ToolUseRequest } from '@troupe/core';
+import { describe, expect, it } from 'vitest';
+import { createCodexAdapter } from './codex-adapter';
+import {
+  codexToolUseRequest,
+  decideCodexApproval,
+  startCodexPermissionSocket,
+  unwrapCodexShellCommand,
+  type CodexApprovalFrame,
+} from './codex-app-server-permissions';
+import { fixturesDir } from './codex-test-support';
+
+/** The approval requests Codex 0.169.0 sent in the recorded session, each with the item `item/started` announced. */
+function recordedApprovals(): CodexApprovalFrame[] {
+  const lines = readFileSync(join(fixturesDir, 'app-server-approvals.jsonrpc-out.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
+  const items = new Map<string, Record<string, unknown>>();
+  const frames: CodexApprovalFrame[] = [];
+  for (const line of lines) {
+    if (line.method === 'item/started') {
+      const item = line.params.item as Record<string, unknown>;
+      items.set(item.id as string, item);
+    }
+    if (line.id !== undefined && line.method?.endsWith('/requestApproval')) {
+      const item = items.get(line.params.itemId as string);
+      frames.push({ method: line.method, params: line.params, ...(item ? { item } : {}) });
+    }
+  }
+  return frames;
+}
+
+const context = { agent: 'coder', workspace: '$TMP/workspace', signal: new AbortController().signal };
+
+describe('codexToolUseRequest (recorded approval requests)', () => {
+  it('maps a command to kind execute with the command line the model wrote, and a patch to kind edit with its changes', () => {
+    const requests = recordedApprovals().map((frame) => codexToolUseRequest(frame, context)!);
+    const byId = new Map(requests.map((request) => [request.id, request]));
+    expect(requests).toHaveLength(4);
+    expect(byId.get('call_fake_1')).toMatchObject({
+      agent: 'coder',
+      adapter: 'codex',
+      tool: 'command_execution',
+      kind: 'execute',
+      target: 'printf ok > $TMP/workspace/allowed.txt',
+      input: { command: 'printf ok > $TMP/workspace/allowed.txt', cwd: '$TMP/workspace' },
+      workspace: '$TMP/workspace',
+      sessionId: expect.any(String),
+    });
+    expect(byId.get('call_fake_3')).toMatchObject({
+      tool: 'file_change',
+      kind: 'edit',
+      target: '$TMP/workspace/denied.txt',
+      input: { changes: [{ path: '$TMP/workspace/denied.txt', kind: 'add', diff: 'no\n' }] },
+    });
+  });
+
+  it('unwraps the shell Codex runs a command in, quotes included', () => {
+    expect(unwrapCodexShellCommand("/bin/bash -lc 'git status'")).toBe('git status');
+    expect(unwrapCodexShellCommand("/bin/bash -lc 'echo '\\''hi'\\'' > a.txt'")).toBe("echo 'hi' > a.txt");
+    expect(unwrapCodexShellCommand('ls -la')).toBe('ls -la');
+  });
+});
+
+describe('decideCodexApproval', () => {
+  it('applies the policy and the callback through decideToolUse, and steers the deny reason into the turn', async () => {
+    const asked: ToolUseRequest[] = [];
+    const permissions = {
+      policy: { deny: ['command_execution(rm *)'], allow: ['command_execution(cat *)'], reasons: { 'command_execution(rm *)': 'never delete' } },
+      canUseTool: (request: ToolUseRequest) => {
+        asked.push(request);
+        return request.kind === 'edit' ? { behavior: 'deny' as const, message: 'no new files' } : true;
+      },
+    };
+    const outcomes = new Map<string, unknown>();
+    for (const frame of recordedApprovals()) {
+      const outcome = await decideCodexApproval(frame, context, permissions);
+      outcomes.set(outcome.itemId!, outcome);
+    }
+    expect(outcomes.get('call_fake_1')).toMatchObject({ decision: 'accept', itemId: 'call_fake_1', request: { target: 'printf ok > $TMP/workspace/allowed.txt' } });
+    expect(outcomes.get('call_fake_2')).toMatchObject({ decision: 'accept', itemId: 'call_fake_2' });
+    expect(outcomes.get('call_fake_1')).not.toHaveProperty('steer');
+    expect(outcomes.get('call_fake_3')).toMatchObject({ decision: 'decline', message: 'no new files', steer: expect.stringContaining('no new files') });
+    expect(outcomes.get('call_fake_4')).toMatchObject({ decision: 'decline', message: 'never delete', steer: '[Troupe] Your command `rm -rf $TMP/workspace/nothing` was refused and did not run: never delete' });
+    // cat was settled by the allow rule, rm by the deny rule: only printf and the patch were asked.
+    expect(asked.map((request) => request.id).sort()).toEqual(['call_fake_1', 'call_fake_3']);
+  });
+
+  it('declines a changed call (Codex runs what it asked about or nothing) and tells the model what to run instead', async () => {
+    const [frame] = recordedApprovals();
+    const outcome = await decideCodexApproval(frame!, context, { canUseTool: () => ({ behavior: 'allow', input: { command: 'printf safe > b.txt' } }) });
+    expect(outcome).toMatchObject({ decision: 'decline', steer: expect.stringContaining('run `printf safe > b.txt` instead') });
+  });
+
+  it('declines deferrals and requests it does not map', async () => {
+    const [frame] = recordedApprovals();
+    expect(await decideCodexApproval(frame!, context, { canUseTool: () => ({ behavior: 'defer' }) })).toMatchObject({
+      decision: 'decline',
+      message: expect.stringContaining('deferred approvals are not supported by this adapter yet'),
+    });
+    expect(await decideCodexApproval({ method: 'item/permissions/requestApproval', params: {} }, context, { canUseTool: () => true })).toMatchObject({ decision: 'decline' });
+  });
+});
+
+describe('startCodexPermissionSocket', () => {
+  it('answers each request, declines when the handler throws, and answers a malformed frame with an error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-codex-sock-'));
+    const socket = await startCodexPermissionSocket(dir, async (frame) => {
+      if (frame.method === 'boom') throw new Error('broken');
+      return { decision: 'accept' };
+    });
+    try {
+      const answers = await new Promise<unknown[]>((resolve, reject) => {
+        const client = createConnection(socket.path);
+        const received: unknown[] = [];
+        let buffer = '';
+        client.on('data', (chunk) => {
+          buffer += chunk.toString('utf8');
+          const lines = buffer.split('\n');
+          buffer = lines.pop()!;
+          received.push(...lines.map((line) => JSON.parse(line) as unknown));
+          if (received.length === 3) {
+            client.end();
+            resolve(received);
+          }
+        });
+        client.on('error', reject);
+        client.write(`${JSON.stringify({ id: 1, request: { method: 'item/commandExecution/requestApproval', params: {} } })}\n`);
+        client.write(`${JSON.stringify({ id: 2, request: { method: 'boom', params: {} } })}\n`);
+        client.write(`${JSON.stringify({ id: 3, request: { method: 7 } })}\n`);
+      });
+      const byId = new Map(answers.map((answer) => [(answer as { id: number }).id, answer]));
+      expect(byId.get(1)).toEqual({ id: 1, outcome: { decision: 'accept' } });
+      expect(byId.get(2)).toEqual({ id: 2, outcome: { decision: 'decline' } });
+      expect(byId.get(3)).toMatchObject({ id: 3, error: expect.stringContaining('"method"') });
+    } finally {
+      await socket.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('createCodexAdapter({ permissions })', () => {
+  it('refuses a malformed policy at start, naming the rule, and a canUseTool that is not a function', () => {
+    expect(() => createCodexAdapter({ permissions: { policy: { deny: ['Bash(rm *'] } } })).toThrow(ConfigError);
+    expect(() => createCodexAdapter({ permissions: { policy: { deny: ['Bash(rm *'] } } })).toThrow(/"Bash\(rm \*" is not a rule/);
+    expect(() => createCodexAdapter({ permissions: { canUseTool: 'yes' as never } })).toThrow(/permissions/);
+  });
+
+  it('runs app-server through the driver, asking for every command and patch, with the sandbox of permissionMode', async () => {
+    const adapter = createCodexAdapter({ apiKey: 'sk-test-0000000000000000', permissionMode: 'auto-edit', permissions: { canUseTool: () => true } });
+    const config = await adapter.getProcessConfig({ systemInstruction: 'Be brief.' }, '/path/to/repo', { resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81' });
+    try {
+      expect(config.command).toBe(process.execPath);
+      expect(config.messageDelivery).toBe('stdin');
+      const args = config.args ?? [];
+      expect(args[0]).toMatch(/codex-app-server-driver\.mjs$/);
+      const codex = args.slice(args.indexOf('--') + 1);
+      expect(codex.slice(0, 2)).toEqual(['codex', 'app-server']);
+      expect(codex).toContain('model_provider=troupe');
+      expect(codex).not.toContain('exec');
+      const thread = JSON.parse(readFileSync(args[args.indexOf('--thread') + 1]!, 'utf8')) as unknown;
+      expect(thread).toEqual({
+        resume: {
+          threadId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81',
+          model: 'gpt-5.5',
+          cwd: '/path/to/repo',
+          approvalPolicy: 'untrusted',
+          sandbox: 'workspace-write',
+          developerInstructions: 'Be brief.',
+        },
+      });
+      expect(config.secrets).toContain('sk-test-0000000000000000');
+      expect(adapter.capabilities.continueSession).toBe(false);
+      await expect(Promise.resolve().then(() => adapter.getProcessConfig({}, '/path/to/repo', { continueLastSession: true }))).rejects.toThrow(/resumes a thread by id only/);
+    } finally {
+      await config.cleanup?.();
+    }
+  });
+});

@@ -1,0 +1,208 @@
+import { join } from 'node:path';
+import { decideToolUse, type DecideToolUseOptions, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
+import { limitedWarning, listenJsonLineRpc, type JsonLineRpcCheck } from '@troupe/core/util';
+import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from './codex-line-parser';
+
+/** The method of Codex's request to run a command. */
+export const CODEX_COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
+/** The method of Codex's request to apply a patch. */
+export const CODEX_FILE_CHANGE_APPROVAL = 'item/fileChange/requestApproval';
+
+/** One approval request as the driver forwards it: Codex's method and params, and the item `item/started` announced. */
+export interface CodexApprovalFrame {
+  method: string;
+  params: Record<string, unknown>;
+  /** The `commandExecution` / `fileChange` item of `params.itemId` (a patch's changes are only there). */
+  item?: Record<string, unknown>;
+}
+
+/**
+ * What the driver answers Codex: `accept` or `decline`, and the text it steers into the turn so the model reads why
+ * (Codex's approval answer has no field for a reason).
+ */
+export interface CodexApprovalOutcome {
+  decision: 'accept' | 'decline';
+  steer?: string;
+}
+
+/** Who asks, for the {@link ToolUseRequest}s of one adapter. */
+export interface CodexApprovalContext {
+  /** `ToolUseRequest.agent`. */
+  agent: string;
+  /** The turn's working folder. */
+  workspace?: string | undefined;
+  signal: AbortSignal;
+}
+
+/** Message the model gets when `decideToolUse` defers a call (deferred approvals are not supported by this adapter yet). */
+export const CODEX_DEFER_MESSAGE = 'The tool call was refused: deferred approvals are not supported by this adapter yet.';
+
+const SHELL_WRAPPER = /^(?:\S*\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/s;
+
+/**
+ * The command as the model wrote it: Codex runs it as `/bin/bash -lc '<command>'` and asks with that line; policy
+ * rules (`command_execution(git *)`) match the inner command.
+ */
+export function unwrapCodexShellCommand(command: string): string {
+  const match = SHELL_WRAPPER.exec(command);
+  return match ? match[1]!.replaceAll("'\\''", "'") : command;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The {@link ToolUseRequest} for one Codex approval: a command is `kind: 'execute'` with its command line as `target`
+ * and `{ command, cwd }` as input; a patch is `kind: 'edit'` with its first file as `target` and every change
+ * (`path`, `kind`, `diff`) as input. `undefined` for a request of any other method.
+ */
+export function codexToolUseRequest(frame: CodexApprovalFrame, context: CodexApprovalContext): ToolUseRequest | undefined {
+  const params = frame.params;
+  const id = text(params.itemId) ?? text(params.approvalId) ?? '';
+  const sessionId = text(params.threadId);
+  const base = {
+    id,
+    agent: context.agent,
+    adapter: 'codex',
+    signal: context.signal,
+    ...(context.workspace !== undefined ? { workspace: context.workspace } : {}),
+    ...(sessionId !== undefined ? { sessionId } : {}),
+  };
+  if (frame.method === CODEX_COMMAND_APPROVAL) {
+    const raw = text(params.command) ?? text(frame.item?.command) ?? '';
+    const command = unwrapCodexShellCommand(raw);
+    const cwd = text(params.cwd) ?? text(frame.item?.cwd);
+    return { ...base, tool: CODEX_COMMAND_TOOL, kind: 'execute', target: command, input: { command, ...(cwd !== undefined ? { cwd } : {}) } };
+  }
+  if (frame.method === CODEX_FILE_CHANGE_APPROVAL) {
+    const changes = (Array.isArray(frame.item?.changes) ? frame.item.changes : []).filter(isObject).map((change) => ({
+      path: text(change.path) ?? '',
+      kind: isObject(change.kind) ? text(change.kind.type) ?? 'update' : 'update',
+      diff: text(change.diff) ?? '',
+    }));
+    const target = changes[0]?.path;
+    return { ...base, tool: CODEX_FILE_CHANGE_TOOL, kind: 'edit', ...(target ? { target } : {}), input: { changes } };
+  }
+  return undefined;
+}
+
+/** The outcome of a decision, and the deny message the model is told (undefined when the call runs). */
+export function codexApprovalOutcome(request: ToolUseRequest, verdict: ToolUseVerdict): CodexApprovalOutcome & { message?: string } {
+  const what = request.kind === 'execute' ? `command \`${request.target ?? ''}\`` : `change to ${request.target ?? 'the files'}`;
+  const decline = (message: string) => ({ decision: 'decline' as const, message, steer: `[Troupe] Your ${what} was refused and did not run: ${message}` });
+  if (verdict.behavior === 'deny') return decline(verdict.message);
+  if (verdict.behavior === 'defer') return decline(CODEX_DEFER_MESSAGE);
+  if (verdict.record.inputChanged) {
+    // Codex runs what it asked about or nothing: a changed call is refused, and the model is told what to run instead.
+    const instead = request.kind === 'execute' ? `run \`${String((verdict.input as { command?: unknown })?.command ?? '')}\` instead` : `make this change instead: ${JSON.stringify(verdict.input)}`;
+    return decline(`the permission check changed this call, and Codex cannot run a changed call; ${instead}`);
+  }
+  return { decision: 'accept' };
+}
+
+/**
+ * Decides one approval request of `codex app-server` with core's {@link decideToolUse} (policy, callback, hooks, fail
+ * closed, audit record). A request of a method Troupe does not map is declined.
+ */
+export async function decideCodexApproval(
+  frame: CodexApprovalFrame,
+  context: CodexApprovalContext,
+  permissions: DecideToolUseOptions,
+): Promise<CodexApprovalOutcome & { message?: string; itemId?: string; request?: ToolUseRequest }> {
+  const request = codexToolUseRequest(frame, context);
+  if (!request) return { decision: 'decline', message: `Troupe does not decide ${frame.method} requests` };
+  const verdict = await decideToolUse(request, permissions);
+  return { ...codexApprovalOutcome(request, verdict), itemId: request.id, request };
+}
+
+/** A Unix socket the Codex app-server driver asks approvals on. */
+export interface CodexPermissionSocket {
+  readonly path: string;
+  /** Stops listening; open questions are declined. */
+  close(): Promise<void>;
+}
+
+/** Longest request line (an approval carries a patch's full text). */
+const MAX_APPROVAL_LINE_LENGTH = 64 * 1024 * 1024;
+
+/**
+ * Listens on `<dir>/approvals.sock` (the directory is private to this process): each line
+ * `{"id":n,"request":{"method","params","item"}}` gets `{"id":n,"outcome":{"decision","steer"}}` from `handler`.
+ * A malformed frame is answered with an error frame (the driver then declines), never thrown; a handler that throws
+ * declines the request.
+ *
+ * @internal
+ */
+export async function startCodexPermissionSocket(dir: string, handler: (frame: CodexApprovalFrame, signal: AbortSignal) => Promise<CodexApprovalOutcome>): Promise<CodexPermissionSocket> {
+  const warn = limitedWarning('Troupe Codex approval socket', 5);
+  const server = await listenJsonLineRpc<CodexApprovalFrame>(join(dir, 'approvals.sock'), {
+    name: 'Troupe Codex approval socket',
+    maxLineLength: MAX_APPROVAL_LINE_LENGTH,
+    log: warn,
+    checkRequest: checkApprovalFrame,
+    handle: async (request, connection) => {
+      try {
+        const outcome = await handler(request, connection.signal);
+        return { decision: outcome.decision, ...(outcome.steer !== undefined ? { steer: outcome.steer } : {}) };
+      } catch (error) {
+        warn(`the approval handler failed: ${error instanceof Error ? error.message : String(error)}`);
+        return { decision: 'decline' };
+      }
+    },
+    encodeResult: (id, outcome) => ({ id, outcome }),
+    encodeError: (id, reason) => ({ id: id ?? null, error: reason }),
+  });
+  return { path: server.path, close: () => server.close() };
+}
+
+function checkApprovalFrame(value: unknown): JsonLineRpcCheck<CodexApprovalFrame> {
+  if (!isObject(value)) return { ok: false, reason: 'expected a JSON object {"id","request"}' };
+  if (!Number.isSafeInteger(value.id)) return { ok: false, reason: '"id" must be a safe integer' };
+  const id = value.id as number;
+  const request = value.request;
+  if (!isObject(request) || typeof request.method !== 'string' || !isObject(request.params)) {
+    return { ok: false, id, reason: '"request" must be an object with a string "method" and an object "params"' };
+  }
+  if (request.item !== undefined && !isObject(request.item)) return { ok: false, id, reason: '"request.item" must be an object' };
+  return { ok: true, id, request: { method: request.method, params: request.params, ...(isObject(request.item) ? { item: request.item } : {}) } };
+}
+
+/**
+ * Calls the `postToolUse` hook for each `tool-result` part of a call Troupe allowed (with the request it decided)
+ * and the `stop` hook at each `turn-end`, as the parser yields them. Hooks only observe: one that throws or rejects
+ * is reported as a `TroupeWarning`, and the parts pass unchanged.
+ *
+ * @internal
+ */
+export function withCodexToolHooks(
+  parser: CodexLineParser,
+  hooks: ToolHooks | undefined,
+  allowed: ReadonlyMap<string, Omit<ToolUseRequest, 'signal'>>,
+  agent: string,
+): CodexLineParser {
+  if (!hooks?.postToolUse && !hooks?.stop) return parser;
+  const warn = limitedWarning('Troupe Codex hooks', 5);
+  const call = (name: string, run: () => void | PromiseLike<void>) => {
+    try {
+      void Promise.resolve(run()).catch((error: unknown) => warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`));
+    } catch (error) {
+      warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  let sessionId: string | undefined;
+  return {
+    parse(json) {
+      const parts = parser.parse(json);
+      for (const part of parts) {
+        if (part.type === 'session') sessionId = part.sessionId;
+        else if (part.type === 'tool-result' && hooks.postToolUse) {
+          const request = allowed.get(part.toolCallId);
+          if (request) call('postToolUse', () => hooks.postToolUse!({ request, output: part.output, isError: part.isError }));
+        } else if (part.type === 'turn-end' && hooks.stop) {
+          call('stop', () => hooks.stop!({ agent, adapter: 'codex', ...(sessionId !== undefined ? { sessionId } : {}) }));
+        }
+      }
+      return parts;
+    },
+  };
+}

@@ -1,0 +1,233 @@
+/*
+ * The permission suite for Codex: the real Codex CLI 0.169.0 (`codex app-server`, through the adapter's driver)
+ * against the in-repo fake API, which asks for commands and patches, many in parallel. Every call must reach the
+ * callback before it runs (zero bypasses, also with an allow-list), a denied patch leaves no file and its reason
+ * reaches the model's next request, a changed command is what runs, and a failing callback denies.
+ * Needs `@troupe/core` built (the driver is plain JavaScript). Run: npx vitest run packages/adapter-codex/src/codex-app-server.int.test.ts
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type ToolUseOutcome, type ToolUseRequest } from '@troupe/core';
+import { createFakeLlmServer, type FakeLlmServer, type FakeToolCall, type RecordedRequest } from '@troupe/test-server';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCodexAdapter } from './codex-adapter';
+import { DEFAULT_CODEX_BASE_ARGS, type CodexAdapterSettings } from './codex-adapter-settings';
+import { makeTempDir, realCodexBin } from './codex-test-support';
+
+const codexBin = realCodexBin();
+const API_KEY = 'sk-troupe-int-0000000000000000';
+const TURN_TIMEOUT = 120_000;
+
+let server: FakeLlmServer;
+let temp: ReturnType<typeof makeTempDir>;
+let workDir: string;
+let manager: AgentManager | undefined;
+
+beforeAll(async () => {
+  server = await createFakeLlmServer({ scenario: 'text' });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.reset();
+  temp = makeTempDir('troupe-codex-perm-');
+  workDir = join(temp.path, 'workspace');
+  mkdirSync(workDir);
+});
+afterEach(async () => {
+  await manager?.cleanup();
+  manager = undefined;
+  temp.remove();
+});
+
+/**
+ * The real codex, isolated HOME / CODEX_HOME / TMPDIR, the fake server as provider. `full-auto` gives the
+ * `danger-full-access` sandbox: Codex's Linux sandbox helper cannot be installed under a CODEX_HOME in /tmp
+ * ("Refusing to create helper binaries under temporary dir"), so an approved command would fail in a sandbox here.
+ * The callback is what guards every call either way.
+ */
+function settings(overrides: CodexAdapterSettings = {}): CodexAdapterSettings {
+  return {
+    command: process.execPath,
+    baseArgs: [codexBin, ...DEFAULT_CODEX_BASE_ARGS],
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    home: join(temp.path, 'home'),
+    codexHome: join(temp.path, 'home', '.codex'),
+    tmpDir: join(temp.path, 'tmp'),
+    permissionMode: 'full-auto',
+    requestMaxRetries: 0,
+    streamMaxRetries: 0,
+    ...overrides,
+  };
+}
+
+async function startCoder(overrides: CodexAdapterSettings): Promise<AgentManager> {
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'codex', create: () => createCodexAdapter(settings(overrides)) });
+  manager = new AgentManager({ adapters, defaultTimeoutMs: TURN_TIMEOUT });
+  await manager.ensureAgentStarted('coder', 'codex', { workDir });
+  return manager;
+}
+
+const command = (cmd: string): FakeToolCall => ({ name: 'exec_command', arguments: { cmd, workdir: workDir } });
+const addFile = (path: string, text: string): FakeToolCall => ({ name: 'apply_patch', arguments: `*** Begin Patch\n*** Add File: ${path}\n+${text}\n*** End Patch\n` });
+const file = (name: string) => join(workDir, name);
+
+/** Every text the model was sent, request by request. */
+const inputTexts = (request: RecordedRequest | undefined): string[] =>
+  ((request?.body as { input?: Array<{ content?: Array<{ text?: string }> | string; output?: unknown }> })?.input ?? []).map((item) =>
+    Array.isArray(item.content) ? item.content.map((part) => part.text ?? '').join('') : typeof item.output === 'string' ? item.output : '',
+  );
+
+/** Tool calls that ran without the callback having been asked about them first. */
+function bypasses(parts: AgentStreamPart[], asked: ReadonlySet<string>): string[] {
+  return parts.flatMap((part) => (part.type === 'tool-call' && !asked.has(part.toolCallId) ? [part.toolCallId] : []));
+}
+
+describe('real Codex CLI 0.169.0 over app-server, with a permission callback', () => {
+  it('asks before every parallel command and patch; a denied patch leaves no file and its reason reaches the next request; the thread resumes', async () => {
+    const asked = new Set<string>();
+    const seen: ToolUseRequest[] = [];
+    const existedWhenAsked: boolean[] = [];
+    const canUseTool: CanUseTool = (request) => {
+      asked.add(request.id);
+      seen.push(request);
+      if (request.kind === 'execute' && request.target?.startsWith('printf')) existedWhenAsked.push(existsSync(file('allowed.txt')));
+      if (request.kind === 'edit') return { behavior: 'deny', message: 'no new files in this repository' };
+      if (request.target?.startsWith('rm ')) return { behavior: 'deny', message: 'never delete' };
+      return true;
+    };
+    const bus = new EventBus();
+    const decided: AnyTroupeEvent[] = [];
+    bus.on('permission:decided', (event) => void decided.push(event));
+    const ran: ToolUseOutcome[] = [];
+    const stops: Array<{ sessionId?: string }> = [];
+    const hooks = { postToolUse: (outcome: ToolUseOutcome) => void ran.push(outcome), stop: (event: { sessionId?: string }) => void stops.push(event) };
+    const coder = await startCoder({ permissions: { canUseTool, bus, hooks } });
+    server.enqueue('openai-responses', { toolCalls: [command(`printf ok > ${file('allowed.txt')}`), addFile(file('denied.txt'), 'no'), command(`rm -f ${file('allowed.txt')}`)] });
+    server.enqueue('openai-responses', { text: 'first turn done' });
+    const first = await coder.send('coder', 'Write the files').result;
+
+    expect(first.outcome.status).toBe('completed');
+    expect(first.text).toBe('first turn done');
+    expect(bypasses(first.parts, asked)).toEqual([]);
+    expect(seen.map((request) => [request.tool, request.kind]).sort()).toEqual([
+      ['command_execution', 'execute'],
+      ['command_execution', 'execute'],
+      ['file_change', 'edit'],
+    ]);
+    expect(seen.find((request) => request.kind === 'edit')).toMatchObject({ adapter: 'codex', target: file('denied.txt'), input: { changes: [{ path: file('denied.txt'), kind: 'add', diff: 'no\n' }] } });
+    expect(seen.find((request) => request.target?.startsWith('printf'))).toMatchObject({ target: `printf ok > ${file('allowed.txt')}`, input: { command: `printf ok > ${file('allowed.txt')}`, cwd: workDir } });
+    expect(existedWhenAsked).toEqual([false]);
+    expect(readFileSync(file('allowed.txt'), 'utf8')).toBe('ok');
+    expect(existsSync(file('denied.txt'))).toBe(false);
+    const results = first.parts.filter((part) => part.type === 'tool-result');
+    expect(results).toHaveLength(3);
+    expect(results.find((part) => part.toolName === 'file_change')).toMatchObject({ isError: true, output: 'no new files in this repository' });
+    const next = inputTexts(server.requests[1]);
+    expect(next.some((text) => text.includes('no new files in this repository'))).toBe(true);
+    expect(next.some((text) => text.includes('never delete'))).toBe(true);
+    expect(decided.map((event) => (event.payload as { behavior: string }).behavior).sort()).toEqual(['allow', 'deny', 'deny']);
+    // postToolUse sees the call that ran (only that one), stop the end of the turn.
+    expect(ran).toMatchObject([{ request: { tool: 'command_execution', target: `printf ok > ${file('allowed.txt')}` }, isError: false }]);
+    const sessionPart = first.parts.find((part) => part.type === 'session');
+    expect(stops).toEqual([{ agent: 'codex', adapter: 'codex', sessionId: sessionPart?.type === 'session' ? sessionPart.sessionId : undefined }]);
+
+    server.enqueue('openai-responses', { text: 'second turn done' });
+    const second = await coder.send('coder', 'And now?').result;
+    expect(second.text).toBe('second turn done');
+    const session = (parts: AgentStreamPart[]) => parts.find((part) => part.type === 'session');
+    expect(session(second.parts)).toEqual(session(first.parts));
+    expect(inputTexts(server.requests.at(-1)).some((text) => text.includes('Write the files'))).toBe(true);
+    expect(stops).toHaveLength(2);
+  }, TURN_TIMEOUT);
+
+  it('runs the changed command, never the original one', async () => {
+    const asked: string[] = [];
+    const canUseTool: CanUseTool = (request) => {
+      asked.push(request.target ?? '');
+      if (request.target?.includes('original.txt')) return { behavior: 'allow', input: { command: `printf changed > ${file('changed.txt')}` } };
+      return true;
+    };
+    const coder = await startCoder({ permissions: { canUseTool } });
+    server.enqueue('openai-responses', { toolCalls: [command(`printf original > ${file('original.txt')}`)] });
+    // The model reads Troupe's note and runs what the callback asked for.
+    server.enqueue('openai-responses', { toolCalls: [command(`printf changed > ${file('changed.txt')}`)] });
+    server.enqueue('openai-responses', { text: 'done' });
+    const result = await coder.send('coder', 'Write original.txt').result;
+    expect(result.outcome.status).toBe('completed');
+    expect(existsSync(file('original.txt'))).toBe(false);
+    expect(readFileSync(file('changed.txt'), 'utf8')).toBe('changed');
+    expect(asked).toEqual([`printf original > ${file('original.txt')}`, `printf changed > ${file('changed.txt')}`]);
+    expect(inputTexts(server.requests[1]).some((text) => text.includes(`run \`printf changed > ${file('changed.txt')}\` instead`))).toBe(true);
+  }, TURN_TIMEOUT);
+
+  it('fails closed: a throwing callback, a late one and a deferral deny the call', async () => {
+    const canUseTool: CanUseTool = (request) => {
+      if (request.target?.includes('throws')) throw new Error('policy service down');
+      if (request.target?.includes('late')) return new Promise(() => {});
+      return { behavior: 'defer', reason: 'needs a human' };
+    };
+    const coder = await startCoder({ permissions: { canUseTool, timeoutMs: 500 } });
+    server.enqueue('openai-responses', {
+      toolCalls: [command(`printf x > ${file('throws.txt')}`), command(`printf x > ${file('late.txt')}`), addFile(file('deferred.txt'), 'x')],
+    });
+    server.enqueue('openai-responses', { text: 'done' });
+    const result = await coder.send('coder', 'Try').result;
+    expect(result.outcome.status).toBe('completed');
+    for (const name of ['throws.txt', 'late.txt', 'deferred.txt']) expect(existsSync(file(name))).toBe(false);
+    const next = inputTexts(server.requests[1]).join('\n');
+    expect(next).toContain('policy service down');
+    expect(next).toContain('did not answer within 500 ms');
+    expect(next).toContain('deferred approvals are not supported by this adapter yet');
+  }, TURN_TIMEOUT);
+
+  it('200 calls (commands and patches, 25 in parallel per response) all reach the callback first; an allow-list bypasses it for none else', async () => {
+    const asked = new Set<string>();
+    let callbackCalls = 0;
+    const canUseTool: CanUseTool = (request) => {
+      callbackCalls++;
+      asked.add(request.id);
+      return !(request.target ?? '').includes('deny');
+    };
+    // The allow-list settles `printf … > …allow-listed…` itself; every other call must still be asked.
+    const policy = { allow: ['command_execution(printf * > */allowlisted-*)'] };
+    const bus = new EventBus();
+    const decided: Array<{ id: string; decidedBy: string }> = [];
+    bus.on('permission:decided', (event) => void decided.push(event.payload as { id: string; decidedBy: string }));
+    const coder = await startCoder({ permissions: { policy, canUseTool, bus } });
+    const expected: Array<{ name: string; written: boolean }> = [];
+    const RESPONSES = 8;
+    const PER_RESPONSE = 25;
+    for (let response = 0; response < RESPONSES; response++) {
+      const calls: FakeToolCall[] = [];
+      for (let index = 0; index < PER_RESPONSE; index++) {
+        const n = response * PER_RESPONSE + index;
+        const variant = n % 5;
+        const name = variant === 0 ? `allowlisted-${n}.txt` : variant === 1 ? `patch-${n}.txt` : variant === 2 ? `deny-patch-${n}.txt` : variant === 3 ? `deny-cmd-${n}.txt` : `cmd-${n}.txt`;
+        calls.push(variant === 1 || variant === 2 ? addFile(file(name), `n${n}`) : command(`printf n${n} > ${file(name)}`));
+        expected.push({ name, written: !name.startsWith('deny') });
+      }
+      server.enqueue('openai-responses', { toolCalls: calls });
+    }
+    server.enqueue('openai-responses', { text: 'all done' });
+    const result = await coder.send('coder', 'Make 200 files').result;
+
+    expect(result.outcome.status).toBe('completed');
+    const calls = result.parts.filter((part) => part.type === 'tool-call');
+    expect(calls).toHaveLength(RESPONSES * PER_RESPONSE);
+    expect(decided).toHaveLength(RESPONSES * PER_RESPONSE);
+    const byPolicy = decided.filter((record) => record.decidedBy === 'policy');
+    expect(byPolicy).toHaveLength(40);
+    // Zero bypasses: every call was either settled by the allow rule or asked, before it ran.
+    expect(bypasses(result.parts, new Set([...asked, ...byPolicy.map((record) => record.id)]))).toEqual([]);
+    expect(callbackCalls).toBe(160);
+    for (const { name, written } of expected) expect({ name, exists: existsSync(file(name)) }).toEqual({ name, exists: written });
+    const approvals = result.parts.filter((part) => part.type === 'tool-result');
+    expect(approvals).toHaveLength(200);
+    process.stdout.write(`codex app-server permission suite: ${calls.length} calls, ${callbackCalls} asked, ${byPolicy.length} by the allow-list, 0 bypasses\n`);
+  }, 240_000);
+});
