@@ -144,7 +144,7 @@ async function buildClaudeCodeProcessConfig(
     installHint: settings.installHint,
     secrets: [...(settings.apiKey !== undefined ? [settings.apiKey] : []), ...mcp.secrets],
     ...(mcp.cleanup ? { cleanup: mcp.cleanup } : {}),
-  }, settings);
+  }, settings, context.roleId);
 }
 
 /**

@@ -16,7 +16,7 @@ export const claudeControlDriverPath: string = fileURLToPath(new URL('./bin/clau
  * registers the hooks and asks this process, over a private Unix socket, about every tool call. The socket and its
  * folder go with the process (`cleanup`).
  */
-export async function withClaudeControl(config: ProcessConfig, settings: ResolvedClaudeCodeSettings): Promise<ProcessConfig> {
+export async function withClaudeControl(config: ProcessConfig, settings: ResolvedClaudeCodeSettings, roleId?: string): Promise<ProcessConfig> {
   if (settings.permissions === undefined) return config;
   let permissions = settings.permissions;
   let dir: string;
@@ -29,7 +29,7 @@ export async function withClaudeControl(config: ProcessConfig, settings: Resolve
   }
   const handler = createClaudeControlHandler({
     permissions,
-    agent: settings.agentName,
+    agent: settings.agentName ?? roleId ?? 'claude',
     ...(settings.eventBus ? { bus: settings.eventBus } : {}),
     ...(config.cwd !== undefined ? { workspace: config.cwd } : {}),
   });

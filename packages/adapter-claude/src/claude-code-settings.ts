@@ -86,8 +86,8 @@ export const claudeCodeSettingsSchema = z.strictObject({
   policyFile: z.string().min(1, 'expected a policy file path').optional(),
   /** Where `permission:decided` audit records go (with `permissions`). */
   eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
-  /** The agent's name in permission requests and audit records. Default `claude`. */
-  agentName: z.string().min(1).default('claude'),
+  /** The agent's name in permission requests and audit records. Default: the member's role id (from `AgentManager`), else `claude`. */
+  agentName: z.string().min(1).optional(),
 });
 
 /** Settings accepted by {@link createClaudeCodeAdapter} (every field optional). */

@@ -110,7 +110,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
           workDir,
           context,
           decide: async (frame, signal) => {
-            const outcome = await decideCodexApproval(frame, { agent: CODEX_ADAPTER_ID, workspace, signal }, permissions);
+            const outcome = await decideCodexApproval(frame, { agent: context.roleId ?? CODEX_ADAPTER_ID, workspace, signal }, permissions);
             if (outcome.decision === 'decline' && outcome.message !== undefined && outcome.itemId) {
               if (denyReasons.size >= MAX_DENY_REASONS) denyReasons.delete(denyReasons.keys().next().value as string);
               denyReasons.set(outcome.itemId, outcome.message);
