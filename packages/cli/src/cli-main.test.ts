@@ -78,7 +78,7 @@ describe('bad input: one clear line, exit code 2', () => {
   it('malformed JSON and invalid Looper commands in -p', async () => {
     const dir = workspace();
     await expectUsageError(['looper', '-w', dir, '-p', '{"type":"start"'], /invalid -p command: malformed JSON \(/);
-    await expectUsageError(['looper', '-w', dir, '-p', '{"type":"pause"}'], 'invalid -p command: unknown command type "pause"; expected one of start, stop, status, add_pending');
+    await expectUsageError(['looper', '-w', dir, '-p', '{"type":"pause"}'], 'invalid -p command: unknown command type "pause"; expected one of start, stop, status, add_pending, merge');
     await expectUsageError(['looper', '-w', dir, '-p', '{"type":"add_pending"}'], 'invalid -p command: "add_pending" command: "task" is required');
     // Nothing was created for a refused command.
     expect(existsSync(join(dir, '.troupe'))).toBe(false);
