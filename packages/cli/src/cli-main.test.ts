@@ -41,7 +41,7 @@ describe('troupe --help', () => {
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
     [['dashboard', '--help'], /Usage: troupe dashboard \[--workspace DIR\] \[--port N\] \[--allowed-host A,B\][\s\S]*401[\s\S]*--allowed-host A,B/],
-    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, dashboard, doctor, worker, submit, migrate-registry, usage, help[\s\S]*-h, --help/],
+    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, help[\s\S]*-h, --help/],
     [['help', '-h'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'help'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'looper', '--help'], /^Usage: troupe help \[COMMAND\]/],

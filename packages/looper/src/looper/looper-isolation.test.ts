@@ -42,7 +42,7 @@ function recordingReview() {
     description: 'records its work directory',
     run: async (input, { context }) => {
       cwds.push(context.workspacePath);
-      return (await scripted.start(input, context).completion) as { text: string; data?: unknown };
+      return (await scripted.start(input, context, {}).completion) as { text: string; data?: unknown };
     },
   });
   return { agent, cwds };
