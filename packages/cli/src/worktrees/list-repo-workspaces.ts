@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isProcessAlive } from '../workspace/workspace-runner-lock';
 
 /** A workspace of a repository, as its marker describes it. */
 export interface RepoWorkspace {
@@ -13,15 +14,6 @@ export interface RepoWorkspace {
   createdAt: number;
   /** That process is still running. */
   hostAlive: boolean;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The main checkout of the repository `repo` is in (where `.troupe/workspaces/` lives, also from a linked worktree). */
@@ -55,7 +47,7 @@ export async function listRepoWorkspaces(repo: string): Promise<RepoWorkspace[]>
         path: typeof marker.path === 'string' ? marker.path : '',
         hostPid: marker.hostPid,
         createdAt: typeof marker.createdAt === 'string' ? Date.parse(marker.createdAt) : Number.NaN,
-        hostAlive: marker.hostPid === process.pid || processAlive(marker.hostPid),
+        hostAlive: marker.hostPid === process.pid || isProcessAlive(marker.hostPid),
       });
     } catch {
       // A marker half-written by a killed host names no workspace to show.
