@@ -181,6 +181,27 @@ describe("Looper with isolation: 'worktree'", () => {
     expect(looper.getStatus().lastRun?.reason).toBe(`The loop failed unexpectedly: Invalid argument "repo": ${notRepo} is not a git checkout (isolation "worktree" makes the run's workspace from one)`);
   });
 
+  it('an agent that writes into the parent checkout is reported at the end of the run; its workspace and work are kept', async () => {
+    const parent = repo({ 'README.md': 'hello\n' });
+    const agent = defineAgent({
+      id: 'coder',
+      description: 'writes in its workspace and, wrongly, in the parent',
+      run: (_input, { context }) => {
+        writeFileSync(join(context.workspacePath as string, 'inside.txt'), 'inside\n');
+        writeFileSync(join(parent, 'outside.txt'), 'outside\n');
+        return 'done';
+      },
+    });
+    const { looper, send, autos } = isolated(parent, { agent });
+    await send('Do it');
+    await looper.whenIdle();
+    const workspace = looper.getStatus().workspace;
+    expect(workspace?.escaped).toMatch(/^The parent checkout .* changed outside its workspaces \(status\)/);
+    expect(autos().some((line) => line.startsWith(`[AUTO] The parent checkout ${parent} changed during the run (status)`))).toBe(true);
+    expect(workspace?.result?.diffstat.files.map((file) => file.file)).toEqual(['inside.txt']);
+    expect(existsSync(join(parent, '.troupe', 'workspaces', 'looper-run-1', 'inside.txt'))).toBe(true);
+  });
+
   it('rejects a bad isolation option when constructed', () => {
     expect(() => setupLooper({ coder: editingCoder('a', 'b').agent, review: scriptedReviewer(normal).agent, isolation: 'docker' as 'worktree' })).toThrow(InvalidArgumentError);
     expect(() => setupLooper({ coder: editingCoder('a', 'b').agent, review: scriptedReviewer(normal).agent, isolation: 'worktree', setup: { command: [] } })).toThrow(/setup.command/);
