@@ -64,6 +64,10 @@ describe('troupe looper --isolate / --merge and troupe workspaces: bad input, ex
     expect(looper.stdout).toContain('--merge merge|rebase|squash');
     const zh = await runCliCaptured(['--lang', 'zh-CN', 'workspaces', '--help']);
     expect(zh.stdout).toMatch(/^用法: troupe workspaces list\|gc \[--repo DIR\]/);
+    const dir = repo();
+    expect((await runCliCaptured(['--lang', 'zh-CN', 'workspaces', 'gc', '--repo', dir])).stdout).toBe(`${dir} 中没有遗留的工作区。\n`);
+    expect((await runCliCaptured(['workspaces', 'gc', '--repo', dir])).stdout).toBe(`No leftover workspaces in ${dir}.\n`);
+    expect((await runCliCaptured(['--lang', 'zh-CN', 'workspaces', 'list', '--repo', dir])).stdout).toBe(`${dir} 中没有工作区。\n`);
   });
 });
 

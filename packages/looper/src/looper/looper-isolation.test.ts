@@ -5,6 +5,7 @@ import { defineAgent } from '@troupe/core/agent-runtime';
 import { InvalidArgumentError, type AnyTroupeEvent, type RunnableAgent } from '@troupe/core';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { simplifiedChineseLooperTexts } from '../index';
 import { gatedAgent, normal, scriptedReviewer, setupLooper } from './looper-test-helpers';
 
 const repos: (() => void)[] = [];
@@ -87,6 +88,15 @@ describe("Looper with isolation: 'worktree'", () => {
     expect((finished?.payload as { diff: string }).diff).toContain('+hello from the coder');
     expect(autos().some((line) => line.startsWith('[AUTO] Working in workspace'))).toBe(true);
     expect(autos().at(-1)).toMatch(/^\[AUTO\] Workspace branch troupe\/looper-run-1: 1 file/);
+  });
+
+  it('says it in the Looper\'s language (zh-CN)', async () => {
+    const parent = repo({ 'README.md': 'hello\n' });
+    const setup = setupLooper({ coder: editingCoder('README.md', 'hi\n').agent, review: recordingReview().agent, isolation: 'worktree', workspacePath: parent, texts: simplifiedChineseLooperTexts });
+    await setup.send('改 README');
+    await setup.looper.whenIdle();
+    expect(setup.looper.formatStatus()).toContain('工作区分支 troupe/looper-run-1: 1 个文件, +1 -1: README.md (+1 -1)。 合并方法: 发送 {"type":"merge"}（合并到 main；');
+    expect((await setup.looper.merge()).text).toMatch(/^已将 troupe\/looper-run-1 合并到 main（merge）；main 现在位于 [0-9a-f]{12}。$/);
   });
 
   it('merge: the branch goes into the branch the run started from (clean parent: fast-forwarded), then the workspace folder is removed', async () => {
