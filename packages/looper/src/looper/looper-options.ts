@@ -46,6 +46,24 @@ export interface LooperWorkspaceSetup {
   command?: string[];
 }
 
+/** What a run's workspace holds at its end (`@troupe/worktree`'s `WorkspaceResult`). */
+export interface LooperWorkspaceResult {
+  /** The workspace branch, `troupe/<looperId>-<runId>`. */
+  branch: string;
+  /** The commit the run started from. */
+  baseCommit: string;
+  /** The branch's head, the Coder's leftovers committed. */
+  headCommit: string;
+  /** Unified diff from the base, untracked files included. */
+  diff: string;
+  /** Per-file line counts of `diff` (`-1` for a binary file), and their totals. */
+  diffstat: { files: { file: string; insertions: number; deletions: number }[]; insertions: number; deletions: number };
+  /** The branch holds commits. */
+  committed: boolean;
+  /** Changes remain outside any commit. */
+  uncommitted: boolean;
+}
+
 /** What the Coder prompt is built from. */
 export interface CoderPromptInput {
   task: string;

@@ -19,14 +19,13 @@ import { LooperIsolation } from './looper-isolation';
 import { LooperJournal } from './looper-journal';
 import { resolveLooperLimits } from './looper-limits';
 import { resolveLooperMember } from './looper-members';
-import type { LooperOptions, LooperReply } from './looper-options';
+import type { LooperOptions, LooperReply, LooperWorkspaceResult } from './looper-options';
 import { checkLooperBudget } from './looper-run-scope';
 import { LooperScheduler } from './looper-scheduler';
 import { appendPendingInPlace, createLooperSnapshot, requestStop, startRun, type LooperSnapshot } from './looper-state';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
 import { LooperStepRunner } from './looper-step-runner';
 import { AUTO_PREFIX, englishLooperTexts, type LooperTexts } from './looper-texts';
-import type { WorkspaceResult } from '@troupe/worktree';
 
 /**
  * The Looper (seed 000 §2): a graph agent that runs Coder → Review → JUDGE
@@ -186,7 +185,7 @@ export class Looper implements RunnableAgent {
    * The result of the last run's workspace (`isolation: 'worktree'`): branch, commits, the full diff and diffstat.
    * Undefined before a run ended in this process (`status` and the state keep the branch and diffstat).
    */
-  workspaceResult(): WorkspaceResult | undefined {
+  workspaceResult(): LooperWorkspaceResult | undefined {
     return this.isolation?.lastResult;
   }
 
