@@ -41,7 +41,7 @@ describe('troupe --help', () => {
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
     [['dashboard', '--help'], /Usage: troupe dashboard \[--workspace DIR\] \[--port N\] \[--allowed-host A,B\][\s\S]*401[\s\S]*--allowed-host A,B/],
-    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, dashboard, doctor, worker, submit, migrate-registry, usage, help[\s\S]*-h, --help/],
+    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, help[\s\S]*-h, --help/],
     [['help', '-h'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'help'], /^Usage: troupe help \[COMMAND\]/],
     [['help', 'looper', '--help'], /^Usage: troupe help \[COMMAND\]/],
@@ -78,7 +78,7 @@ describe('bad input: one clear line, exit code 2', () => {
   it('malformed JSON and invalid Looper commands in -p', async () => {
     const dir = workspace();
     await expectUsageError(['looper', '-w', dir, '-p', '{"type":"start"'], /invalid -p command: malformed JSON \(/);
-    await expectUsageError(['looper', '-w', dir, '-p', '{"type":"pause"}'], 'invalid -p command: unknown command type "pause"; expected one of start, stop, status, add_pending');
+    await expectUsageError(['looper', '-w', dir, '-p', '{"type":"pause"}'], 'invalid -p command: unknown command type "pause"; expected one of start, stop, status, add_pending, merge');
     await expectUsageError(['looper', '-w', dir, '-p', '{"type":"add_pending"}'], 'invalid -p command: "add_pending" command: "task" is required');
     // Nothing was created for a refused command.
     expect(existsSync(join(dir, '.troupe'))).toBe(false);

@@ -27,6 +27,7 @@ const RUNNERS = {
   worker: async () => (await import('./commands/worker-command')).runWorkerCommand,
   submit: async () => (await import('./commands/submit-command')).runSubmitCommand,
   usage: async () => (await import('./commands/usage-command')).runUsageCommand,
+  workspaces: async () => (await import('./commands/workspaces-command')).runWorkspacesCommand,
 } satisfies Record<string, () => Promise<CommandRunner>>;
 
 /** `troupe` without a command: the interactive session on the workspace. */

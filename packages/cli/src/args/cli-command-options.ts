@@ -55,6 +55,8 @@ export const LOOPER_OPTIONS: readonly CliCommandOption[] = [
   { name: 'queue', type: 'string', value: 'REDIS_URL', help: 'looperQueue' },
   { name: 'job', type: 'string', value: 'ID', help: 'looperJob' },
   GIT,
+  { name: 'isolate', type: 'string', value: 'worktree|none', help: 'looperIsolate' },
+  { name: 'merge', type: 'string', value: 'merge|rebase|squash', help: 'looperMerge' },
   // Seed 000 spelling: `troupe --looper -p …` selects this command.
   { name: 'looper', type: 'boolean' },
   HELP,
@@ -94,6 +96,9 @@ export const TEAM_OPTIONS: readonly CliCommandOption[] = [
 
 /** Options of `troupe usage`. */
 export const USAGE_OPTIONS: readonly CliCommandOption[] = [{ ...WORKSPACE, help: 'usageWorkspace' }, { name: 'json', type: 'boolean', help: 'usageJson' }, HELP];
+
+/** Options of `troupe workspaces list|gc`. */
+export const WORKSPACES_OPTIONS: readonly CliCommandOption[] = [{ name: 'repo', type: 'string', value: 'DIR', help: 'workspacesRepo' }, HELP];
 
 /** Options of `troupe worker`. */
 export const WORKER_OPTIONS: readonly CliCommandOption[] = [
@@ -157,7 +162,7 @@ export const ROOT_OPTIONS: readonly CliCommandOption[] = [
 export const HELP_OPTIONS: readonly CliCommandOption[] = [HELP];
 
 /** The commands, in the order `troupe --help` lists them; also the names "did you mean" picks from. */
-export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'help'] as const;
+export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'help'] as const;
 
 /** A `troupe` command. */
 export type CliCommandName = (typeof COMMAND_NAMES)[number];

@@ -13,6 +13,7 @@ import {
   TEAM_OPTIONS,
   USAGE_OPTIONS,
   WORKER_OPTIONS,
+  WORKSPACES_OPTIONS,
   type CliCommandOption,
 } from './cli-command-options';
 
@@ -43,6 +44,7 @@ const LAYOUTS: Readonly<Record<CliHelpTopic, HelpLayout>> = {
   dashboard: { options: DASHBOARD_OPTIONS, language: true },
   doctor: { options: DOCTOR_OPTIONS },
   usage: { options: USAGE_OPTIONS },
+  workspaces: { options: WORKSPACES_OPTIONS },
   help: { options: HELP_OPTIONS, commandNames: true },
   'migrate-registry': { options: MIGRATE_OPTIONS },
 };

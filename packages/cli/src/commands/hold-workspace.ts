@@ -32,6 +32,11 @@ export interface HoldWorkspaceOptions {
    * and exit with the code of how its last run ended (see `exitCodeOfRun`).
    */
   work(runner: WorkspaceRunner, context: { resumed: boolean; progress: LooperProgress }): Promise<number | undefined>;
+  /**
+   * Once the Looper is IDLE after `work` returned `undefined` (not after an interruption): e.g. the run's diff and
+   * its merge. Returns an exit code that replaces a successful run's, or `undefined`.
+   */
+  afterRun?(runner: WorkspaceRunner, progress: LooperProgress): Promise<number | undefined>;
 }
 
 /**
@@ -104,9 +109,12 @@ export async function holdWorkspace(workspace: TroupeWorkspace, options: HoldWor
     if (code !== undefined) return code;
     await runner.whenIdle();
     if (interrupted !== undefined) return interrupted;
+    const after = await options.afterRun?.(runner, progress);
+    if (interrupted !== undefined) return interrupted;
     const status = runner.looper.getStatus();
     const ranHere = resumed || (status.lastRun !== null && (endedBefore === null || status.lastRun.runId !== endedBefore.runId || status.lastRun.endedAt !== endedBefore.endedAt));
-    const exitCode = ranHere ? exitCodeOfRun(status) : EXIT_CODES.ok;
+    const runCode = ranHere ? exitCodeOfRun(status) : EXIT_CODES.ok;
+    const exitCode = runCode === EXIT_CODES.ok && after !== undefined ? after : runCode;
     if (exitCode !== EXIT_CODES.ok) progress.line(m.looper.exitLine(exitCode, m.exitCodes[exitCode] ?? ''));
     return exitCode;
   } finally {

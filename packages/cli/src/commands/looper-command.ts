@@ -5,6 +5,9 @@ import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, isLiveTerminal, type CliIo } from '../cli-io';
+import type { CliMessages } from '../i18n/cli-messages';
+import type { WorkspaceRunner } from '../looper/workspace-runner';
+import type { LooperProgress } from '../output/looper-progress';
 import { removeStaleSocket } from '../control/control-socket-path';
 import { reachRunner } from '../control/reach-runner';
 import { createSessionLooperStateStore } from '../looper/session-looper-state-store';
@@ -54,13 +57,15 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
     command = parsed.command;
   }
   if (typeof options.queue === 'string') return runQueuedLooper(options, command, io);
+  const isolate = isolationOption(options, m);
   const read = await readLooperOptions(options, io, 'looper');
   const workspacePath = typeof options.workspace === 'string' ? options.workspace : '.';
   // Only a start (or a resume) may run agents here: resolve them, and fail on bad ones, before touching the workspace.
   // The adapters, model SDKs and the runner load only then: `status`, `add_pending` and `stop` start fast.
   const runs = command === undefined || command.type === 'start';
   const setupModule = runs ? await import('../looper/resolve-looper-setup') : undefined;
-  const resolved = setupModule ? await setupModule.resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
+  const resolvedSetup = setupModule ? await setupModule.resolveLooperSetup(read, options, io, resolveWorkspacePath(workspacePath, io.cwd, m), 'looper') : undefined;
+  const resolved = resolvedSetup && isolate.isolation === 'worktree' ? { ...resolvedSetup, setup: { ...resolvedSetup.setup, isolation: 'worktree' as const } } : resolvedSetup;
   const workspace = await openWorkspace(workspacePath, io);
   const newSession = options.newsession === true;
   try {
@@ -70,6 +75,11 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
       try {
         if (command && command.type !== 'start') return await answerWithoutRunner(workspace, command, input as string, newSession, read.base.maxIterations ?? 5, io);
         const { setup, summary } = resolved as NonNullable<typeof resolved>;
+        // A run on a branch of its own: first clean up what killed runs left (and fail here on a folder that is no checkout).
+        if (isolate.isolation === 'worktree') {
+          const { collectWorkspaceLeftovers } = await import('./workspaces-command');
+          await collectWorkspaceLeftovers(workspace.root, io, m, { quietWhenNone: true, notRepository: m.looper.notARepository });
+        }
         const { holdWorkspace } = await import('./hold-workspace');
         return await holdWorkspace(workspace, {
           io,
@@ -91,6 +101,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
             }
             return undefined;
           },
+          ...(isolate.isolation === 'worktree' ? { afterRun: (runner, progress) => reportWorkspace(runner, progress, workspace.root, isolate.merge, m) } : {}),
         });
       } catch (error) {
         // Another process claimed the workspace between our check and our claim: send it the command.
@@ -101,6 +112,43 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
   } finally {
     await workspace.close();
   }
+}
+
+/** `--isolate worktree|none` and `--merge STRATEGY` (which needs the first), checked. */
+function isolationOption(options: Record<string, string | boolean | undefined>, m: CliMessages): { isolation: 'none' | 'worktree'; merge?: 'merge' | 'rebase' | 'squash' } {
+  const { isolate, merge } = options;
+  if (isolate !== undefined && isolate !== 'worktree' && isolate !== 'none') throw new CliUsageError(m.usage.choice('isolate', ['worktree', 'none'], isolate), { command: 'looper' });
+  if (merge !== undefined && merge !== 'merge' && merge !== 'rebase' && merge !== 'squash') throw new CliUsageError(m.usage.choice('merge', ['merge', 'rebase', 'squash'], merge), { command: 'looper' });
+  const isolation = isolate === 'worktree' ? 'worktree' : 'none';
+  if (merge !== undefined && isolation !== 'worktree') throw new CliUsageError(m.looper.mergeNeedsIsolate, { command: 'looper' });
+  return merge === undefined ? { isolation } : { isolation, merge };
+}
+
+/** The most of a run's diff printed at its end; the rest is on its branch. */
+const PRINTED_DIFF_LIMIT = 20_000;
+
+/**
+ * The end of a `--isolate worktree` run: its diff (the branch and diffstat are in the Looper's last `[AUTO]` line),
+ * then the merge with `--merge`, or how to merge. A merge that conflicts or is refused makes the exit code 1.
+ */
+async function reportWorkspace(
+  runner: WorkspaceRunner,
+  progress: LooperProgress,
+  root: string,
+  merge: 'merge' | 'rebase' | 'squash' | undefined,
+  m: CliMessages,
+): Promise<number | undefined> {
+  const result = runner.looper.workspaceResult();
+  if (!result || result.diff === '') return undefined;
+  const diff = result.diff.length > PRINTED_DIFF_LIMIT ? `${result.diff.slice(0, PRINTED_DIFF_LIMIT)}\n${m.looper.diffCut(PRINTED_DIFF_LIMIT, result.diff.length)}` : result.diff.trimEnd();
+  progress.line(`${m.looper.workspaceDiff(result.branch, result.baseCommit.slice(0, 12))}\n${diff}`);
+  if (merge === undefined) {
+    progress.line(m.looper.mergeHint(root, result.branch));
+    return undefined;
+  }
+  // The Looper posts the merge's outcome as an [AUTO] line (printed with the others).
+  const reply = await runner.looperCommand(JSON.stringify({ type: 'merge', strategy: merge }), 'local');
+  return reply.ok ? undefined : EXIT_CODES.failure;
 }
 
 /** Sends the command to the process running the workspace; undefined when none runs. */

@@ -41,6 +41,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     submit: '把一次 Looper 运行发送给队列的 worker。',
     'migrate-registry': '把智能体注册表文件从 schema 1.1 迁移到 1.2（保留备份）。',
     usage: '显示工作区各会话的 token 用量和费用（按智能体、运行和模型）。',
+    workspaces: '列出仓库的隔离 git 工作区，或清理被杀进程留下的工作区（gc）。',
     help: '显示某个命令的帮助。',
   },
   commands: {
@@ -61,6 +62,8 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
         `  troupe looper -w ./app -p '{"type":"status"}'`,
         `  troupe looper -w ./app -p '{"type":"stop"}'              # 当前轮次结束后停止（Review 和 JUDGE 照常运行）`,
         `  troupe looper -w ./app -p '{"type":"stop","now":true}'   # 取消正在进行的步骤`,
+        `  troupe looper -w ./app --isolate worktree -p '添加 sum 函数'   # 在分支 troupe/looper-run-N 上工作`,
+        `  troupe looper -w ./app -p '{"type":"merge"}'             # 把该分支合并到你原来所在的分支`,
       ],
     },
     worker: {
@@ -138,6 +141,14 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
         '没有价格的模型，其轮次只计 token，不计费用。',
       ],
     },
+    workspaces: {
+      usage: '用法: troupe workspaces list|gc [--repo DIR]',
+      about: [
+        '隔离工作区（REPO/.troupe/workspaces/ 下的 git worktree，各在分支 troupe/NAME 上），由',
+        '`troupe looper --isolate worktree` 等 Troupe 运行创建。list: 列出每个工作区的分支、存在时间以及创建它的进程是否仍在运行。',
+        'gc: 删除进程已不在（被杀、崩溃）且没有提交和改动的工作区，保留其他的，并说明保留哪些、为什么。退出码 0。',
+      ],
+    },
     help: {
       usage: '用法: troupe help [COMMAND]',
       about: ['显示 COMMAND 的帮助（与 "troupe COMMAND --help" 相同）；不带 COMMAND 时显示 troupe 本身的帮助。'],
@@ -170,10 +181,13 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     devhubStepTimeout: 'Looper 每个步骤的时间上限。',
     devhubPrompt: '要问 DevHub 的内容。不带 -p 时: 在 DevHub 频道上的交互式会话。',
     looperPrompt:
-      'JSON 格式的 Looper 命令（{"type":"start","task":"…"}、{"type":"status"}、{"type":"add_pending","task":"…"}、{"type":"stop"}），或纯文本（= 启动该任务）。',
+      'JSON 格式的 Looper 命令（{"type":"start","task":"…"}、{"type":"status"}、{"type":"add_pending","task":"…"}、{"type":"stop"}、{"type":"merge"}），或纯文本（= 启动该任务）。',
     looperTestCommand: 'tests 评审者运行的命令，按空格拆分（不经过 shell）。默认: "node --test"。',
     looperStepTimeout: 'Coder、Review 和 JUDGE 每个步骤的时间上限。默认: 15 分钟 / 10 分钟 / 2 分钟。',
     looperQueue: '在这个 BullMQ/Redis 队列的 worker 上运行（见 `troupe worker`），而不是在本机；进度会实时传回。与 --job 一起使用时，控制该作业。',
+    looperIsolate: 'worktree: 运行在自己的 git 工作区中进行，分支 troupe/looper-run-N 从你的 HEAD 创建；你的检出不会被改动。结束时给出分支、diffstat 和差异。默认: none。',
+    looperMerge: '与 --isolate worktree 一起使用: 运行结束时把该分支合并到你原来所在的分支（merge、rebase 或 squash）。',
+    workspacesRepo: '要列出或清理其工作区的 git 检出。默认: 当前文件夹。',
     looperJob: '与 --queue 一起使用: status、stop 或 add_pending 命令所针对的排队作业。',
     git: '与 --queue / submit 一起使用: 每个 worker 克隆的 git 仓库，代替 --workspace（一个 worker 能访问到的文件夹）。',
     doctorJson: '以 JSON 打印报告。',

@@ -44,6 +44,7 @@ export const englishCliHelpTexts = {
     submit: 'Send a Looper run to the workers of a queue.',
     'migrate-registry': 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).',
     usage: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).',
+    workspaces: 'List the isolated git workspaces of a repository, or remove the leftovers of killed processes (gc).',
     help: 'Show help for a command.',
   },
   /** The usage line and the description of each command (`troupe` itself: the interactive session). */
@@ -68,6 +69,8 @@ export const englishCliHelpTexts = {
         `  troupe looper -w ./app -p '{"type":"status"}'`,
         `  troupe looper -w ./app -p '{"type":"stop"}'              # ends after the current iteration (Review and JUDGE run)`,
         `  troupe looper -w ./app -p '{"type":"stop","now":true}'   # cancels the step in progress`,
+        `  troupe looper -w ./app --isolate worktree -p 'Add a sum function'   # works on branch troupe/looper-run-N`,
+        `  troupe looper -w ./app -p '{"type":"merge"}'             # merges that branch into the branch you were on`,
       ],
     },
     worker: {
@@ -146,6 +149,15 @@ export const englishCliHelpTexts = {
         'model from the price table; turns of a model without a price are counted in tokens only.',
       ],
     },
+    workspaces: {
+      usage: 'Usage: troupe workspaces list|gc [--repo DIR]',
+      about: [
+        'The isolated workspaces (git worktrees in REPO/.troupe/workspaces/, each on a branch troupe/NAME) that',
+        '`troupe looper --isolate worktree` and other Troupe runs make. list: each with its branch, age and whether',
+        'the process that made it is still running. gc: removes the workspaces of processes that are gone (killed,',
+        'crashed) when they hold no commits and no changes, keeps the others, and says which and why. Exit code 0.',
+      ],
+    },
     help: {
       usage: 'Usage: troupe help [COMMAND]',
       about: ['Shows the help of COMMAND (the same as "troupe COMMAND --help"), or of troupe itself without one.'],
@@ -180,10 +192,14 @@ export const englishCliHelpTexts = {
     devhubStepTimeout: 'Time limit of each Looper step.',
     devhubPrompt: 'What to ask DevHub. Without -p: an interactive session on the DevHub channel.',
     looperPrompt:
-      'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}) or plain text (= start that task).',
+      'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}, {"type":"merge"}) or plain text (= start that task).',
     looperTestCommand: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".',
     looperStepTimeout: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.',
     looperQueue: 'Run on the workers of this BullMQ/Redis queue (see `troupe worker`) instead of here; progress streams back. With --job, control that job.',
+    looperIsolate:
+      'worktree: the run works in its own git workspace on a branch troupe/looper-run-N made from your HEAD; your checkout is not touched. At the end: the branch, diffstat and diff. Default: none.',
+    looperMerge: 'With --isolate worktree: merge the branch into the one you were on when the run ends (merge, rebase or squash).',
+    workspacesRepo: 'The git checkout whose workspaces to list or clean up. Default: the current folder.',
     looperJob: 'With --queue: the queued job a status, stop or add_pending command is for.',
     git: 'With --queue / submit: a git repository each worker clones, instead of --workspace (a folder the workers can reach).',
     doctorJson: 'Print the report as JSON.',

@@ -99,6 +99,24 @@ export const simplifiedChineseCliMessages: CliMessages = {
     stepLine: (elapsed, iteration, maxIterations, step) => `[${elapsed}] 第 ${iteration}/${maxIterations} 轮: ${step} 步骤……`,
     spinner: (iteration, maxIterations, step, stepElapsed, total) => `第 ${iteration}/${maxIterations} 轮 · ${step} · 本步骤 ${stepElapsed} · 总计 ${total}`,
     exitLine: (code, meaning) => `退出码 ${code}: ${meaning}`,
+    mergeNeedsIsolate: '--merge 需要 --isolate worktree（运行必须在自己的分支上进行）',
+    notARepository: (root, detail) => `--isolate worktree 需要 git 检出: ${root} 不是（${detail}）`,
+    workspaceDiff: (branch, base) => `${branch} 相对 ${base} 的差异:`,
+    diffCut: (shown, total) => `…（差异还有 ${total - shown} 个字符；用 git diff 查看）`,
+    mergeHint: (root, branch) =>
+      `合并方法: troupe looper -w ${root} -p '{"type":"merge"}'（可加 "strategy":"squash"|"rebase"、"into":"分支"），或 git merge ${branch}`,
+  },
+  workspaces: {
+    removed: (name, branch) => `已删除 ${name}（${branch}）: 其进程已不在，且没有提交和改动`,
+    kept: (name, branch, reason, pid) =>
+      `已保留 ${name}（${branch}）: ${reason === 'host-running' ? `其进程（pid ${pid}）仍在运行` : reason === 'has-commits' ? '其中有提交' : '其中有未提交的改动'}`,
+    gcNone: (repo) => `${repo} 中没有遗留的工作区。`,
+    gcSummary: (removed, kept) => `工作区: 删除 ${removed} 个，保留 ${kept} 个。`,
+    listNone: (repo) => `${repo} 中没有工作区。`,
+    listLine: (name, branch, age, alive, pid) => `${name}  ${branch}  已存在 ${age}  ${alive ? `宿主进程 ${pid} 运行中` : `宿主进程 ${pid} 已不在`}`,
+    needsSubcommand: '需要子命令: list 或 gc',
+    unknownSubcommand: (name) => `未知子命令 "${name}"；应为 list 或 gc`,
+    notARepository: (repo, detail) => `${repo} 不是 git 检出（${detail}）`,
   },
   devhub: {
     needsModel: 'DevHub 需要一个模型: 请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 GEMINI_API_KEY，或传入 --model PROVIDER[:MODEL]（见 troupe doctor）',

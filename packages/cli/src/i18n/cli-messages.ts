@@ -80,6 +80,27 @@ export const englishCliMessages = {
       `Iteration ${iteration}/${maxIterations} · ${step} · step ${stepElapsed} · total ${total}`,
     /** Printed last when a run ends with a code other than 0, so the exit code is never a mystery. */
     exitLine: (code: number, meaning: string) => `Exit code ${code}: ${meaning}`,
+    mergeNeedsIsolate: '--merge needs --isolate worktree (the run must work on a branch of its own)',
+    notARepository: (root: string, detail: string) => `--isolate worktree needs a git checkout: ${root} is not one (${detail})`,
+    workspaceDiff: (branch: string, base: string) => `Diff of ${branch} against ${base}:`,
+    diffCut: (shown: number, total: number) => `… (${total - shown} more characters of the diff; see it with git diff)`,
+    mergeHint: (root: string, branch: string) =>
+      `Merge it with: troupe looper -w ${root} -p '{"type":"merge"}' (or add "strategy":"squash"|"rebase", "into":"BRANCH"), or git merge ${branch}`,
+  },
+  workspaces: {
+    removed: (name: string, branch: string) => `removed ${name} (${branch}): its process is gone and it held no commits and no changes`,
+    kept: (name: string, branch: string, reason: 'host-running' | 'has-commits' | 'uncommitted-changes', pid: number) =>
+      `kept ${name} (${branch}): ${
+        reason === 'host-running' ? `its process (pid ${pid}) is running` : reason === 'has-commits' ? 'it holds commits' : 'it holds uncommitted changes'
+      }`,
+    gcNone: (repo: string) => `No leftover workspaces in ${repo}.`,
+    gcSummary: (removed: number, kept: number) => `Workspaces: ${removed} removed, ${kept} kept.`,
+    listNone: (repo: string) => `No workspaces in ${repo}.`,
+    listLine: (name: string, branch: string, age: string, alive: boolean, pid: number) =>
+      `${name}  ${branch}  ${age} old  ${alive ? `host pid ${pid} running` : `host pid ${pid} gone`}`,
+    needsSubcommand: 'expected a subcommand: list or gc',
+    unknownSubcommand: (name: string) => `unknown subcommand "${name}"; expected list or gc`,
+    notARepository: (repo: string, detail: string) => `${repo} is not a git checkout (${detail})`,
   },
   devhub: {
     needsModel: 'DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model PROVIDER[:MODEL] (see troupe doctor)',

@@ -35,6 +35,8 @@ export interface CliLooperSetup {
   stepTimeoutMs: number | undefined;
   /** MCP servers the Coder's and the Review's CLIs get (`--mcp FILE`). */
   mcpServers?: McpServers | undefined;
+  /** `--isolate worktree`: each run works in its own git workspace of the workspace folder (a git checkout). */
+  isolation?: 'none' | 'worktree';
 }
 
 /** ACP tool kinds a file-edits-only turn (`auto-edit`, without `--auto-allow`) allows; commands, fetches and others are denied. */
@@ -109,6 +111,7 @@ export function createCliLooper(options: {
     agentManager,
     stateStore: createSessionLooperStateStore(workspace, log),
     workspacePath: workspace.root,
+    ...(setup.isolation === 'worktree' ? { isolation: 'worktree' as const, repo: workspace.root } : {}),
     ...(setup.maxIterations !== undefined ? { maxIterations: setup.maxIterations } : {}),
     ...(setup.stepTimeoutMs !== undefined ? { stepTimeoutMs: setup.stepTimeoutMs } : {}),
   });

@@ -1,4 +1,4 @@
-import { addPending, createLooperSnapshot, finishRun, type LooperCommand, type LooperSnapshot, type LooperStateStore } from '@troupe/looper/commands';
+import { addPending, createLooperSnapshot, finishRun, recordWorkspace, type LooperCommand, type LooperSnapshot, type LooperStateStore, type LooperTexts } from '@troupe/looper/commands';
 import { CLI_CATALOGUES, type CliCatalogue } from '../i18n/cli-catalogue';
 import type { LooperReplySummary } from './looper-reply';
 
@@ -44,5 +44,40 @@ export async function answerFromCheckpoint(
       await stateStore.save(next, [{ kind: 'run-finished', revision: next.revision, runId: snapshot.runId, iteration: next.iteration, at: next.updatedAt, data: { outcome: 'stopped', reason } }]);
       return { ok: true, command: 'stop', text: m.looper.stoppedInterrupted(reason), state: 'IDLE' };
     }
+    case 'merge':
+      return mergeFromCheckpoint(command, snapshot, stateStore, texts, now);
   }
+}
+
+/**
+ * `merge` while no process runs the workspace: merges the last run's workspace branch as the Looper would (see
+ * `mergeLooperWorkspace`) and records the merge in the checkpoint. Loads the Looper package and `@troupe/worktree`
+ * only then.
+ */
+async function mergeFromCheckpoint(
+  command: Extract<LooperCommand, { type: 'merge' }>,
+  snapshot: LooperSnapshot,
+  stateStore: LooperStateStore,
+  texts: LooperTexts,
+  now: () => number,
+): Promise<LooperReplySummary> {
+  const refuse = (text: string): LooperReplySummary => ({ ok: false, command: 'merge', text, state: snapshot.state });
+  const record = snapshot.workspace;
+  if (snapshot.state === 'RUNNING') return refuse(texts.workspace.running);
+  if (!record?.result) return refuse(texts.workspace.noWorkspace);
+  if (record.merged) return refuse(texts.workspace.alreadyMerged(record.branch, record.merged.into));
+  const { mergeLooperWorkspace } = await import('@troupe/looper');
+  let outcome: Awaited<ReturnType<typeof mergeLooperWorkspace>>;
+  try {
+    outcome = await mergeLooperWorkspace(record, { ...(command.into !== undefined ? { into: command.into } : {}), ...(command.strategy !== undefined ? { strategy: command.strategy } : {}) });
+  } catch (error) {
+    return refuse(texts.workspace.failed(record.branch, (error as Error).message));
+  }
+  if (!outcome.ok) {
+    return refuse(texts.workspace.conflicts(record.branch, outcome.into, outcome.conflicts.map((conflict) => ({ file: conflict.file, hunks: conflict.hunks.length }))));
+  }
+  const merged = { into: outcome.into, strategy: outcome.strategy, commit: outcome.commit };
+  const next = recordWorkspace(snapshot, { ...record, merged }, now());
+  await stateStore.save(next, [{ kind: 'workspace-merged', revision: next.revision, runId: record.runId, iteration: next.iteration, at: next.updatedAt, data: merged }]);
+  return { ok: true, command: 'merge', text: texts.workspace.merged(record.branch, outcome.into, outcome.strategy, outcome.commit), state: next.state };
 }

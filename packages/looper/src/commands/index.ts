@@ -15,14 +15,16 @@ export {
   finishRun,
   recordCoderResult,
   recordReviewResult,
+  recordWorkspace,
   requestStop,
   startRun,
   type LooperRunOutcome,
   type LooperSnapshot,
   type LooperState,
   type LooperStep,
+  type LooperWorkspace,
 } from '../looper/looper-state';
 export { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore, type LooperStateStoreOptions } from '../looper/looper-state-store';
-export { englishLooperTexts, STATUS_PENDING_SHOWN, type LooperCommandTexts, type LooperTexts, type RuleJudgeTexts } from '../looper/looper-texts';
+export { englishLooperTexts, STATUS_PENDING_SHOWN, type LooperCommandTexts, type LooperTexts, type LooperWorkspaceTexts, type RuleJudgeTexts } from '../looper/looper-texts';
 export { simplifiedChineseLooperTexts } from '../looper/looper-texts-zh-cn';
 export { englishDevHubTexts, simplifiedChineseDevHubTexts, type DevHubTexts } from '../devhub/devhub-texts';

@@ -1,7 +1,8 @@
 // looper area of @troupe/looper: the Looper graph agent (Coder → Review → JUDGE), its schemas and events; its commands,
 // state, checkpoint store and texts are in ../commands (the zod-free `@troupe/looper/commands` entry).
 export { Looper } from './looper';
-export type { CoderPromptInput, LooperAdapterMember, LooperMember, LooperOptions, LooperReply, LooperStepTimeouts } from './looper-options';
+export type { CoderPromptInput, LooperAdapterMember, LooperMember, LooperOptions, LooperReply, LooperStepTimeouts, LooperWorkspaceResult, LooperWorkspaceSetup } from './looper-options';
+export { mergeLooperWorkspace, type LooperMergeConflict, type LooperMergeOutcome, type LooperMergeStrategy } from './looper-workspace-merge';
 export { looperCommandSchema } from './looper-command-schema';
 export {
   looperEventSchemas,
@@ -25,7 +26,7 @@ export {
   type ReviewPromptInput,
   type ReviewReport,
 } from './looper-review-report';
-export { looperSnapshotSchema } from './looper-state-schema';
+export { looperSnapshotSchema, looperWorkspaceSchema } from './looper-state-schema';
 export {
   classifyStepFailure,
   truncateText,

@@ -14,5 +14,14 @@ export function looperCommandSchemaOf(zod: typeof z) {
     zod.object({ type: zod.literal('stop'), now: zod.boolean().optional() }),
     zod.object({ type: zod.literal('status') }),
     zod.object({ type: zod.literal('add_pending'), task: taskSchema }),
+    /**
+     * Merges the last run's workspace branch (`isolation: 'worktree'`) into `into` (default: the branch the run
+     * started from) with `strategy` (default `merge`).
+     */
+    zod.object({
+      type: zod.literal('merge'),
+      into: zod.string().trim().min(1, 'must not be empty').optional(),
+      strategy: zod.enum(['merge', 'rebase', 'squash']).optional(),
+    }),
   ]);
 }

@@ -36,7 +36,7 @@ export const looperEventSchemas = {
   /** A command was handled (or refused); `reply` is the Looper's answer. */
   'looper:command': z.object({
     ...ids,
-    command: z.enum(['start', 'stop', 'status', 'add_pending', 'invalid']),
+    command: z.enum(['start', 'stop', 'status', 'add_pending', 'merge', 'invalid']),
     accepted: z.boolean(),
     reply: z.string(),
   }),
@@ -86,6 +86,20 @@ export const looperEventSchemas = {
     outcome: looperRunOutcomeSchema,
     reason: z.string(),
     iterations: z.number().int().nonnegative(),
+  }),
+  /**
+   * A `merge` command ended: the run's workspace branch was merged into `into` (`commit` is its new head), or it
+   * conflicted (`conflicts`: the files; nothing was changed). Emitted with `isolation: 'worktree'` only.
+   */
+  'looper:workspace-merged': z.object({
+    ...ids,
+    runId: z.string(),
+    branch: z.string(),
+    into: z.string(),
+    strategy: z.enum(['merge', 'rebase', 'squash']),
+    ok: z.boolean(),
+    commit: z.string().optional(),
+    conflicts: z.array(z.string()).optional(),
   }),
   /** Writing a checkpoint failed; the loop goes on with its in-memory state. */
   'looper:checkpoint-failed': z.object({ ...ids, error: errorSchema }),

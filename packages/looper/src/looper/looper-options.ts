@@ -38,6 +38,32 @@ export interface LooperStepTimeouts {
   judge?: number;
 }
 
+/** How a run's workspace is prepared (`@troupe/worktree`'s `WorkspaceSetup`). */
+export interface LooperWorkspaceSetup {
+  /** Untracked files of the parent checkout to copy in (relative paths, e.g. `.env`); kept out of the diff and commits. */
+  copy?: string[];
+  /** A command run in the workspace before the Coder starts, as argv (no shell). Its failure fails the run. */
+  command?: string[];
+}
+
+/** What a run's workspace holds at its end (`@troupe/worktree`'s `WorkspaceResult`). */
+export interface LooperWorkspaceResult {
+  /** The workspace branch, `troupe/<looperId>-<runId>`. */
+  branch: string;
+  /** The commit the run started from. */
+  baseCommit: string;
+  /** The branch's head, the Coder's leftovers committed. */
+  headCommit: string;
+  /** Unified diff from the base, untracked files included. */
+  diff: string;
+  /** Per-file line counts of `diff` (`-1` for a binary file), and their totals. */
+  diffstat: { files: { file: string; insertions: number; deletions: number }[]; insertions: number; deletions: number };
+  /** The branch holds commits. */
+  committed: boolean;
+  /** Changes remain outside any commit. */
+  uncommitted: boolean;
+}
+
 /** What the Coder prompt is built from. */
 export interface CoderPromptInput {
   task: string;
@@ -79,6 +105,19 @@ export interface LooperOptions {
   store?: Store;
   /** Work directory given to the members (`context.workspacePath`) when the command's context has none. */
   workspacePath?: string;
+  /**
+   * `'worktree'`: each run works in its own git workspace (`@troupe/worktree`, an optional peer to install) on a
+   * branch `troupe/<looperId>-<runId>` made from the caller's `HEAD`; the Coder and the Review work there (it is their
+   * `context.workspacePath`), the parent checkout is never written. At the end of the run the leftovers are committed
+   * on that branch and the result (branch, diffstat, diff) is reported (`workspace:finished` on the bus, `status`,
+   * {@link Looper.workspaceResult}); nothing is merged until a `merge` command. Default `'none'`: the members work in
+   * `workspacePath` itself.
+   */
+  isolation?: 'none' | 'worktree';
+  /** With `isolation: 'worktree'`: the checkout the workspaces are made from. Default: the run's `workspacePath`, else the process's cwd. */
+  repo?: string;
+  /** With `isolation: 'worktree'`: what each run's workspace is prepared with (untracked files to copy in such as `.env`, a command such as `['npm', 'ci']`). */
+  setup?: LooperWorkspaceSetup;
   /** The Coder's input each iteration. Default: the task. */
   coderPrompt?: (input: CoderPromptInput) => string;
   /** The Review's input each iteration. Default: {@link buildReviewPrompt}. */

@@ -2,6 +2,7 @@ import { InvalidStateError, withEventScope, type EventBus } from '@troupe/core';
 import { serializeError } from '@troupe/core/util';
 import { type UsageBudget, type UsageBudgetLimits, type UsageLedger } from '@troupe/usage';
 import { runJudgeStep, type LooperJudgeSetup } from './looper-judge-step';
+import type { LooperIsolation } from './looper-isolation';
 import type { LooperJournal } from './looper-journal';
 import { looperUsageRun, startLooperBudget } from './looper-run-scope';
 import type { LooperStepRunner } from './looper-step-runner';
@@ -15,6 +16,8 @@ export interface LooperSchedulerOptions {
   /** The run's caps, checked; none: no budget. */
   budget: UsageBudgetLimits | undefined;
   ledger: UsageLedger | undefined;
+  /** With `isolation: 'worktree'`: each run works in its own workspace. */
+  isolation?: LooperIsolation | undefined;
 }
 
 /**
@@ -54,7 +57,9 @@ export class LooperScheduler {
     const usageRun = looperUsageRun(journal.looperId, runId);
     const started = journal.emit('looper:run-started', { runId, task: journal.snapshot.currentTask ?? '', resumed });
     const budget = startLooperBudget(this.options.budget, bus, this.options.ledger, usageRun);
-    const loop = withEventScope({ event: started, bus, run: usageRun }, () => this.run(runId, controller.signal, budget))
+    const { isolation } = this.options;
+    const run = () => this.run(runId, controller.signal, budget);
+    const loop = withEventScope({ event: started, bus, run: usageRun }, () => (isolation ? isolation.run(runId, controller.signal, run) : run()))
       .catch((error: unknown) => {
         if (!controller.signal.aborted && journal.snapshot.state === 'RUNNING' && journal.snapshot.runId === runId) {
           journal.finish('failed', journal.texts.reason.loopFailed(serializeError(error).message));

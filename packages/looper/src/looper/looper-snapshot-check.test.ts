@@ -9,6 +9,7 @@ import {
   looperSnapshotSchema,
   recordCoderResult,
   recordReviewResult,
+  recordWorkspace,
   requestStop,
   startRun,
   type LooperSnapshot,
@@ -34,7 +35,11 @@ function snapshots(): LooperSnapshot[] {
   const next = continueRun(judging, { decision: { type: 'continue', nextTask: 'T2', reason: 'r', consumedPending: [1] }, source: 'model', consumed: ['p1'], now: 5 });
   const stopping = requestStop(next, 6, { immediate: true });
   const done = finishRun(recordReviewResult(recordCoderResult(stopping, ok, 7), { ...ok, reportSource: 'fallback' }, 8), { outcome: 'stopped', reason: 'asked', now: 9 });
-  return [idle, running, reviewing, judging, next, stopping, done];
+  const workspace = { runId: 'run-1', name: 'looper-run-1', path: '/r/.troupe/workspaces/looper-run-1', branch: 'troupe/looper-run-1', baseCommit: 'abc', repo: '/r', startBranch: 'main' };
+  const isolated = recordWorkspace(running, { ...workspace, setupFiles: ['.env'] }, 10);
+  const result = { headCommit: 'def', committed: true, diffstat: { files: [{ file: 'a.ts', insertions: 1, deletions: 0 }], insertions: 1, deletions: 0 } };
+  const merged = recordWorkspace(done, { ...workspace, result, escaped: 'status', merged: { into: 'main', strategy: 'squash', commit: 'fed' } }, 11);
+  return [idle, running, reviewing, judging, next, stopping, done, isolated, merged];
 }
 
 /** Every place in a JSON value, as a path. */

@@ -70,6 +70,21 @@ const judgeDecision = unionOf(
   objectOf({ type: oneOf('terminate'), reason: isTrimmed }),
 );
 
+const diffstat = objectOf({
+  files: arrayOf(objectOf({ file: isString, insertions: isNumber, deletions: isNumber })),
+  insertions: isNumber,
+  deletions: isNumber,
+});
+const workspace = objectOf(
+  { runId: isString, name: isString, path: isString, branch: isString, baseCommit: isString, repo: isString, startBranch: isString },
+  {
+    setupFiles: arrayOf(isString),
+    result: objectOf({ headCommit: isString, committed: isBoolean, diffstat }),
+    escaped: isString,
+    merged: objectOf({ into: isString, strategy: oneOf('merge', 'rebase', 'squash'), commit: isString }),
+  },
+);
+
 const snapshot = objectOf(
   {
     version: (value) => value === 1,
@@ -106,7 +121,7 @@ const snapshot = objectOf(
     ),
     updatedAt: isNumber,
   },
-  { stopNow: isBoolean },
+  { stopNow: isBoolean, workspace },
 );
 
 /**

@@ -31,6 +31,36 @@ const reviewStepResultSchema = stepResultSchema.extend({
 
 const decisionSourceSchema = z.enum(['model', 'rules']);
 
+const diffstatSchema = z.object({
+  files: z.array(z.object({ file: z.string(), insertions: z.number(), deletions: z.number() })),
+  insertions: z.number(),
+  deletions: z.number(),
+});
+
+/** The workspace of a run with `isolation: 'worktree'`: where it is, what it holds at the end, and its merge. */
+export const looperWorkspaceSchema = z.object({
+  /** The run it belongs to. */
+  runId: z.string(),
+  name: z.string(),
+  path: z.string(),
+  branch: z.string(),
+  baseCommit: z.string(),
+  /** The checkout it was made from. */
+  repo: z.string(),
+  /** The branch that checkout was on when the run started (`''` on a detached `HEAD`): the default target of `merge`. */
+  startBranch: z.string(),
+  setupFiles: z.array(z.string()).optional(),
+  /** Set once the run ended: the branch's head (leftovers committed) and what changed. */
+  result: z.object({ headCommit: z.string(), committed: z.boolean(), diffstat: diffstatSchema }).optional(),
+  /** The agent wrote outside its workspace (the parent checkout changed during the run): what changed. */
+  escaped: z.string().optional(),
+  /** Set once merged. */
+  merged: z.object({ into: z.string(), strategy: z.enum(['merge', 'rebase', 'squash']), commit: z.string() }).optional(),
+});
+
+/** A run's workspace, as the Looper's state records it (see {@link looperWorkspaceSchema}). */
+export type LooperWorkspace = z.infer<typeof looperWorkspaceSchema>;
+
 /**
  * Everything the Looper knows, as one JSON value: what a checkpoint holds
  * and what `status` reports. A Looper on a durable store resumes a run from
@@ -83,6 +113,8 @@ export const looperSnapshotSchema = z.object({
       endedAt: z.number(),
     })
     .nullable(),
+  /** With `isolation: 'worktree'`: the workspace of the run in progress, or of the last one. */
+  workspace: looperWorkspaceSchema.optional(),
   /** Milliseconds since the epoch of the last change. */
   updatedAt: z.number(),
 });

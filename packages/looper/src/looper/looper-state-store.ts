@@ -7,7 +7,7 @@ import { isCanonicalLooperSnapshot } from './looper-snapshot-check';
 /** One entry of a Looper's history, written with the checkpoint it belongs to. */
 export interface LooperHistoryEntry {
   /** What happened. */
-  kind: 'run-started' | 'coder' | 'review' | 'decision' | 'run-finished' | 'pending-added' | 'stop-requested';
+  kind: 'run-started' | 'coder' | 'review' | 'decision' | 'run-finished' | 'pending-added' | 'stop-requested' | 'workspace-created' | 'workspace-finished' | 'workspace-merged';
   /** Revision of the snapshot this entry produced (its key in the history). */
   revision: number;
   runId: string | null;

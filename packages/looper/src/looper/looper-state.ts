@@ -1,10 +1,10 @@
 import { InvalidStateError } from '@troupe/core/errors';
 import type { JudgeDecision } from '../judge/judge-decision';
 import type { PendingTask } from '../judge/judge-input';
-import type { LooperRunOutcome, LooperSnapshot, LooperState, LooperStep } from './looper-state-schema';
+import type { LooperRunOutcome, LooperSnapshot, LooperState, LooperStep, LooperWorkspace } from './looper-state-schema';
 import type { LooperStepResult, ReviewStepResult } from './looper-step-result';
 
-export type { LooperRunOutcome, LooperSnapshot, LooperState, LooperStep } from './looper-state-schema';
+export type { LooperRunOutcome, LooperSnapshot, LooperState, LooperStep, LooperWorkspace } from './looper-state-schema';
 
 /** The state of a new Looper. */
 export function createLooperSnapshot(options: { looperId: string; maxIterations: number; now: number }): LooperSnapshot {
@@ -144,4 +144,9 @@ export function finishRun(
     },
     options.now,
   );
+}
+
+/** Records the run's workspace (made, finished or merged), in either state. */
+export function recordWorkspace(snapshot: LooperSnapshot, workspace: LooperWorkspace, now: number): LooperSnapshot {
+  return next(snapshot, { workspace }, now);
 }

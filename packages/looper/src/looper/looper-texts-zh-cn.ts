@@ -1,5 +1,5 @@
-import { AUTO_PREFIX, englishLooperTexts, oneLine, pendingLines, type LooperTexts } from './looper-texts';
-import type { LooperRunOutcome } from './looper-state';
+import { AUTO_PREFIX, diffstatLine, englishLooperTexts, oneLine, pendingLines, type LooperTexts } from './looper-texts';
+import type { LooperRunOutcome, LooperWorkspace } from './looper-state';
 import { truncateText } from './looper-step-result';
 
 const OUTCOME: Record<LooperRunOutcome, string> = {
@@ -12,6 +12,15 @@ const OUTCOME: Record<LooperRunOutcome, string> = {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} 秒`;
+}
+
+function chineseWorkspaceResult(w: LooperWorkspace): string {
+  const stat = w.result ? diffstatLine(w.result.diffstat, (count) => `${count} 个文件`) : '尚无结果';
+  const merged = w.merged ? ` 已合并到 ${w.merged.into}（${w.merged.strategy}，${w.merged.commit.slice(0, 12)}）。` : '';
+  const how = w.merged || !w.result || w.result.diffstat.files.length === 0
+    ? ''
+    : ` 合并方法: 发送 {"type":"merge"}（合并到 ${w.startBranch || '用 "into" 指定的分支'}；"strategy": merge、rebase 或 squash），或运行 git merge ${w.branch}。`;
+  return `工作区分支 ${w.branch}: ${stat}。${merged}${how}`;
 }
 
 const FOLLOW_UP_MARKER_ZH = '\n\n【后续】';
@@ -56,6 +65,7 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     } else if (s.lastRun) {
       lines.push(`上次运行: ${OUTCOME[s.lastRun.outcome]}（${s.lastRun.outcome}），共 ${s.lastRun.iterations} 轮 — ${oneLine(s.lastRun.reason, 300)}`);
     }
+    if (s.workspace) lines.push(s.workspace.result ? chineseWorkspaceResult(s.workspace) : `工作区: ${s.workspace.path}（分支 ${s.workspace.branch}）`);
     if (s.last) {
       const review =
         s.last.review.status === 'SUCCESS' && s.last.review.report ? `${s.last.review.report.health}（${s.last.review.report.findings.length} 个问题）` : 'FAILED';
@@ -88,6 +98,19 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     budgetExceeded: (reason) => `已停止：本次运行的预算已用完（${reason}）。`,
     loopFailed: (message) => `循环意外失败: ${message}`,
   },
+  workspace: {
+    ready: (w) => `${AUTO_PREFIX} 在工作区 ${w.path} 的分支 ${w.branch} 上工作（基于 ${w.startBranch || '游离 HEAD'} 的 ${w.baseCommit.slice(0, 12)}）；父检出保持不变。`,
+    result: chineseWorkspaceResult,
+    escaped: (w, changed) => `${AUTO_PREFIX} 运行期间父检出 ${w.repo} 发生了变化（${oneLine(changed, 300)}）: 有代理在工作区 ${w.path} 之外写入。`,
+    merging: (branch, into) => `正在将 ${branch} 合并到 ${into || '"into" 指定的分支'}…`,
+    merged: (branch, into, strategy, commit) => `已将 ${branch} 合并到 ${into}（${strategy}）；${into} 现在位于 ${commit.slice(0, 12)}。`,
+    conflicts: (branch, into, conflicts) =>
+      `将 ${branch} 合并到 ${into} 时 ${conflicts.length} 个文件冲突: ${conflicts.map((c) => `${c.file}（${c.hunks} 处）`).join('、')}。未做任何更改；请在该分支上解决，或用 "into" 合并到其他分支。`,
+    noWorkspace: '没有可合并的内容: 还没有运行在工作区中进行（用 isolation "worktree" 启动 Looper）。',
+    running: '已拒绝: 有运行正在进行；请在其结束后（或先停止）再合并。',
+    alreadyMerged: (branch, into) => `${branch} 已合并到 ${into}。`,
+    failed: (branch, message) => `无法合并 ${branch}: ${message}`,
+  },
   rules: {
     followUpMarker: FOLLOW_UP_MARKER_ZH,
     followUpHeading: (iteration, title) => `第 ${iteration} 轮 — ${title}:`,
@@ -110,7 +133,7 @@ export const simplifiedChineseLooperTexts: LooperTexts = {
     passed: '评审通过，健康度 normal，没有待处理消息。',
   },
   command: {
-    usage: '发送纯文本即启动该任务，或发送 JSON: {"type":"start","task":"…"}、{"type":"stop"}（加 "now":true 立即停止）、{"type":"status"}、{"type":"add_pending","task":"…"}。',
+    usage: '发送纯文本即启动该任务，或发送 JSON: {"type":"start","task":"…"}、{"type":"stop"}（加 "now":true 立即停止）、{"type":"status"}、{"type":"add_pending","task":"…"}、{"type":"merge"}（可加 "into":"分支"、"strategy":"merge"|"rebase"|"squash"）。',
     notString: (type) => `命令必须是字符串，收到的是 ${type}`,
     empty: '命令为空',
     malformedJson: (detail) => `JSON 格式错误（${detail}）`,

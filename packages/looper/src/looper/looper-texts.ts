@@ -1,5 +1,5 @@
 import type { JudgeDecision } from '../judge/judge-decision';
-import type { LooperRunOutcome, LooperSnapshot, LooperStep } from './looper-state';
+import type { LooperRunOutcome, LooperSnapshot, LooperStep, LooperWorkspace } from './looper-state';
 import { truncateText, type LooperStepResult, type ReviewStepResult } from './looper-step-result';
 
 /** The prefix of every progress message the Looper posts (seed 000: subscribers filter on it), in every language. */
@@ -105,8 +105,40 @@ export interface LooperTexts {
     /** The run's cost or token budget was reached (`reason` says which and how much). */
     budgetExceeded(reason: string): string;
   };
+  /** The run's workspace with `isolation: 'worktree'`: progress lines, `status`, and the `merge` command's answers. */
+  workspace: LooperWorkspaceTexts;
   rules: RuleJudgeTexts;
   command: LooperCommandTexts;
+}
+
+/** What the Looper says about a run's workspace (`isolation: 'worktree'`) and the `merge` command. */
+export interface LooperWorkspaceTexts {
+  /** `[AUTO]`: the run works in this workspace. */
+  ready(workspace: LooperWorkspace): string;
+  /** `[AUTO]` at the end of the run, and `status`: the branch, its diffstat and how to merge it. */
+  result(workspace: LooperWorkspace): string;
+  /** `[AUTO]`: the parent checkout changed during the run (an agent wrote outside its workspace). */
+  escaped(workspace: LooperWorkspace, changed: string): string;
+  /** The `merge` command was accepted: the merge runs (its outcome follows). */
+  merging(branch: string, into: string): string;
+  merged(branch: string, into: string, strategy: string, commit: string): string;
+  /** The merge conflicted: nothing was changed. */
+  conflicts(branch: string, into: string, conflicts: readonly { file: string; hunks: number }[]): string;
+  /** `merge` with no workspace to merge. */
+  noWorkspace: string;
+  /** `merge` while a run is in progress. */
+  running: string;
+  /** `merge` of a workspace already merged. */
+  alreadyMerged(branch: string, into: string): string;
+  /** The merge could not be done (a dirty checkout, a branch checked out elsewhere, a git error). */
+  failed(branch: string, message: string): string;
+}
+
+/** @internal `3 files, +10 -2: a.ts (+8 -0), …` — the diffstat in one line (at most 20 files named). */
+export function diffstatLine(diffstat: NonNullable<LooperWorkspace['result']>['diffstat'], filesWord: (count: number) => string): string {
+  const shown = diffstat.files.slice(0, 20).map((f) => (f.insertions < 0 ? `${f.file} (bin)` : `${f.file} (+${f.insertions} -${f.deletions})`));
+  const more = diffstat.files.length > shown.length ? `, … +${diffstat.files.length - shown.length}` : '';
+  return `${filesWord(diffstat.files.length)}, +${diffstat.insertions} -${diffstat.deletions}${shown.length ? `: ${shown.join(', ')}${more}` : ''}`;
 }
 
 function seconds(ms: number): string {
@@ -167,6 +199,15 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
+function englishWorkspaceResult(w: LooperWorkspace): string {
+  const stat = w.result ? diffstatLine(w.result.diffstat, (count) => plural(count, 'file')) : 'no result yet';
+  const merged = w.merged ? ` Merged into ${w.merged.into} (${w.merged.strategy}, ${w.merged.commit.slice(0, 12)}).` : '';
+  const how = w.merged || !w.result || w.result.diffstat.files.length === 0
+    ? ''
+    : ` To merge: send {"type":"merge"} (into ${w.startBranch || 'a branch you name with "into"'}; "strategy": merge, rebase or squash), or run git merge ${w.branch}.`;
+  return `Workspace branch ${w.branch}: ${stat}.${merged}${how}`;
+}
+
 /** The Looper's texts in English (the default). */
 export const englishLooperTexts: LooperTexts = {
   locale: 'en',
@@ -202,6 +243,7 @@ export const englishLooperTexts: LooperTexts = {
     } else if (s.lastRun) {
       lines.push(`Last run: ${s.lastRun.outcome} after ${s.lastRun.iterations} iteration(s) — ${oneLine(s.lastRun.reason, 300)}`);
     }
+    if (s.workspace) lines.push(s.workspace.result ? englishWorkspaceResult(s.workspace) : `Workspace: ${s.workspace.path} (branch ${s.workspace.branch})`);
     if (s.last) {
       const review =
         s.last.review.status === 'SUCCESS' && s.last.review.report
@@ -236,6 +278,19 @@ export const englishLooperTexts: LooperTexts = {
     budgetExceeded: (reason) => `Stopped: the run's budget is used up (${reason}).`,
     loopFailed: (message) => `The loop failed unexpectedly: ${message}`,
   },
+  workspace: {
+    ready: (w) => `${AUTO_PREFIX} Working in workspace ${w.path} on branch ${w.branch} (from ${w.startBranch || 'a detached HEAD'} at ${w.baseCommit.slice(0, 12)}); the parent checkout stays as it is.`,
+    result: englishWorkspaceResult,
+    escaped: (w, changed) => `${AUTO_PREFIX} The parent checkout ${w.repo} changed during the run (${oneLine(changed, 300)}): an agent wrote outside its workspace ${w.path}.`,
+    merging: (branch, into) => `Merging ${branch} into ${into || 'the branch named by "into"'}…`,
+    merged: (branch, into, strategy, commit) => `Merged ${branch} into ${into} (${strategy}); ${into} is now at ${commit.slice(0, 12)}.`,
+    conflicts: (branch, into, conflicts) =>
+      `Merging ${branch} into ${into} conflicts in ${plural(conflicts.length, 'file')}: ${conflicts.map((c) => `${c.file} (${plural(c.hunks, 'hunk')})`).join(', ')}. Nothing was changed; resolve on the branch, or merge into another branch with "into".`,
+    noWorkspace: 'Nothing to merge: no run has worked in a workspace (start the Looper with isolation "worktree").',
+    running: 'Refused: a run is in progress; merge once it has ended (or stop it first).',
+    alreadyMerged: (branch, into) => `${branch} is already merged into ${into}.`,
+    failed: (branch, message) => `Could not merge ${branch}: ${message}`,
+  },
   rules: {
     followUpMarker: '\n\nFollow-up from iteration ',
     followUpHeading: (iteration, title) => `${iteration} — ${title}:`,
@@ -264,7 +319,7 @@ export const englishLooperTexts: LooperTexts = {
 
 function englishCommandTexts(): LooperCommandTexts {
   return {
-    usage: 'Send plain text to start a task, or JSON: {"type":"start","task":"…"}, {"type":"stop"} (add "now":true to stop at once), {"type":"status"}, {"type":"add_pending","task":"…"}.',
+    usage: 'Send plain text to start a task, or JSON: {"type":"start","task":"…"}, {"type":"stop"} (add "now":true to stop at once), {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"merge"} (add "into":"branch", "strategy":"merge"|"rebase"|"squash").',
     notString: (type) => `a command must be a string, got ${type}`,
     empty: 'the command is empty',
     malformedJson: (detail) => `malformed JSON (${detail})`,

@@ -211,7 +211,7 @@ describe('Looper — seed 000 acceptance tests', () => {
     const { looper, send, channel } = setupLooper({ coder: coder.agent, review: scriptedReviewer(normal).agent });
     const bad = await send('{"type":"start", task}');
     expect(bad.text).toMatch(/^Invalid command: malformed JSON \(.+\)\. Send plain text to start a task, or JSON:/);
-    expect((await send('{"type":"pause"}')).text).toMatch(/^Invalid command: unknown command type "pause"; expected one of start, stop, status, add_pending\./);
+    expect((await send('{"type":"pause"}')).text).toMatch(/^Invalid command: unknown command type "pause"; expected one of start, stop, status, add_pending, merge\./);
     expect((await send('{"type":"add_pending"}')).text).toMatch(/^Invalid command: "add_pending" command: "task" is required\./);
     expect(looper.getStatus()).toMatchObject({ state: 'IDLE', revision: 0, pending: [] });
     await send('First task');

@@ -15,16 +15,17 @@ import { createRuleJudge } from '../judge/rule-judge';
 import { TaskManager } from '../tasks/task-manager';
 import { parseLooperCommand, type LooperCommand } from './parse-looper-command';
 import { registerLooperEvents } from './looper-events';
+import { LooperIsolation } from './looper-isolation';
 import { LooperJournal } from './looper-journal';
 import { resolveLooperLimits } from './looper-limits';
 import { resolveLooperMember } from './looper-members';
-import type { LooperOptions, LooperReply } from './looper-options';
+import type { LooperOptions, LooperReply, LooperWorkspaceResult } from './looper-options';
 import { checkLooperBudget } from './looper-run-scope';
 import { LooperScheduler } from './looper-scheduler';
 import { appendPendingInPlace, createLooperSnapshot, requestStop, startRun, type LooperSnapshot } from './looper-state';
 import { createLooperStateStore, type LooperHistoryEntry, type LooperStateStore } from './looper-state-store';
 import { LooperStepRunner } from './looper-step-runner';
-import { englishLooperTexts, type LooperTexts } from './looper-texts';
+import { AUTO_PREFIX, englishLooperTexts, type LooperTexts } from './looper-texts';
 
 /**
  * The Looper (seed 000 §2): a graph agent that runs Coder → Review → JUDGE
@@ -74,7 +75,7 @@ export class Looper implements RunnableAgent {
   readonly id: string;
   readonly description =
     'Runs Coder → Review → JUDGE iterations on a task in the background. Input: plain text (start that task) or JSON ' +
-    '{"type":"start","task"} | {"type":"stop"} | {"type":"status"} | {"type":"add_pending","task"}.';
+    '{"type":"start","task"} | {"type":"stop"} | {"type":"status"} | {"type":"add_pending","task"} | {"type":"merge","into"?,"strategy"?}.';
   /** Channel of the `[AUTO]` messages. */
   readonly channelId: string;
   /** Store the `[AUTO]` messages are appended to. */
@@ -88,6 +89,7 @@ export class Looper implements RunnableAgent {
   private ownManager: AgentManager | undefined;
   private disposed = false;
   private workspacePath: string | undefined;
+  private readonly isolation: LooperIsolation | undefined;
 
   constructor(private readonly options: LooperOptions) {
     if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected { coder, review, … }');
@@ -120,6 +122,13 @@ export class Looper implements RunnableAgent {
       now: this.now,
       snapshot: createLooperSnapshot({ looperId: this.id, maxIterations, now: this.now() }),
     });
+    if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree') {
+      throw new InvalidArgumentError('isolation', `"${String(options.isolation)}" is not 'none' or 'worktree'`);
+    }
+    this.isolation =
+      options.isolation === 'worktree'
+        ? new LooperIsolation({ journal: this.journal, bus, repo: options.repo, setup: options.setup, workspacePath: () => this.workspacePath })
+        : undefined;
     this.steps = new LooperStepRunner({
       journal: this.journal,
       bus,
@@ -130,9 +139,17 @@ export class Looper implements RunnableAgent {
       maxOutputChars,
       coderPrompt: options.coderPrompt,
       reviewPrompt: options.reviewPrompt,
-      workspacePath: () => this.workspacePath,
+      workspacePath: () => this.isolation?.activePath ?? this.workspacePath,
     });
-    this.scheduler = new LooperScheduler({ journal: this.journal, steps: this.steps, judge: { judge, rules, timeoutMs: timeouts.judge }, bus, budget, ledger: options.ledger });
+    this.scheduler = new LooperScheduler({
+      journal: this.journal,
+      steps: this.steps,
+      judge: { judge, rules, timeoutMs: timeouts.judge },
+      bus,
+      budget,
+      ledger: options.ledger,
+      isolation: this.isolation,
+    });
   }
 
   /**
@@ -141,8 +158,9 @@ export class Looper implements RunnableAgent {
    * loop in the background; `cancel()` has nothing to cancel.
    */
   start(input: string, context: AgentContext = {}, _sinks: AgentSinks = {}): ExecutionHandle {
-    const reply = this.command(input, context);
-    return { completion: Promise.resolve({ text: reply.text, data: reply }), cancel: () => {} };
+    const { reply, merged } = this.handle(input, context);
+    const final = merged ?? Promise.resolve(reply);
+    return { completion: final.then((answer) => ({ text: answer.text, data: answer })), cancel: () => {} };
   }
 
   /**
@@ -150,6 +168,30 @@ export class Looper implements RunnableAgent {
    * Malformed or unknown commands are answered with an error, state unchanged.
    */
   command(input: string | LooperCommand, context: AgentContext = {}): LooperReply {
+    return this.handle(input, context).reply;
+  }
+
+  /**
+   * Merges the last run's workspace branch (`isolation: 'worktree'`) into `into` (default: the branch the run
+   * started from; see `mergeLooperWorkspace` for how a checked-out branch is handled) with `strategy` (default
+   * `merge`). Resolves with the reply: merged, the conflicts (nothing changed), or why it was refused.
+   */
+  merge(options: { into?: string; strategy?: 'merge' | 'rebase' | 'squash' } = {}): Promise<LooperReply> {
+    const { reply, merged } = this.handle({ type: 'merge', ...options });
+    return merged ?? Promise.resolve(reply);
+  }
+
+  /**
+   * The result of the last run's workspace (`isolation: 'worktree'`): branch, commits, the full diff and diffstat.
+   * Undefined before a run ended in this process (`status` and the state keep the branch and diffstat).
+   */
+  workspaceResult(): LooperWorkspaceResult | undefined {
+    return this.isolation?.lastResult;
+  }
+
+  /** A command's immediate reply and, for `merge`, the reply once the merge is done. */
+  private handle(input: string | LooperCommand, context: AgentContext = {}): { reply: LooperReply; merged?: Promise<LooperReply> } {
+    let merged: Promise<LooperReply> | undefined;
     const parsed = parseLooperCommand(typeof input === 'string' ? input : JSON.stringify(input), this.texts.command);
     let reply: LooperReply;
     if (!parsed.success) reply = this.reply(false, 'invalid', `${this.texts.reply.invalid(parsed.error)} ${this.texts.command.usage}`);
@@ -169,10 +211,13 @@ export class Looper implements RunnableAgent {
         case 'add_pending':
           reply = this.handleAddPending(command.task);
           break;
+        case 'merge':
+          ({ reply, merged } = this.handleMerge(command));
+          break;
       }
     }
     this.journal.emit('looper:command', { command: reply.command, accepted: reply.ok, reply: reply.text });
-    return reply;
+    return merged ? { reply, merged } : { reply };
   }
 
   /** The current state (a copy). */
@@ -271,6 +316,21 @@ export class Looper implements RunnableAgent {
     this.steps.abortStep(new Error('stopped at once on request'));
     this.steps.cancelTask('Looper stopped at once on request');
     return this.reply(true, 'stop', this.texts.reply.stopNow(s.iteration, s.step));
+  }
+
+  /** `merge`: refused at once without a workspace or while running; otherwise merged in the background. */
+  private handleMerge(command: Extract<LooperCommand, { type: 'merge' }>): { reply: LooperReply; merged?: Promise<LooperReply> } {
+    const texts = this.texts.workspace;
+    const s = this.journal.snapshot;
+    if (!this.isolation || !s.workspace) return { reply: this.reply(false, 'merge', texts.noWorkspace) };
+    if (s.state === 'RUNNING') return { reply: this.reply(false, 'merge', texts.running) };
+    const { into, strategy } = command;
+    const merged = this.isolation.merge({ ...(into !== undefined ? { into } : {}), ...(strategy !== undefined ? { strategy } : {}) }).then((answer) => {
+      const reply = this.reply(answer.ok, 'merge', answer.text);
+      this.journal.postAuto('workspace-merge', `${AUTO_PREFIX} ${answer.text}`);
+      return reply;
+    });
+    return { reply: this.reply(true, 'merge', texts.merging(s.workspace.branch, into ?? s.workspace.startBranch)), merged };
   }
 
   private handleAddPending(task: string): LooperReply {

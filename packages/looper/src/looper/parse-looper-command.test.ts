@@ -16,7 +16,7 @@ describe('parseLooperCommand', () => {
 
   it('explains malformed JSON, unknown types, missing or empty tasks, and non-strings', () => {
     expect(parseLooperCommand('{"type":"start",')).toMatchObject({ success: false, error: expect.stringMatching(/^malformed JSON \(/) });
-    expect(parseLooperCommand('{"type":"restart"}')).toEqual({ success: false, error: 'unknown command type "restart"; expected one of start, stop, status, add_pending' });
+    expect(parseLooperCommand('{"type":"restart"}')).toEqual({ success: false, error: 'unknown command type "restart"; expected one of start, stop, status, add_pending, merge' });
     expect(parseLooperCommand('{"task":"x"}')).toEqual({ success: false, error: 'the JSON command has no "type" string' });
     expect(parseLooperCommand('{"type":"start"}')).toEqual({ success: false, error: '"start" command: "task" is required' });
     expect(parseLooperCommand('{"type":"add_pending","task":"   "}')).toEqual({ success: false, error: '"add_pending" command: "task" must not be empty' });

@@ -8,7 +8,7 @@ import { englishLooperTexts, englishWrongType, type LooperCommandTexts, type Loo
 export type LooperCommand = z.infer<typeof looperCommandSchema>;
 
 /** The command types, in the order the seed lists them. */
-export const LOOPER_COMMAND_TYPES = ['start', 'stop', 'status', 'add_pending'] as const;
+export const LOOPER_COMMAND_TYPES = ['start', 'stop', 'status', 'add_pending', 'merge'] as const;
 
 /** Result of {@link parseLooperCommand}: a command, or a message saying what was wrong. */
 export type ParseLooperCommandResult = { success: true; command: LooperCommand } | { success: false; error: string };
@@ -91,5 +91,12 @@ function plainCommand(type: LooperCommand['type'], json: Record<string, unknown>
     }
     case 'status':
       return { type };
+    case 'merge': {
+      const { into, strategy } = json;
+      const target = typeof into === 'string' ? into.trim() : undefined;
+      if (into !== undefined && !target) return undefined;
+      if (strategy !== undefined && strategy !== 'merge' && strategy !== 'rebase' && strategy !== 'squash') return undefined;
+      return { type, ...(target ? { into: target } : {}), ...(strategy ? { strategy } : {}) };
+    }
   }
 }
