@@ -28,6 +28,9 @@ const RUNNERS = {
   submit: async () => (await import('./commands/submit-command')).runSubmitCommand,
   usage: async () => (await import('./commands/usage-command')).runUsageCommand,
   workspaces: async () => (await import('./commands/workspaces-command')).runWorkspacesCommand,
+  approvals: async () => (await import('./commands/approvals-command')).runApprovalsCommand,
+  approve: async () => (await import('./commands/approvals-command')).runApproveCommand,
+  deny: async () => (await import('./commands/approvals-command')).runDenyCommand,
 } satisfies Record<string, () => Promise<CommandRunner>>;
 
 /** `troupe` without a command: the interactive session on the workspace. */

@@ -89,6 +89,8 @@ describe('troupe dashboard', () => {
     const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
+    // The workspace's deferred tool calls (the store `troupe approve` decides in) are the page's Approvals panel.
+    expect(await (await fetch(url.replace('/?', '/api/approvals?'))).json()).toEqual({ enabled: true, pending: [] });
 
     const output = (name: string, run: { stdout(): string; stderr(): string }) => `--- ${name} stdout ---\n${run.stdout().slice(-3000)}\n--- ${name} stderr ---\n${run.stderr().slice(-3000)}`;
     const stream = await openStream(url.replace('/?', '/events?'), () => `${output('runner', runner)}\n${output('dashboard', dashboard)}`);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventBus } from '@troupe/core';
+import { ApprovalStore, decideToolUse, deferTo, EventBus, MemoryStore, type ToolUseRequest } from '@troupe/core';
 import { emitSampleActivity, emitWorkspaceActivity, gatedLooper, sampleDiff } from './testing/dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from './index';
 
@@ -136,6 +136,31 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     expect(await page.locator('#injected').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.getByTestId('workspace-diff-truncated').textContent()).toContain('diff truncated');
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('lists deferred tool calls with Allow and Deny: Allow lets the waiting call run, Deny (with its reason) refuses it', async () => {
+    const approvals = new ApprovalStore(new MemoryStore(), { pollMs: 10 });
+    const request = (id: string, command: string): ToolUseRequest => ({ id, agent: 'coder', adapter: 'claude', tool: 'Bash', kind: 'execute', input: { command }, target: command, signal: new AbortController().signal });
+    const defer = () => ({ behavior: 'defer' as const, reason: 'shell needs a human' });
+    const push = decideToolUse(request('toolu_1', 'git push'), { canUseTool: defer, ...deferTo(approvals) });
+    const wipe = decideToolUse(request('toolu_2', 'rm -rf build'), { canUseTool: defer, ...deferTo(approvals) });
+    const { page, problems } = await openPage({ bus: new EventBus(), approvals });
+    const rows = page.getByTestId('approval');
+    await rows.filter({ hasText: 'rm -rf build' }).waitFor();
+    expect(await rows.count()).toBe(2);
+    expect(await rows.filter({ hasText: 'git push' }).textContent()).toContain('shell needs a human');
+    expect(await rows.filter({ hasText: 'rm -rf build' }).getByTestId('approval-deny').isDisabled()).toBe(true); // a denial needs a reason
+
+    await rows.filter({ hasText: 'git push' }).getByTestId('approval-allow').click();
+    expect(await push).toMatchObject({ behavior: 'allow', record: { decidedBy: 'approval' } });
+    const wipeRow = rows.filter({ hasText: 'rm -rf build' });
+    await wipeRow.getByLabel('reason').fill('not on main');
+    await wipeRow.getByTestId('approval-deny').click();
+    expect(await wipe).toMatchObject({ behavior: 'deny', message: 'The tool call was refused by dashboard: not on main' });
+    await page.getByTestId('approvals').filter({ hasText: 'No tool call is waiting' }).waitFor();
+    expect(await page.getByTestId('approval-reply').textContent()).toMatch(/^Denied ap-/);
     await page.close();
     expect(problems).toEqual([]);
   });

@@ -20,6 +20,7 @@ import {
   SpanStatusCode,
   trace,
   TraceFlags,
+  type Attributes,
   type Context,
   type Span,
   type Tracer,
@@ -161,6 +162,12 @@ class TroupeSpans implements SpanActions {
 
   has(key: string): boolean {
     return this.open.has(key);
+  }
+
+  event(name: string, attributes: Attributes, options: { key?: string | undefined; fallbackName: string }): void {
+    const target = (options.key !== undefined ? this.open.get(options.key) : undefined) ?? trace.getSpan(this.parentContext(undefined));
+    if (target?.isRecording()) target.addEvent(name, attributes, this.now);
+    else this.record({ name: options.fallbackName, attributes, endTime: this.now });
   }
 
   note(key: string, value: string | undefined): void {

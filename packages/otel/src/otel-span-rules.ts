@@ -32,6 +32,12 @@ export interface SpanActions {
   /** A span that already happened (start and end known at once). */
   record(span: SpanStart & { endTime: number; error?: SerializedError | string | undefined }): void;
   has(key: string): boolean;
+  /**
+   * Adds a span event (a point in time with attributes) to the span `key` names when it is open, else to the span the
+   * work runs in (the event's scope, or the active context); with neither, records a zero-length span named
+   * `fallbackName` with the attributes, so the fact is never lost.
+   */
+  event(name: string, attributes: Attributes, options: { key?: string | undefined; fallbackName: string }): void;
   /** Remembers a value between events (a pipeline thread's run, a team turn's member). */
   note(key: string, value: string | undefined): void;
   recall(key: string): string | undefined;
@@ -76,6 +82,7 @@ export const spanRules: Rules = {
     const { part, turnId } = e.payload;
     if (turnId === undefined || (part.type !== 'tool-call' && part.type !== 'tool-result')) return;
     const key = `turn|${turnId}|tool|${part.toolCallId}`;
+    spans.note(`tool-call|${part.toolCallId}`, part.type === 'tool-call' ? key : undefined);
     if (part.type === 'tool-call') {
       spans.start(key, {
         name: `execute_tool ${part.toolName}`,
@@ -83,6 +90,31 @@ export const spanRules: Rules = {
         attributes: { [GEN_AI.operationName]: 'execute_tool', [GEN_AI.toolName]: part.toolName, [GEN_AI.toolCallId]: part.toolCallId, [GEN_AI.toolType]: 'function' },
       });
     } else spans.end(key, { error: error(part.isError, undefined, 'the tool reported an error') });
+  },
+  // A permission decision (also one made by `troupe approve` in another process, reported here with decidedBy
+  // `approval`): an event on the tool call's span, else on the span the work runs in. The record holds no input, only
+  // its hash, and its reason is redacted already.
+  'permission:decided': (e, spans) => {
+    const p = e.payload;
+    spans.event(
+      'troupe.permission.decided',
+      defined({
+        [GEN_AI.toolName]: p.tool,
+        [GEN_AI.toolCallId]: p.id,
+        [GEN_AI.agentName]: p.agent,
+        'troupe.agent.adapter': p.adapter,
+        'troupe.tool.kind': p.kind,
+        'troupe.permission.behavior': p.behavior,
+        'troupe.permission.decided_by': p.decidedBy,
+        'troupe.permission.rule': p.rule,
+        'troupe.permission.input_hash': p.inputHash,
+        'troupe.permission.input_changed': p.inputChanged,
+        'troupe.permission.reason': p.reason,
+        'troupe.permission.duration_ms': p.durationMs,
+        [GEN_AI.conversationId]: p.sessionId,
+      }),
+      { key: spans.recall(`tool-call|${p.id}`), fallbackName: `permission ${p.tool}` },
+    );
   },
   'agent:turn-completed': (e, spans) => {
     const p = e.payload;

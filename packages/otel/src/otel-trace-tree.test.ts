@@ -6,7 +6,7 @@ import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { AgentLoop } from '@troupe/core/agent-loop';
 import { defineAgent } from '@troupe/core/agent-runtime';
-import { defineTool, EventBus, MemoryStore, MessageStore } from '@troupe/core';
+import { ApprovalStore, decideToolUse, defineTool, deferTo, EventBus, MemoryStore, MessageStore } from '@troupe/core';
 import { runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel, withFakeAgentCli } from '@troupe/core/testing';
 import { Looper } from '@troupe/looper';
@@ -264,6 +264,36 @@ describe('OpenTelemetry trace tree', () => {
     await runToolLoop({ model, prompt: 'y', eventBus: bus });
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+
+  it('a permission decision, also one made by an approval from elsewhere, is a span event with the input hash, never the input', async () => {
+    const bus = instrumented();
+    const approvals = new ApprovalStore(new MemoryStore(), { pollMs: 5 });
+    const request = { id: 'toolu_9', agent: 'coder', adapter: 'claude', tool: 'Bash', kind: 'execute' as const, input: { command: 'deploy --token s3cr3t-value' }, sessionId: 'sess-9', signal: new AbortController().signal };
+    await tracer.startActiveSpan('outer', async (span) => {
+      const verdict = decideToolUse(request, { bus, canUseTool: () => ({ behavior: 'defer' }), ...deferTo(approvals) });
+      let pending = (await approvals.listPending())[0];
+      for (let i = 0; i < 500 && !pending; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        pending = (await approvals.listPending())[0];
+      }
+      await approvals.resolveApproval(pending!.id, { behavior: 'deny', reason: 'not now', decidedBy: 'alice' });
+      await verdict;
+      span.end();
+    });
+    const [outer] = exporter.getFinishedSpans();
+    expect(tree('outer')).toEqual(['outer']);
+    expect(outer?.events.map((event) => [event.name, event.attributes])).toEqual([
+      [
+        'troupe.permission.decided',
+        expect.objectContaining({ 'gen_ai.tool.name': 'Bash', 'gen_ai.tool.call.id': 'toolu_9', 'troupe.permission.behavior': 'deny', 'troupe.permission.decided_by': 'approval', 'troupe.permission.reason': 'The tool call was refused by alice: not now', 'gen_ai.conversation.id': 'sess-9', 'troupe.permission.input_hash': expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      ],
+    ]);
+    expect(JSON.stringify(outer?.events)).not.toContain('s3cr3t-value');
+    // With no span to add it to, the decision is a zero-length span of its own.
+    exporter.reset();
+    await decideToolUse({ ...request, id: 'toolu_10' }, { bus, canUseTool: () => true });
+    expect(exporter.getFinishedSpans().map((span) => [span.name, span.attributes['troupe.permission.behavior']])).toEqual([['permission Bash', 'allow']]);
   });
 
   it('a tool loop is one trace: a root span with its 3 model calls and 2 tool calls as children, with no eventBus passed', async () => {

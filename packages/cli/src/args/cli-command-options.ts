@@ -97,6 +97,31 @@ export const TEAM_OPTIONS: readonly CliCommandOption[] = [
 /** Options of `troupe usage`. */
 export const USAGE_OPTIONS: readonly CliCommandOption[] = [{ ...WORKSPACE, help: 'usageWorkspace' }, { name: 'json', type: 'boolean', help: 'usageJson' }, HELP];
 
+/** Where `troupe approvals|approve|deny` read and write: the workspace's store, or a SQLite file. */
+const APPROVAL_STORE_OPTIONS: readonly CliCommandOption[] = [
+  { ...WORKSPACE, help: 'approvalsWorkspace' },
+  { name: 'store', type: 'string', value: 'FILE', help: 'approvalsStore' },
+];
+
+/** Options of `troupe approvals`. */
+export const APPROVALS_OPTIONS: readonly CliCommandOption[] = [...APPROVAL_STORE_OPTIONS, { name: 'json', type: 'boolean', help: 'approvalsJson' }, HELP];
+
+/** Options of `troupe approve ID`. */
+export const APPROVE_OPTIONS: readonly CliCommandOption[] = [
+  ...APPROVAL_STORE_OPTIONS,
+  { name: 'reason', type: 'string', value: 'TEXT', help: 'approveReason' },
+  { name: 'by', type: 'string', value: 'NAME', help: 'approvalBy' },
+  HELP,
+];
+
+/** Options of `troupe deny ID`. */
+export const DENY_OPTIONS: readonly CliCommandOption[] = [
+  ...APPROVAL_STORE_OPTIONS,
+  { name: 'reason', type: 'string', value: 'TEXT', help: 'denyReason' },
+  { name: 'by', type: 'string', value: 'NAME', help: 'approvalBy' },
+  HELP,
+];
+
 /** Options of `troupe workspaces list|gc`. */
 export const WORKSPACES_OPTIONS: readonly CliCommandOption[] = [{ name: 'repo', type: 'string', value: 'DIR', help: 'workspacesRepo' }, HELP];
 
@@ -162,7 +187,7 @@ export const ROOT_OPTIONS: readonly CliCommandOption[] = [
 export const HELP_OPTIONS: readonly CliCommandOption[] = [HELP];
 
 /** The commands, in the order `troupe --help` lists them; also the names "did you mean" picks from. */
-export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'help'] as const;
+export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'approvals', 'approve', 'deny', 'help'] as const;
 
 /** A `troupe` command. */
 export type CliCommandName = (typeof COMMAND_NAMES)[number];

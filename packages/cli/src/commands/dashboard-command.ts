@@ -1,4 +1,4 @@
-import { EventBus, type Message } from '@troupe/core';
+import { ApprovalStore, EventBus, type Message } from '@troupe/core';
 import { normalizeAllowedHosts } from '@troupe/core/util';
 import { serveDashboard, type DashboardInput, type DashboardLooperControl } from '@troupe/dashboard';
 import { createQueueClient, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '@troupe/queue-bullmq';
@@ -53,6 +53,8 @@ export async function runDashboardCommand(argv: readonly string[], io: CliIo): P
   const dashboard = await serveDashboard({
     bus,
     store: workspace.store,
+    // The deferred tool calls of the workspace's agents, with Allow/Deny (the same records `troupe approve` decides).
+    approvals: new ApprovalStore(workspace.store),
     looper,
     looperId: LOOPER_ID,
     looperNamespace: workspace.looperNamespace(),

@@ -5,19 +5,9 @@ import { parseCliArgs } from '../args/parse-cli-args';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import type { CliMessages } from '../i18n/cli-messages';
+import { formatAge as age } from '../output/format-age';
 import { listRepoWorkspaces } from '../worktrees/list-repo-workspaces';
 import { resolveWorkspacePath } from '../workspace/troupe-workspace';
-
-/** `1 h 5 min`, `3 min`, `12 s`: how old a workspace is. */
-function age(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '?';
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} d`;
-}
 
 /**
  * `troupe workspaces gc` (and the start of `troupe looper --isolate worktree`): removes the leftover workspaces of

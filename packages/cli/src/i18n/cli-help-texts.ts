@@ -45,6 +45,9 @@ export const englishCliHelpTexts = {
     'migrate-registry': 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).',
     usage: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).',
     workspaces: 'List the isolated git workspaces of a repository, or remove the leftovers of killed processes (gc).',
+    approvals: 'List the tool calls waiting for an approval (deferred by a permission callback).',
+    approve: 'Allow a deferred tool call, from any process; the agent runs it (once).',
+    deny: 'Refuse a deferred tool call, from any process; the agent is told the reason.',
     help: 'Show help for a command.',
   },
   /** The usage line and the description of each command (`troupe` itself: the interactive session). */
@@ -158,6 +161,26 @@ export const englishCliHelpTexts = {
         'crashed) when they hold no commits and no changes, keeps the others, and says which and why. Exit code 0.',
       ],
     },
+    approvals: {
+      usage: 'Usage: troupe approvals [--workspace DIR | --store FILE] [--json]',
+      about: [
+        'Lists the tool calls a permission callback deferred (`defer` with deferTo(store)) and that wait for a decision:',
+        'id, agent, tool and kind, what it acts on, how long it has waited, and why it was deferred. The store is the',
+        "workspace's (DIR/.troupe/troupe.db) unless --store names another SQLite file. Decide with troupe approve or deny.",
+      ],
+    },
+    approve: {
+      usage: 'Usage: troupe approve ID [--reason TEXT] [--by NAME] [--workspace DIR | --store FILE]',
+      about: [
+        'Allows the deferred tool call ID. The waiting agent runs it; if its process died, the call runs once when the',
+        'session resumes. The decision is kept as an audit record (who, when, tool, input hash, reason).',
+        'Exits 1 when no pending approval has that id (or it was decided already).',
+      ],
+    },
+    deny: {
+      usage: 'Usage: troupe deny ID --reason TEXT [--by NAME] [--workspace DIR | --store FILE]',
+      about: ['Refuses the deferred tool call ID; the agent is told the reason. The decision is kept as an audit record.', 'Exits 1 when no pending approval has that id (or it was decided already).'],
+    },
     help: {
       usage: 'Usage: troupe help [COMMAND]',
       about: ['Shows the help of COMMAND (the same as "troupe COMMAND --help"), or of troupe itself without one.'],
@@ -212,6 +235,12 @@ export const englishCliHelpTexts = {
     teamIsolate:
       "worktree: each AI member works in a git worktree of its own (branch troupe/<name>, from the workspace's HEAD) and its diff is printed at the end; none: in the workspace. Members that set isolation keep theirs.",
     usageWorkspace: 'The workspace whose sessions to report. Default: the current folder.',
+    approvalsWorkspace: 'The workspace whose approvals to read (DIR/.troupe/troupe.db). Default: the current folder.',
+    approvalsStore: 'A SQLite store file to use instead of the workspace\'s (the one the host process defers to).',
+    approvalsJson: 'Print the pending approvals as JSON (without their inputs).',
+    approveReason: 'Why it is allowed (kept in the audit record).',
+    denyReason: 'Why it is refused: what the agent is told. Required.',
+    approvalBy: 'Who decides, for the audit record. Default: cli:USER (the login name).',
     usageJson: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).',
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
     workerConcurrency: 'Jobs run at once on this worker, per queue. Default: 1.',

@@ -102,6 +102,19 @@ export const englishCliMessages = {
     unknownSubcommand: (name: string) => `unknown subcommand "${name}"; expected list or gc`,
     notARepository: (repo: string, detail: string) => `${repo} is not a git checkout (${detail})`,
   },
+  approvals: {
+    storeOrWorkspace: 'give --store FILE or --workspace DIR, not both',
+    none: (store: string) => `No tool call is waiting for an approval in ${store}.`,
+    header: (count: number, store: string) => `${count} tool call${count === 1 ? '' : 's'} waiting for an approval in ${store}:`,
+    line: (id: string, agent: string, tool: string, kind: string, target: string | undefined, age: string) => `${id}  ${agent}  ${tool} (${kind})${target !== undefined ? `  ${target}` : ''}  waiting ${age}`,
+    because: (reason: string) => `  deferred: ${reason}`,
+    hint: 'Decide with: troupe approve ID [--reason TEXT]  or  troupe deny ID --reason TEXT',
+    needsId: (command: string) => `expected the approval id: troupe ${command} ID`,
+    needsReason: 'a denial needs --reason TEXT: it is what the agent is told',
+    noStore: (path: string) => `no approval store at ${path} (no troupe process has deferred a call there)`,
+    approved: (id: string, tool: string, by: string) => `Approved ${id} (${tool}) as ${by}.`,
+    denied: (id: string, tool: string, by: string) => `Denied ${id} (${tool}) as ${by}.`,
+  },
   devhub: {
     needsModel: 'DevHub needs a model: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model PROVIDER[:MODEL] (see troupe doctor)',
     runnerNeedsModel:

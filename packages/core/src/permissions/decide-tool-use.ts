@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { EventBus } from '../events/event-bus';
 import { hostSecretRedactor } from '../util/redact-secrets';
+import type { ApprovalStore } from './approval-store';
 import type { toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
 import { compileToolPolicy, matchToolPolicy, type CompiledToolPolicy, type ToolPolicy } from './tool-policy';
 import type { CanUseTool, ToolHooks, ToolUseDecision, ToolUseRequest } from './tool-use-request';
@@ -27,6 +28,12 @@ export interface ToolPermissionOptions {
   timeoutMs?: number;
   /** `preToolUse` may still block or change an allowed call. */
   hooks?: ToolHooks;
+  /**
+   * Where a `defer` answer waits for its decision (`troupe approve`, the dashboard, `resolveApproval`), also from
+   * another process and across a restart: see `deferTo(store)`. Without it a deferred call is returned as `defer`
+   * (adapters refuse it).
+   */
+  approvals?: ApprovalStore;
 }
 
 /** Options of {@link decideToolUse}. */
@@ -91,6 +98,41 @@ async function askCallback(request: ToolUseRequest, canUseTool: CanUseTool | und
   }
 }
 
+function fromApproval(decided: { behavior: 'allow' | 'deny'; reason?: string; decidedBy: string }): Settled {
+  if (decided.behavior === 'allow') return { decision: { behavior: 'allow', reason: decided.reason ?? `approved by ${decided.decidedBy}` }, decidedBy: 'approval' };
+  return { decision: { behavior: 'deny', message: `The tool call was refused by ${decided.decidedBy}${decided.reason ? `: ${decided.reason}` : '.'}` }, decidedBy: 'approval' };
+}
+
+/** A failed store read or write denies the call (fail closed); a wait the turn ended is `aborted`. */
+function approvalFailure(error: unknown, signal: AbortSignal): Settled {
+  if (signal.aborted) return { decision: { behavior: 'deny', message: 'The tool call was refused: the turn ended before it was decided.' }, decidedBy: 'aborted' };
+  const why = hostSecretRedactor().redact(error instanceof Error ? error.message : String(error));
+  return { decision: { behavior: 'deny', message: `The tool call was refused: the approval store failed (${why}).` }, decidedBy: 'error' };
+}
+
+/**
+ * The callback's answer; with an approval store, a call decided while no process waited for it (re-issued after a
+ * restart) takes that decision once, and a `defer` waits for one — as long as the signal allows, not `timeoutMs`.
+ */
+async function askOrAwaitApproval(request: ToolUseRequest, options: DecideToolUseOptions): Promise<Settled> {
+  const { approvals } = options;
+  const { signal: _signal, ...call } = request;
+  try {
+    const earlier = approvals ? await approvals.takeDecision(call, { signal: request.signal }) : undefined;
+    if (earlier) return fromApproval(earlier);
+  } catch (error) {
+    return approvalFailure(error, request.signal);
+  }
+  const asked = await askCallback(request, options.canUseTool, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  if (!approvals || asked.decision.behavior !== 'defer') return asked;
+  try {
+    const pending = await approvals.putPending({ ...call, ...(asked.decision.reason !== undefined ? { reason: asked.decision.reason } : {}) }, { signal: request.signal });
+    return fromApproval(await approvals.waitForDecision(pending.id, { signal: request.signal }));
+  } catch (error) {
+    return approvalFailure(error, request.signal);
+  }
+}
+
 async function runPreToolUse(request: ToolUseRequest, input: unknown, hooks: ToolHooks | undefined): Promise<{ input: unknown; block?: string }> {
   if (!hooks?.preToolUse) return { input };
   try {
@@ -108,7 +150,9 @@ async function runPreToolUse(request: ToolUseRequest, input: unknown, hooks: Too
  * Decides one tool call the way every adapter does: the policy's deny, ask and allow rules, then `canUseTool` for
  * what they leave open (an allow-list never lets other tools pass unasked), then the `preToolUse` hook. Fails
  * closed: a callback or hook that throws, does not answer within `timeoutMs`, or answers nonsense denies the call,
- * with the reason the model will see. Emits the audit record as `permission:decided` on `bus`.
+ * with the reason the model will see. Emits the audit record as `permission:decided` on `bus`. With `approvals`, a
+ * `defer` waits for a decision kept in a store (see `deferTo`), and a call re-issued after a restart takes the
+ * decision made meanwhile, once.
  *
  * @example
  * ```ts
@@ -126,7 +170,7 @@ export async function decideToolUse(request: ToolUseRequest, options: DecideTool
   let settled: Settled;
   if (matched.behavior === 'deny') settled = { decision: { behavior: 'deny', message: matched.message ?? 'The tool call was refused by the policy.' }, decidedBy: compiled && matched.rule ? 'policy' : 'default' };
   else if (matched.behavior === 'allow') settled = { decision: { behavior: 'allow' }, decidedBy: matched.rule ? 'policy' : 'default' };
-  else settled = await askCallback(request, options.canUseTool, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  else settled = await askOrAwaitApproval(request, options);
 
   let input = request.input;
   if (settled.decision.behavior === 'allow') {

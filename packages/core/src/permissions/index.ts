@@ -12,3 +12,14 @@ export {
 } from './decide-tool-use';
 export { loadToolPolicyFile } from './tool-policy-file';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
+export {
+  ApprovalStore,
+  checkApprovalId,
+  deferTo,
+  type ApprovalAuditRecord,
+  type ApprovalResolution,
+  type ApprovalStoreOptions,
+  type DecidedApproval,
+  type PendingApproval,
+  type WaitForDecisionOptions,
+} from './approval-store';

@@ -4,6 +4,7 @@ import { html } from 'htm/preact';
 import { render } from 'preact';
 import { applyDashboardInput } from '../state/dashboard-reducer';
 import type { DashboardInput, DashboardState } from '../state/dashboard-state';
+import { ApprovalsPanel, type ApprovalsApi, type ApprovalView } from './dashboard-approval-views';
 import { AgentTreePanel, PipelinePanel, QueuePanel, TeamPanel, UsagePanel } from './dashboard-activity-views';
 import { formatClock } from './dashboard-format';
 import { AutoStreamPanel, LooperPanel, PendingPanel, TimelinePanel, type SendCommand } from './dashboard-looper-views';
@@ -50,6 +51,28 @@ const fetchDiff: FetchWorkspaceDiff = async (name) => {
   }
 };
 
+const approvalsApi: ApprovalsApi = {
+  async list() {
+    try {
+      const response = await page.fetch(withToken('api/approvals'));
+      if (!response.ok) return null;
+      const body = (await response.json()) as { enabled: boolean; pending: ApprovalView[] };
+      return body.enabled ? body.pending : null;
+    } catch {
+      return null;
+    }
+  },
+  async decide(id, behavior, reason) {
+    try {
+      const response = await page.fetch(withToken('api/approvals'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, behavior, ...(reason.trim() !== '' ? { reason } : {}) }) });
+      const body = (await response.json()) as { decided?: { id: string; behavior: string }; error?: string };
+      return response.ok ? { ok: true, text: `${behavior === 'allow' ? 'Allowed' : 'Denied'} ${id}.` } : { ok: false, text: body.error ?? `HTTP ${response.status}` };
+    } catch (error) {
+      return { ok: false, text: `the dashboard server did not answer: ${(error as Error).message}` };
+    }
+  },
+};
+
 function App({ state: current }: { state: DashboardState | null }) {
   if (!current) return html`<header><h1>Troupe</h1><span class="badge">${connection}</span></header><main><p class="muted">Waiting for the first snapshot…</p></main>`;
   return html`<header>
@@ -61,6 +84,7 @@ function App({ state: current }: { state: DashboardState | null }) {
     </header>
     <main>
       <${LooperPanel} looper=${current.looper} controls=${current.source.controls} send=${send} />
+      <${ApprovalsPanel} api=${approvalsApi} />
       <${PendingPanel} looper=${current.looper} />
       <${TimelinePanel} looper=${current.looper} />
       <${AutoStreamPanel} looper=${current.looper} />

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { EventBus, MemoryStore } from '@troupe/core';
+import { ApprovalStore, EventBus, MemoryStore } from '@troupe/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, gatedLooper, openStream } from '../testing/dashboard-test-kit';
 import { createDashboardHandler, serveDashboard, type ServedDashboard } from '../index';
@@ -15,6 +15,36 @@ async function serve(options: Parameters<typeof serveDashboard>[0]) {
 }
 
 describe('createDashboardHandler', () => {
+  it('lists the pending approvals without their inputs and decides them as the dashboard (Allow/Deny)', async () => {
+    const approvals = new ApprovalStore(new MemoryStore());
+    const call1 = { id: 'toolu_1', agent: 'coder', adapter: 'claude', tool: 'Bash', kind: 'execute' as const, input: { command: 'git push' }, target: 'git push' };
+    const first = await approvals.putPending(call1);
+    const second = await approvals.putPending({ ...call1, id: 'toolu_2', input: { command: 'rm -rf build' }, target: 'rm -rf build' });
+    const dashboard = await serve({ bus: new EventBus(), approvals });
+    const api = dashboard.url.replace('/?', '/api/approvals?');
+    const listed = await call(api);
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.body).pending.map((item: { id: string; target: string }) => [item.id, item.target])).toEqual([[first.id, 'git push'], [second.id, 'rm -rf build']]);
+    expect(listed.body).not.toContain('"input"');
+
+    const post = (body: unknown) => call(api, { method: 'POST', body: JSON.stringify(body) });
+    expect(JSON.parse((await post({ id: first.id, behavior: 'allow' })).body)).toMatchObject({ ok: true, decided: { id: first.id, behavior: 'allow', decidedBy: 'dashboard' } });
+    expect(await post({ id: second.id, behavior: 'deny' })).toMatchObject({ status: 400, body: expect.stringContaining('needs a \\"reason\\"') });
+    expect(await post({ id: second.id, behavior: 'maybe' })).toMatchObject({ status: 400 });
+    expect((await post({ id: second.id, behavior: 'deny', reason: 'not from CI' })).status).toBe(200);
+    expect(await post({ id: second.id, behavior: 'allow' })).toMatchObject({ status: 409, body: expect.stringContaining('already decided') });
+    expect(JSON.parse((await call(api)).body).pending).toEqual([]);
+    expect((await approvals.listAudit()).map((record) => [record.tool, record.behavior, record.decidedBy, record.reason])).toEqual([
+      ['Bash', 'allow', 'dashboard', undefined],
+      ['Bash', 'deny', 'dashboard', 'not from CI'],
+    ]);
+    // Without a store: 403; a page from elsewhere cannot decide (the POST guard of every route).
+    const bare = await serve({ bus: new EventBus() });
+    expect(JSON.parse((await call(bare.url.replace('/?', '/api/approvals?'))).body)).toEqual({ enabled: false, pending: [] });
+    expect((await call(bare.url.replace('/?', '/api/approvals?'), { method: 'POST', body: '{}' })).status).toBe(403);
+    expect((await call(api, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{}' })).status).toBe(403);
+  });
+
   it('listens on 127.0.0.1 with a random port and token, and answers 401 without the token', async () => {
     const dashboard = await serve({ bus: new EventBus() });
     const other = await serve({ bus: new EventBus() });

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidArgumentError, type AnyTroupeEvent, type EventBus, type Store } from '@troupe/core';
+import { InvalidArgumentError, TroupeError, type AnyTroupeEvent, type ApprovalStore, type EventBus, type Store } from '@troupe/core';
 import { checkLocalHttpRequest, normalizeAllowedHosts } from '@troupe/core/util';
 import { applyDashboardInput, isDashboardInput } from '../state/dashboard-reducer';
 import { createDashboardState, type DashboardInput, type DashboardLimits, type DashboardSourceView, type DashboardState } from '../state/dashboard-state';
@@ -24,6 +24,12 @@ export interface DashboardHandlerOptions {
   token?: string;
   /** Where the page's buttons send `add_pending` and `stop`. Without it the page shows no controls. */
   looper?: DashboardLooperControl;
+  /**
+   * Deferred tool calls (`defer` with `deferTo(store)`): `GET /api/approvals` lists the pending ones (without their
+   * inputs), `POST /api/approvals` `{ id, behavior: 'allow' | 'deny', reason }` decides one, as `dashboard` in the
+   * audit record. Without it the page shows no Approvals panel (`GET` says `enabled: false`) and `POST` answers 403.
+   */
+  approvals?: ApprovalStore;
   /** The Looper's id in `store`. Default `looper`. */
   looperId?: string;
   /** The Looper's channel (its `[AUTO]` stream). Default `looper`. */
@@ -88,7 +94,7 @@ const HEARTBEAT_MS = 15_000;
  *
  * Routes (under `basePath`): `GET /` the page, `GET /events` the
  * Server-Sent Events stream (a `snapshot`, then each `input`), `POST
- * /api/looper` a command, `GET /api/workspaces/diff?name=` a finished
+ * /api/looper` a command, `GET`/`POST /api/approvals` the deferred tool calls (see `approvals`), `GET /api/workspaces/diff?name=` a finished
  * workspace's diff (JSON `{ name, diff, truncated }`). Every request needs the token; without it: 401.
  * A `Host` other than the loopback names or the server's own address with
  * its port (or `options.allowedHosts`) gets 403, and so does a POST from another page
@@ -226,6 +232,7 @@ export function createDashboardHandler(bus: EventBus, store?: Store, options: Da
         return send(response, 502, { error: `the Looper did not take the command: ${(error as Error).message ?? String(error)}` });
       }
     }
+    if (path === '/api/approvals') return approvalsRoute(request, response, options.approvals);
     if (path === '/api/workspaces/diff') {
       if (request.method !== 'GET') return send(response, 405, { error: `${request.method} is not allowed on ${path}` }, { allow: 'GET' });
       const name = url.searchParams.get('name');
@@ -283,18 +290,55 @@ function readBody(request: IncomingMessage): Promise<string | { tooLarge: true }
   });
 }
 
+/** `GET` lists the pending approvals (no inputs); `POST { id, behavior, reason }` decides one as `dashboard`. */
+async function approvalsRoute(request: IncomingMessage, response: ServerResponse, approvals: ApprovalStore | undefined): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'POST') return send(response, 405, { error: `${request.method} is not allowed on /api/approvals` }, { allow: 'GET, POST' });
+  if (request.method === 'GET') {
+    // Without a store the page hides the panel (a 200, so the browser logs no failed request).
+    const pending = approvals ? await approvals.listPending() : [];
+    return send(response, 200, { enabled: approvals !== undefined, pending: pending.map(({ input: _input, ...rest }) => rest) });
+  }
+  if (!approvals) return send(response, 403, { error: 'this dashboard has no approvals (it was created without an approval store)' });
+  const decision = parseDecision(await readBody(request));
+  if ('error' in decision) return send(response, 400, { error: decision.error });
+  try {
+    const { input: _input, ...decided } = await approvals.resolveApproval(decision.id, { behavior: decision.behavior, decidedBy: 'dashboard', ...(decision.reason !== undefined ? { reason: decision.reason } : {}) });
+    return send(response, 200, { ok: true, decided });
+  } catch (error) {
+    if (TroupeError.isInstance(error) && error.name === 'InvalidStateError') return send(response, 409, { error: error.message });
+    throw error;
+  }
+}
+
+/** A request body as a JSON object's fields, or `{ error }` naming what was wrong (too large, not JSON). */
+function parseBodyObject(body: string | { tooLarge: true }, what: string, expected: string): { fields: Record<string, unknown> } | { error: string } {
+  if (typeof body !== 'string') return { error: `the ${what} is larger than ${MAX_BODY_BYTES} bytes` };
+  try {
+    return { fields: (JSON.parse(body) ?? {}) as Record<string, unknown> };
+  } catch {
+    return { error: `the ${what} is not JSON: expected ${expected}` };
+  }
+}
+
+/** An approval decision from the page: an id, allow or deny, and for a deny the reason the agent is told. */
+function parseDecision(body: string | { tooLarge: true }): { id: string; behavior: 'allow' | 'deny'; reason?: string } | { error: string } {
+  const parsed = parseBodyObject(body, 'decision', '{"id":"ap-…","behavior":"allow"|"deny","reason":"…"}');
+  if ('error' in parsed) return parsed;
+  const decision = parsed.fields;
+  if (typeof decision.id !== 'string' || decision.id === '') return { error: 'a decision needs the approval "id"' };
+  if (decision.behavior !== 'allow' && decision.behavior !== 'deny') return { error: `"behavior" must be "allow" or "deny", got ${JSON.stringify(decision.behavior)}` };
+  const reason = typeof decision.reason === 'string' && decision.reason.trim() !== '' ? decision.reason : undefined;
+  if (decision.behavior === 'deny' && reason === undefined) return { error: 'a denial needs a "reason": it is what the agent is told' };
+  return { id: decision.id, behavior: decision.behavior, ...(reason !== undefined ? { reason } : {}) };
+}
+
 type PageCommand = { type: 'add_pending'; task: string } | { type: 'stop' };
 
 /** The two commands the page may send; anything else is refused with what was wrong. */
 function parseCommand(body: string | { tooLarge: true }): PageCommand | { error: string } {
-  if (typeof body !== 'string') return { error: `the command is larger than ${MAX_BODY_BYTES} bytes` };
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return { error: 'the command is not JSON: expected {"type":"add_pending","task":"…"} or {"type":"stop"}' };
-  }
-  const command = (value ?? {}) as Record<string, unknown>;
+  const parsed = parseBodyObject(body, 'command', '{"type":"add_pending","task":"…"} or {"type":"stop"}');
+  if ('error' in parsed) return parsed;
+  const command = parsed.fields;
   if (command.type === 'stop') return { type: 'stop' };
   if (command.type === 'add_pending') {
     if (typeof command.task !== 'string' || command.task.trim() === '') return { error: 'add_pending needs a non-empty "task"' };
