@@ -160,6 +160,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const baseCommit = await resolveBase(info, resolve(options.repo), options.base ?? 'HEAD', signal);
   const copied = setupFiles(info.topLevel, options.setup?.copy ?? []);
   const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel, ...(copied.length > 0 ? { setupFiles: copied } : {}) };
+  let marked = false;
   let started = false;
   await withRepoLock(
     info.commonDir,
@@ -168,6 +169,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       if (taken.exitCode === 0) throw new InvalidArgumentError('name', `the branch ${workspace.branch} already exists in ${info.topLevel}`);
       if (await stat(workspace.path).catch(() => undefined)) throw new InvalidArgumentError('name', `the folder ${workspace.path} already exists`);
       await ensureExcluded(info);
+      // The marker before anything git makes: a host killed at any later step leaves a marker that names what
+      // gcWorkspaces must clean up (a branch or folder made without one would never be found).
+      if (!marked) await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
+      marked = true;
       // The branch first, on its own: a ref transaction is all-or-nothing, so a lock race leaves nothing to undo
       // and the step can be retried (`worktree add -b` can make the branch and then fail).
       await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal });
@@ -179,10 +184,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     .catch(async (error: unknown) => {
       // A failed or aborted `worktree add`: take back the branch and whatever of the folder it made.
       if (started) await undoCreate(info, workspace);
+      else if (marked) await removeMarker(info.workspacesDir, workspace.name);
       throw error;
     });
   try {
-    await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
     if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);
   } catch (error) {

@@ -39,3 +39,15 @@ export async function readRepo(repo: string, signal?: AbortSignal): Promise<Repo
   const commonDir = isAbsolute(commonDirRaw) ? commonDirRaw : resolve(path, commonDirRaw);
   return { topLevel, commonDir, workspacesDir: join(dirname(commonDir), WORKSPACES_FOLDER) };
 }
+
+/**
+ * The main checkout of the repository when `info` is a linked worktree (where the workspaces folder lives, and
+ * where `../../../x` from a workspace lands), or `undefined` when `info` is the main checkout or the repository's
+ * git dir has no checkout of its own (a bare repository with linked worktrees).
+ */
+export async function mainCheckoutOf(info: RepoInfo, signal?: AbortSignal): Promise<string | undefined> {
+  const main = dirname(info.commonDir);
+  if (main === info.topLevel) return undefined;
+  const other = await readRepo(main, signal).catch(() => undefined);
+  return other && other.topLevel === main && other.commonDir === info.commonDir ? main : undefined;
+}

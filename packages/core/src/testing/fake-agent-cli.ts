@@ -70,6 +70,11 @@ export interface FakeAgentCliOptions {
   escape?: 'setsid' | 'double-fork' | 'nohup';
   /** Close stdout after the lines, then keep running for `exitDelayMs`. */
   closeStdout?: boolean;
+  /**
+   * Files to write before the first line, path (relative to its cwd, or absolute) to content: an agent that
+   * edits its working folder, or one that writes outside it (`../../../x`), for workspace isolation tests.
+   */
+  write?: Readonly<Record<string, string>>;
 }
 
 /** Command-line flags of the fake agent CLI for the given behaviour. */
@@ -103,6 +108,7 @@ export function fakeAgentCliArgs(options: FakeAgentCliOptions = {}): string[] {
   flag('--expand-env', options.expandEnv);
   flag('--escape', options.escape);
   flag('--close-stdout', options.closeStdout);
+  for (const [path, text] of Object.entries(options.write ?? {})) args.push('--write', `${path}=${text}`);
   return args;
 }
 

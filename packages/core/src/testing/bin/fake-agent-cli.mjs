@@ -32,11 +32,14 @@
 //                         `nohup` (a grandchild ignoring SIGHUP and SIGTERM); each sleeps
 //                         forever and its pid is printed as {"type":"escaped","pid":…}
 //   --close-stdout        close stdout after the lines, then keep running until --exit-delay
+//   --write PATH=TEXT     write TEXT to PATH (relative to its cwd, or absolute; repeatable) before the
+//                         first line: an agent that edits its working folder, or writes outside it
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const args = process.argv.slice(2);
-const options = { lines: [], delay: 0, firstDelay: 0, exitCode: 0, exitDelay: 0, speed: 1, chunkSize: 0 };
+const options = { lines: [], writes: [], delay: 0, firstDelay: 0, exitCode: 0, exitDelay: 0, speed: 1, chunkSize: 0 };
 for (let i = 0; i < args.length; i++) {
   const arg = args[i];
   const next = () => {
@@ -68,6 +71,13 @@ for (let i = 0; i < args.length; i++) {
     case '--expand-env': options.expandEnv = true; break;
     case '--escape': options.escape = next(); break;
     case '--close-stdout': options.closeStdout = true; break;
+    case '--write': {
+      const value = next();
+      const at = value.indexOf('=');
+      if (at <= 0) fail(`--write needs PATH=TEXT, got ${value}`);
+      options.writes.push([value.slice(0, at), value.slice(at + 1)]);
+      break;
+    }
     default:
       // Anything else (a real CLI's flags and prompt) is accepted and ignored, so
       // adapters can point their real command line at this script.
@@ -158,6 +168,10 @@ async function main() {
     await write(`${JSON.stringify({ type: 'grandchild', pid: child.pid })}\n`);
   }
   if (options.escape) await write(`${JSON.stringify({ type: 'escaped', mode: options.escape, pid: await escapeGroup(options.escape) })}\n`);
+  for (const [path, text] of options.writes) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
   if (options.printArgv) await write(`${JSON.stringify({ type: 'argv', argv: process.argv.slice(2), cwd: process.cwd() })}\n`);
   if (options.echoStdin) await write(`${JSON.stringify({ type: 'stdin', text: stdinText })}\n`);
   if (options.bigLine) {
