@@ -4,6 +4,7 @@ import { appendFile, cp, mkdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, ProcessError } from '@troupe/core/errors';
 import { hostSecretRedactor } from '@troupe/core/util';
+import { GitCommandError } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
 import { removeMarker, writeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
@@ -132,6 +133,10 @@ function runSetupCommand(command: readonly string[], cwd: string, signal?: Abort
   });
 }
 
+function branchTaken(workspace: Workspace, info: RepoInfo): string {
+  return `the branch ${workspace.branch} already exists in ${info.topLevel}`;
+}
+
 /** Removes a workspace folder and branch created by a failed {@link createWorkspace}; the first error stays the one reported. */
 async function undoCreate(info: RepoInfo, workspace: Workspace): Promise<void> {
   await withRepoLock(info.commonDir, async () => {
@@ -165,9 +170,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   await withRepoLock(
     info.commonDir,
     async () => {
-      const taken = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${workspace.branch}`], { cwd: info.topLevel, okCodes: [1], signal });
-      if (taken.exitCode === 0) throw new InvalidArgumentError('name', `the branch ${workspace.branch} already exists in ${info.topLevel}`);
-      if (await stat(workspace.path).catch(() => undefined)) throw new InvalidArgumentError('name', `the folder ${workspace.path} already exists`);
+      if (await stat(workspace.path).catch(() => undefined)) {
+        const taken = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${workspace.branch}`], { cwd: info.topLevel, okCodes: [1], signal });
+        throw new InvalidArgumentError('name', taken.exitCode === 0 ? branchTaken(workspace, info) : `the folder ${workspace.path} already exists`);
+      }
       await ensureExcluded(info);
       // The marker before anything git makes: a host killed at any later step leaves a marker that names what
       // gcWorkspaces must clean up (a branch or folder made without one would never be found).
@@ -175,7 +181,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       marked = true;
       // The branch first, on its own: a ref transaction is all-or-nothing, so a lock race leaves nothing to undo
       // and the step can be retried (`worktree add -b` can make the branch and then fail).
-      await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal });
+      await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal }).catch((error: unknown) => {
+        if (error instanceof GitCommandError && /already exists/.test(error.stderr)) throw new InvalidArgumentError('name', branchTaken(workspace, info), { cause: error });
+        throw error;
+      });
       started = true;
     },
     signal,

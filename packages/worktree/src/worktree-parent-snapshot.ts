@@ -14,7 +14,7 @@ export interface ParentSnapshot {
   branch: string;
   /** SHA-256 of `git ls-files -s`: what is staged. */
   index: string;
-  /** `git stash list`. */
+  /** The stash entries (`<commit> <message>`, newest first), as `git stash list` shows them. */
   stash: string;
   /** `git status --porcelain`, untracked files included: what the user has changed but not committed. */
   status: string;
@@ -25,21 +25,33 @@ export interface ParentSnapshot {
   contents: Record<string, string>;
 }
 
-/** Paths of `git status --porcelain=v1 -z` entries, and their lines as `git status --porcelain` prints them (unquoted). */
-function parseStatus(text: string): { lines: string[]; paths: string[] } {
+/**
+ * `git status --porcelain=v2 --branch -z`: the commit and branch of `HEAD` from its headers, and each entry as the
+ * line `git status --porcelain` prints (unquoted) with its path.
+ */
+function parseStatus(text: string): { head: string; branch: string; lines: string[]; paths: string[] } {
   const entries = text.split('\0');
+  let head = '';
+  let branch = '';
   const lines: string[] = [];
   const paths: string[] = [];
   for (let index = 0; index < entries.length; index += 1) {
     const entry = entries[index]!;
-    if (entry.length < 4) continue;
-    const path = entry.slice(3);
-    paths.push(path);
-    // A rename or copy is followed by the path it came from.
-    if (entry[0] === 'R' || entry[0] === 'C') lines.push(`${entry} <- ${entries[(index += 1)] ?? ''}`);
-    else lines.push(entry);
+    if (entry.startsWith('# branch.oid ')) head = entry.slice(13) === '(initial)' ? '' : entry.slice(13);
+    else if (entry.startsWith('# branch.head ')) branch = entry.slice(14) === '(detached)' ? '' : `refs/heads/${entry.slice(14)}`;
+    else if (entry.startsWith('? ')) {
+      paths.push(entry.slice(2));
+      lines.push(`?? ${entry.slice(2)}`);
+    } else if (/^[12u] /.test(entry)) {
+      // Fields before the path: 8 for an ordinary change, 9 for a rename or copy (followed by the old path), 10 unmerged.
+      const fields = entry.split(' ');
+      const skip = entry[0] === '1' ? 8 : entry[0] === '2' ? 9 : 10;
+      const path = fields.slice(skip).join(' ');
+      paths.push(path);
+      lines.push(entry[0] === '2' ? `${fields[1]} ${path} <- ${entries[(index += 1)] ?? ''}` : `${fields[1]} ${path}`);
+    }
   }
-  return { lines, paths };
+  return { head, branch, lines, paths };
 }
 
 // Only the few files the user has changed are read: the tracked rest is covered by the index and `status`.
@@ -65,22 +77,28 @@ async function contentFingerprints(topLevel: string, paths: readonly string[]): 
  */
 export async function snapshotParent(repo: string, options: { signal?: AbortSignal } = {}): Promise<ParentSnapshot> {
   const cwd = resolve(repo);
-  const git = (args: string[], okCodes?: number[]) => runGit(['--no-optional-locks', ...args], { cwd, signal: options.signal, okCodes });
-  const [topLevel, head, branch, files, stash, status] = await Promise.all([
-    gitText(['rev-parse', '--show-toplevel'], { cwd, signal: options.signal }),
-    git(['rev-parse', '--verify', '--quiet', 'HEAD'], [1]),
-    git(['symbolic-ref', '--quiet', 'HEAD'], [1]),
-    git(['ls-files', '-s', '-z']),
-    git(['stash', 'list']),
-    git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']),
+  const git = (args: string[]) => gitText(['--no-optional-locks', ...args], { cwd, signal: options.signal });
+  // Three git calls: `status` also says where HEAD points; the stash list is the reflog of refs/stash, read directly.
+  const [dirs, files, status] = await Promise.all([
+    git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir']),
+    runGit(['--no-optional-locks', 'ls-files', '-s', '-z'], { cwd, signal: options.signal }),
+    git(['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '-z', '--untracked-files=all', '--ignore-submodules=none']),
   ]);
-  const { lines, paths } = parseStatus(status.stdout);
+  const [topLevel = cwd, commonDir = join(cwd, '.git')] = dirs.split('\n');
+  const stash = await readFile(join(commonDir, 'logs', 'refs', 'stash'), 'utf8').catch(() => '');
+  const { head, branch, lines, paths } = parseStatus(status);
   return {
     repo: topLevel,
-    head: head.stdout.trim(),
-    branch: branch.stdout.trim(),
+    head,
+    branch,
     index: createHash('sha256').update(files.stdout).digest('hex'),
-    stash: stash.stdout,
+    // `<new commit> <message>` of each entry, newest first like `git stash list`.
+    stash: stash
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `${line.split(' ')[1]?.slice(0, 12) ?? ''} ${line.split('\t').slice(1).join('\t')}\n`)
+      .reverse()
+      .join(''),
     status: lines.map((line) => `${line}\n`).join(''),
     contents: await contentFingerprints(topLevel, paths),
   };

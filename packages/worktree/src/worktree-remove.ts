@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { agentPathspec, type Workspace } from './worktree-create';
+import { GitCommandError } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
 import { readMarkers, removeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
@@ -12,9 +13,12 @@ export interface RemoveWorkspaceResult {
 }
 
 async function commitsBeyondBase(info: RepoInfo, branch: string, baseCommit: string, signal?: AbortSignal): Promise<number> {
+  // One call: a branch that does not exist (exit 128) has no commits.
+  const count = await runGit(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`, '--'], { cwd: info.topLevel, okCodes: [128], signal });
+  if (count.exitCode === 0) return Number(count.stdout.trim());
   const exists = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: info.topLevel, okCodes: [1], signal });
-  if (exists.exitCode !== 0) return 0;
-  return Number(await gitText(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`], { cwd: info.topLevel, signal }));
+  if (exists.exitCode === 0) throw new GitCommandError(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`], count.exitCode, count.stderr);
+  return 0;
 }
 
 async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<RemoveWorkspaceResult> {
