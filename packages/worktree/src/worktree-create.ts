@@ -9,6 +9,7 @@ import { gitText, runGit } from './worktree-git';
 import { removeMarker, writeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
+import { checkOutSubmodules } from './worktree-submodules';
 
 /** What to prepare in a new workspace before an agent runs in it. */
 export interface WorkspaceSetup {
@@ -197,6 +198,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       throw error;
     });
   try {
+    await checkOutSubmodules(info.topLevel, workspace.path, signal);
     if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);
   } catch (error) {
