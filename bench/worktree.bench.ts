@@ -1,0 +1,85 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createWorkspace, removeWorkspace, type Workspace } from '@troupe/worktree';
+import { makeTestRepo } from '@troupe/worktree/testing';
+import { percentile, type BenchKit } from './bench-kit';
+
+const FILES = 10_000;
+const run = promisify(execFile);
+
+/** A repository of `FILES` small files in 100 folders, one commit. */
+function generatedRepo(): { repo: string; cleanup: () => void } {
+  const made = makeTestRepo({ 'README.md': 'bench\n' });
+  for (let dir = 0; dir < FILES / 100; dir += 1) {
+    const folder = join(made.repo, 'src', `m${dir}`);
+    mkdirSync(folder, { recursive: true });
+    for (let file = 0; file < 100; file += 1) writeFileSync(join(folder, `f${file}.ts`), `export const v${dir}_${file} = ${dir * 100 + file};\n`);
+  }
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@example.invalid', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@example.invalid' };
+  execFileSync('git', ['add', '-A'], { cwd: made.repo, env });
+  execFileSync('git', ['commit', '--quiet', '-m', 'files'], { cwd: made.repo, env });
+  return made;
+}
+
+/** Per-operation times (ms) of `rounds` rounds of `concurrency` operations at once. */
+async function timed<T>(rounds: number, concurrency: number, operation: (index: number) => Promise<T>): Promise<{ ms: number[]; values: T[] }> {
+  const ms: number[] = [];
+  const values: T[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, slot) => {
+        const start = performance.now();
+        values.push(await operation(round * concurrency + slot));
+        ms.push(performance.now() - start);
+      }),
+    );
+  }
+  return { ms, values };
+}
+
+/**
+ * Workspace creation and removal (`createWorkspace` / `removeWorkspace`, no setup command) on a generated
+ * repository of 10,000 files, one at a time and 4 and 16 at once (per-operation latency: its growth with
+ * concurrency), next to plain `git worktree add -b` / `git worktree remove` + `git branch -D` one at a time in the
+ * same run. Goal: p95 ≤ 1 s one at a time.
+ */
+export default async function (kit: BenchKit): Promise<void> {
+  const { repo, cleanup } = generatedRepo();
+  try {
+    const plainAdd = await timed(6, 1, (index) => run('git', ['worktree', 'add', '--quiet', '-b', `plain/${index}`, join(repo, '..', `${repo.split('/').pop()}-plain-${index}`)], { cwd: repo }));
+    const plainRemove = await timed(6, 1, async (index) => {
+      await run('git', ['worktree', 'remove', '--force', join(repo, '..', `${repo.split('/').pop()}-plain-${index}`)], { cwd: repo });
+      await run('git', ['branch', '-D', '--quiet', `plain/${index}`], { cwd: repo });
+    });
+    kit.note(`  generated repository: ${FILES} files; plain git one at a time: add p50 ${percentile(plainAdd.ms, 50).toFixed(0)} ms, remove p50 ${percentile(plainRemove.ms, 50).toFixed(0)} ms`);
+    for (const [concurrency, rounds] of [
+      [1, 6],
+      [4, 2],
+      [16, 1],
+    ] as const) {
+      const created = await timed<Workspace>(rounds, concurrency, (index) => createWorkspace({ repo, name: `c${concurrency}-${index}` }));
+      const removed = await timed(rounds, concurrency, (index) => removeWorkspace(created.values[index]!));
+      for (const p of [50, 95]) {
+        kit.report({
+          name: `createWorkspace ×${concurrency} at once p${p}`,
+          value: percentile(created.ms, p),
+          unit: 'ms',
+          baselineName: `git worktree add -b (one at a time) p${p}`,
+          baselineValue: percentile(plainAdd.ms, p),
+          ...(concurrency === 1 && p === 95 ? { target: '≤ 1000 ms' } : {}),
+        });
+      }
+      kit.report({
+        name: `removeWorkspace ×${concurrency} at once p95`,
+        value: percentile(removed.ms, 95),
+        unit: 'ms',
+        baselineName: 'git worktree remove + branch -D (one at a time) p95',
+        baselineValue: percentile(plainRemove.ms, 95),
+      });
+    }
+  } finally {
+    cleanup();
+  }
+}
