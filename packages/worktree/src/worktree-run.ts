@@ -49,7 +49,9 @@ function changed(result: WorkspaceResult): boolean {
  * the workspace is kept if it holds changes (nothing is lost) and the error is rethrown.
  *
  * The parent check compares the whole parent checkout (and the main checkout, when `repo` is a linked worktree): when several runs overlap in time and one escapes, every
- * run whose turn overlapped the escape fails too, since a write cannot be told apart by its author.
+ * run whose turn overlapped the escape fails too, since a write cannot be told apart by its author. Writes into
+ * another (busy) workspace and into files git ignores are not seen: confine the agent with a sandbox for those
+ * (`workspaceSandbox` with `@troupe/workspace-tools`' bwrap `shell_exec`).
  *
  * @example
  * ```ts
