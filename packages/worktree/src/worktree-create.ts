@@ -178,7 +178,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       await ensureExcluded(info);
       // The marker before anything git makes: a host killed at any later step leaves a marker that names what
       // gcWorkspaces must clean up (a branch or folder made without one would never be found).
-      if (!marked) await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
+      if (!marked && !(await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() }))) {
+        throw new InvalidArgumentError('name', `a workspace named ${name} is recorded in ${info.workspacesDir} already (gcWorkspaces removes it once its host is gone)`);
+      }
       marked = true;
       // The branch first, on its own: a ref transaction is all-or-nothing, so a lock race leaves nothing to undo
       // and the step can be retried (`worktree add -b` can make the branch and then fail).
