@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createWorkspace, removeWorkspace, type Workspace } from '../index';
+import { createWorkspace, removeWorkspace, type Workspace } from '@troupe/worktree';
 
 const [repo, prefix] = process.argv.slice(2) as [string, string];
 const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.invalid' };

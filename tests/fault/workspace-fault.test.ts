@@ -14,8 +14,8 @@ import type { AgentAdapter } from '@troupe/core';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { withFakeAgentCli, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gcWorkspaces, removeWorkspace, runInWorkspace, WorkspaceEscapeError, type Workspace } from './index';
-import { checkoutFingerprint, git, makeTestRepo } from './testing';
+import { gcWorkspaces, removeWorkspace, runInWorkspace, WorkspaceEscapeError, type Workspace } from '@troupe/worktree';
+import { checkoutFingerprint, git, makeTestRepo } from '@troupe/worktree/testing';
 
 /** How many workspaces the concurrent phase makes (CI default 800). */
 const WORKSPACES = Number(process.env.TROUPE_FAULT_WORKSPACES ?? 800);
