@@ -54,6 +54,8 @@ function percentile(values: number[], p: number): number {
 
 /** Waits until no process works in `folder` any more (git children a killed host left behind finish on their own). */
 async function processesGone(folder: string): Promise<void> {
+  // Without /proc (macOS), give them a moment.
+  if (!existsSync('/proc/self/cwd')) return void (await sleep(3000));
   for (let attempt = 0; attempt < 300; attempt += 1) {
     const busy = readdirSync('/proc').filter((pid) => {
       if (!/^\d+$/.test(pid)) return false;
