@@ -192,7 +192,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
     },
     signal,
   )
-    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
+    // Only the bookkeeping under the lock; the files are checked out below, so creations of large repositories
+    // write their files side by side instead of one after another.
+    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', '--no-checkout', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
     .catch(async (error: unknown) => {
       // A failed or aborted `worktree add`: take back the branch and whatever of the folder it made.
       if (started) await undoCreate(info, workspace);
@@ -200,6 +202,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       throw error;
     });
   try {
+    await runGit(['reset', '--hard', '--quiet'], { cwd: workspace.path, signal });
     await checkOutSubmodules(info.topLevel, workspace.path, signal);
     if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);

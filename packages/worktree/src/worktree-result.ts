@@ -42,8 +42,8 @@ export interface WorkspaceResultOptions {
   signal?: AbortSignal;
 }
 
-// A linked worktree's `.git` file names its git dir, which holds its index: read without starting git.
-async function indexPath(cwd: string, signal?: AbortSignal): Promise<string> {
+/** A linked worktree's `.git` file names its git dir, which holds its index: read without starting git. */
+export async function indexPath(cwd: string, signal?: AbortSignal): Promise<string> {
   const gitFile = await readFile(join(cwd, '.git'), 'utf8').catch(() => '');
   const gitDir = /^gitdir: (.+)$/m.exec(gitFile)?.[1]?.trim();
   if (gitDir) return join(isAbsolute(gitDir) ? gitDir : resolve(cwd, gitDir), 'index');
