@@ -18,6 +18,19 @@ export interface BwrapSandboxOptions {
   readOnlyPaths?: readonly string[];
   /** Let commands use the network. Default false: only a private loopback. */
   network?: boolean;
+  /**
+   * Host folders the commands may also write, besides the workspace (e.g. the parts of a git repository a
+   * workspace's `git commit` writes: its objects, its worktree's git dir, its branch's ref folder). Mounted after
+   * `readOnlyPaths` and `hiddenPaths`, so a writable folder inside one of them stays writable. `workspaceSandbox()` of
+   * `@troupe/worktree` gives these for a workspace.
+   */
+  writablePaths?: readonly string[];
+  /**
+   * Host folders replaced by an empty read-only one (e.g. the parent checkout of a workspace): a write there fails
+   * with "Read-only file system" instead of landing in a private copy, and its files cannot be read. Folders mounted
+   * inside one (the workspace root, `readOnlyPaths`, `writablePaths`) are still seen.
+   */
+  hiddenPaths?: readonly string[];
 }
 
 /** `'bwrap'` (the defaults) or the bubblewrap settings. */
@@ -62,6 +75,10 @@ function findOnPath(name: string, pathVariable: string | undefined): string | un
 export interface ResolvedBwrapSandbox {
   bwrapPath: string;
   readOnlyPaths: string[];
+  /** Host folders mounted read-write besides the workspace. */
+  writablePaths: string[];
+  /** Host folders replaced by an empty read-only one. */
+  hiddenPaths: string[];
   network: boolean;
 }
 
@@ -76,12 +93,16 @@ export function resolveBwrapSandbox(sandbox: ShellSandboxOptions): ResolvedBwrap
   if (options === null || typeof options !== 'object' || options.type !== 'bwrap') {
     throw new InvalidArgumentError('createShellExecTool.sandbox', `expected "bwrap" or { type: "bwrap", … }, got ${JSON.stringify(sandbox)}`);
   }
-  const readOnlyPaths = [...(options.readOnlyPaths ?? [])];
-  for (const path of readOnlyPaths) {
-    if (typeof path !== 'string' || !isAbsolute(path)) {
-      throw new InvalidArgumentError('createShellExecTool.sandbox.readOnlyPaths', `expected absolute paths, got ${JSON.stringify(path)}`);
+  const absolutePaths = (name: 'readOnlyPaths' | 'writablePaths' | 'hiddenPaths'): string[] => {
+    const paths = [...(options[name] ?? [])];
+    for (const path of paths) {
+      if (typeof path !== 'string' || !isAbsolute(path)) throw new InvalidArgumentError(`createShellExecTool.sandbox.${name}`, `expected absolute paths, got ${JSON.stringify(path)}`);
     }
-  }
+    return paths;
+  };
+  const readOnlyPaths = absolutePaths('readOnlyPaths');
+  const writablePaths = absolutePaths('writablePaths');
+  const hiddenPaths = absolutePaths('hiddenPaths');
   if (process.platform !== 'linux') {
     throw new SandboxUnavailableError(`shell_exec's "bwrap" sandbox needs Linux (bubblewrap uses Linux namespaces); this is ${process.platform}. Create the tool without \`sandbox\`, or run it in a Linux container.`);
   }
@@ -91,7 +112,7 @@ export function resolveBwrapSandbox(sandbox: ShellSandboxOptions): ResolvedBwrap
       `shell_exec's "bwrap" sandbox was requested but ${options.bwrapPath ? `"${options.bwrapPath}" does not exist` : 'bubblewrap (`bwrap`) is not installed on PATH'}: ${INSTALL_HINT}.`,
     );
   }
-  return { bwrapPath, readOnlyPaths, network: options.network === true };
+  return { bwrapPath, readOnlyPaths, writablePaths, hiddenPaths, network: options.network === true };
 }
 
 /**
@@ -206,10 +227,15 @@ export function bwrapArguments(sandbox: ResolvedBwrapSandbox, run: BwrapRun): st
     );
   }
   const args = [...systemMounts(), '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', ...hiddenSecrets()];
+  const hidden = sandbox.hiddenPaths.filter(isDirectory).map((path) => realpathSync(path));
+  for (const path of hidden) args.push('--tmpfs', path);
   for (const path of [...sandbox.readOnlyPaths, ...run.programPaths]) if (existsSync(path)) args.push('--ro-bind', path, path);
+  for (const path of sandbox.writablePaths) if (existsSync(path)) args.push('--bind', realpathSync(path), realpathSync(path));
   args.push('--bind', root, root);
   const stateDir = troupeStateDir(root);
   if (stateDir !== undefined) args.push('--tmpfs', stateDir);
+  // Last, once the folders inside them are mounted: a write into a hidden folder itself fails.
+  for (const path of hidden) args.push('--remount-ro', path);
   args.push('--chdir', realpathSync(run.cwd));
   args.push('--unshare-all', ...(sandbox.network ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   const programFolders = run.programPaths.filter(isDirectory);

@@ -7,3 +7,4 @@ export { checkParentUntouched, snapshotParent, type ParentSnapshot } from './wor
 export { GitCommandError, WorkspaceEscapeError, type ParentChange } from './worktree-errors';
 export { runInWorkspace, type RunInWorkspaceOptions, type WorkspaceKeep, type WorkspaceRun } from './worktree-run';
 export { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT, workspaceEventSchemas, type WorkspaceEventPayloads } from './worktree-events';
+export { workspaceSandbox, type WorkspaceSandboxPaths } from './worktree-sandbox';

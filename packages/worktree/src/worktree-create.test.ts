@@ -127,4 +127,17 @@ describe('createWorkspace', () => {
     expect(existsSync(join(repo, '.troupe', 'workspaces', 'hanging'))).toBe(false);
     await checkParentUntouched(before);
   });
+
+  it('refuses a name whose half-made workspace is still recorded, and keeps that record for gcWorkspaces', async () => {
+    const repo = repoWith();
+    const half = await createWorkspace({ repo, name: 'half' });
+    // What a host killed between `git branch` and `git worktree add` leaves: a marker and a branch, no folder.
+    git(repo, 'worktree', 'remove', '--force', half.path);
+    const marker = join(repo, '.troupe', 'workspaces', '.markers', 'half.json');
+    await expect(createWorkspace({ repo, name: 'half' })).rejects.toThrow(/Invalid argument "name": a workspace named half is recorded/);
+    expect(existsSync(marker)).toBe(true);
+    await removeWorkspace(half);
+    expect(existsSync(marker)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'troupe/*')).toBe('');
+  });
 });

@@ -4,10 +4,12 @@ import { appendFile, cp, mkdir, readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, ProcessError } from '@troupe/core/errors';
 import { hostSecretRedactor } from '@troupe/core/util';
+import { GitCommandError } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
 import { removeMarker, writeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
+import { checkOutSubmodules } from './worktree-submodules';
 
 /** What to prepare in a new workspace before an agent runs in it. */
 export interface WorkspaceSetup {
@@ -132,6 +134,10 @@ function runSetupCommand(command: readonly string[], cwd: string, signal?: Abort
   });
 }
 
+function branchTaken(workspace: Workspace, info: RepoInfo): string {
+  return `the branch ${workspace.branch} already exists in ${info.topLevel}`;
+}
+
 /** Removes a workspace folder and branch created by a failed {@link createWorkspace}; the first error stays the one reported. */
 async function undoCreate(info: RepoInfo, workspace: Workspace): Promise<void> {
   await withRepoLock(info.commonDir, async () => {
@@ -160,29 +166,44 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const baseCommit = await resolveBase(info, resolve(options.repo), options.base ?? 'HEAD', signal);
   const copied = setupFiles(info.topLevel, options.setup?.copy ?? []);
   const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel, ...(copied.length > 0 ? { setupFiles: copied } : {}) };
+  let marked = false;
   let started = false;
   await withRepoLock(
     info.commonDir,
     async () => {
-      const taken = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${workspace.branch}`], { cwd: info.topLevel, okCodes: [1], signal });
-      if (taken.exitCode === 0) throw new InvalidArgumentError('name', `the branch ${workspace.branch} already exists in ${info.topLevel}`);
-      if (await stat(workspace.path).catch(() => undefined)) throw new InvalidArgumentError('name', `the folder ${workspace.path} already exists`);
+      if (await stat(workspace.path).catch(() => undefined)) {
+        const taken = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${workspace.branch}`], { cwd: info.topLevel, okCodes: [1], signal });
+        throw new InvalidArgumentError('name', taken.exitCode === 0 ? branchTaken(workspace, info) : `the folder ${workspace.path} already exists`);
+      }
       await ensureExcluded(info);
+      // The marker before anything git makes: a host killed at any later step leaves a marker that names what
+      // gcWorkspaces must clean up (a branch or folder made without one would never be found).
+      if (!marked && !(await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() }))) {
+        throw new InvalidArgumentError('name', `a workspace named ${name} is recorded in ${info.workspacesDir} already (gcWorkspaces removes it once its host is gone)`);
+      }
+      marked = true;
       // The branch first, on its own: a ref transaction is all-or-nothing, so a lock race leaves nothing to undo
       // and the step can be retried (`worktree add -b` can make the branch and then fail).
-      await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal });
+      await runGit(['branch', '--no-track', workspace.branch, baseCommit], { cwd: info.topLevel, signal }).catch((error: unknown) => {
+        if (error instanceof GitCommandError && /already exists/.test(error.stderr)) throw new InvalidArgumentError('name', branchTaken(workspace, info), { cause: error });
+        throw error;
+      });
       started = true;
     },
     signal,
   )
-    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
+    // Only the bookkeeping under the lock; the files are checked out below, so creations of large repositories
+    // write their files side by side instead of one after another.
+    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', '--no-checkout', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
     .catch(async (error: unknown) => {
       // A failed or aborted `worktree add`: take back the branch and whatever of the folder it made.
       if (started) await undoCreate(info, workspace);
+      else if (marked) await removeMarker(info.workspacesDir, workspace.name);
       throw error;
     });
   try {
-    await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() });
+    await runGit(['reset', '--hard', '--quiet'], { cwd: workspace.path, signal });
+    await checkOutSubmodules(info.topLevel, workspace.path, signal);
     if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);
   } catch (error) {

@@ -19,7 +19,7 @@ export class GitCommandError extends TroupeError {
 }
 
 /** What part of the parent checkout changed during a workspace's run. */
-export type ParentChange = 'head' | 'branch' | 'index' | 'stash' | 'status';
+export type ParentChange = 'head' | 'branch' | 'index' | 'stash' | 'status' | 'contents';
 
 /**
  * The parent checkout changed while a workspace was in use: an agent wrote outside its workspace. The turn must

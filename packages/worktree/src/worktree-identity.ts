@@ -5,13 +5,11 @@ import { runGit } from './worktree-git';
  * `user.email` when set, otherwise "Troupe", so a commit never fails on a machine without a git identity.
  */
 export async function commitIdentityEnv(cwd: string, signal?: AbortSignal): Promise<Record<string, string>> {
-  const [name, email] = await Promise.all([
-    runGit(['config', '--get', 'user.name'], { cwd, signal, okCodes: [1] }),
-    runGit(['config', '--get', 'user.email'], { cwd, signal, okCodes: [1] }),
-  ]);
+  const found = await runGit(['config', '--get-regexp', '^user\\.(name|email)$'], { cwd, signal, okCodes: [1] });
+  const value = (key: string) => found.stdout.split('\n').find((line) => line.startsWith(`${key} `))?.slice(key.length + 1).trim() ?? '';
   const env: Record<string, string> = {};
-  const setName = process.env.GIT_AUTHOR_NAME ?? (name.stdout.trim() || 'Troupe');
-  const setEmail = process.env.GIT_AUTHOR_EMAIL ?? (email.stdout.trim() || 'troupe@localhost');
+  const setName = process.env.GIT_AUTHOR_NAME ?? (value('user.name') || 'Troupe');
+  const setEmail = process.env.GIT_AUTHOR_EMAIL ?? (value('user.email') || 'troupe@localhost');
   env.GIT_AUTHOR_NAME = setName;
   env.GIT_AUTHOR_EMAIL = setEmail;
   env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? setName;

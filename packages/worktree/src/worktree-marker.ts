@@ -20,9 +20,16 @@ function markersDir(workspacesDir: string): string {
   return join(workspacesDir, '.markers');
 }
 
-export async function writeMarker(workspacesDir: string, marker: WorkspaceMarker): Promise<void> {
+/** Writes a new workspace's marker; `false` when one of that name exists already (its workspace is not gone). */
+export async function writeMarker(workspacesDir: string, marker: WorkspaceMarker): Promise<boolean> {
   await mkdir(markersDir(workspacesDir), { recursive: true });
-  await writeFile(join(markersDir(workspacesDir), `${marker.name}.json`), `${JSON.stringify(marker, null, 2)}\n`);
+  try {
+    await writeFile(join(markersDir(workspacesDir), `${marker.name}.json`), `${JSON.stringify(marker, null, 2)}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 export async function removeMarker(workspacesDir: string, name: string): Promise<void> {

@@ -45,4 +45,23 @@ describe('snapshotParent / checkParentUntouched', () => {
     await promisify(execFile)('git', ['stash', '--quiet'], { cwd: repo, env: { ...process.env, ...TEST_GIT_ENV } });
     await expect(checkParentUntouched(before)).rejects.toMatchObject({ changed: ['stash'] });
   });
+
+  it('catches a write into a file that was already modified or untracked (its status line stays the same)', async () => {
+    const made = makeTestRepo({ 'README.md': 'hello\n', 'notes.txt': 'committed\n' });
+    cleanups.push(made.cleanup);
+    const { repo } = made;
+    writeFileSync(join(repo, 'notes.txt'), 'the user is editing this\n');
+    writeFileSync(join(repo, 'scratch.txt'), 'untracked\n');
+    const before = await snapshotParent(repo);
+    const ws = await createWorkspace({ repo, name: 'agent' });
+    await promisify(execFile)(process.execPath, ['-e', `require('fs').writeFileSync('../../../notes.txt', 'overwritten by an agent\\n')`], { cwd: ws.path });
+    const error = await checkParentUntouched(before).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WorkspaceEscapeError);
+    expect((error as WorkspaceEscapeError).changed).toEqual(['contents']);
+    expect((error as WorkspaceEscapeError).message).toContain('rewritten notes.txt');
+    const again = await snapshotParent(repo);
+    writeFileSync(join(repo, 'scratch.txt'), 'untracked, rewritten\n');
+    await expect(checkParentUntouched(again)).rejects.toMatchObject({ changed: ['contents'] });
+    await removeWorkspace(ws);
+  });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { WorkspaceEscapeError, type ParentChange } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
 
@@ -13,35 +14,93 @@ export interface ParentSnapshot {
   branch: string;
   /** SHA-256 of `git ls-files -s`: what is staged. */
   index: string;
-  /** `git stash list`. */
+  /** The stash entries (`<commit> <message>`, newest first), as `git stash list` shows them. */
   stash: string;
   /** `git status --porcelain`, untracked files included: what the user has changed but not committed. */
   status: string;
+  /**
+   * Size, modification time and SHA-256 of each file `status` lists (modified, staged, untracked): a file that was
+   * already modified keeps its status line when it is written again, so only its content tells.
+   */
+  contents: Record<string, string>;
 }
 
 /**
- * Records the parent checkout's `HEAD`, branch, index, stash list and status, to compare after a workspace's run
+ * `git status --porcelain=v2 --branch -z`: the commit and branch of `HEAD` from its headers, and each entry as the
+ * line `git status --porcelain` prints (unquoted) with its path.
+ */
+function parseStatus(text: string): { head: string; branch: string; lines: string[]; paths: string[] } {
+  const entries = text.split('\0');
+  let head = '';
+  let branch = '';
+  const lines: string[] = [];
+  const paths: string[] = [];
+  for (let index = 0; index < entries.length; index += 1) {
+    const entry = entries[index]!;
+    if (entry.startsWith('# branch.oid ')) head = entry.slice(13) === '(initial)' ? '' : entry.slice(13);
+    else if (entry.startsWith('# branch.head ')) branch = entry.slice(14) === '(detached)' ? '' : `refs/heads/${entry.slice(14)}`;
+    else if (entry.startsWith('? ')) {
+      paths.push(entry.slice(2));
+      lines.push(`?? ${entry.slice(2)}`);
+    } else if (/^[12u] /.test(entry)) {
+      // Fields before the path: 8 for an ordinary change, 9 for a rename or copy (followed by the old path), 10 unmerged.
+      const fields = entry.split(' ');
+      const skip = entry[0] === '1' ? 8 : entry[0] === '2' ? 9 : 10;
+      const path = fields.slice(skip).join(' ');
+      paths.push(path);
+      lines.push(entry[0] === '2' ? `${fields[1]} ${path} <- ${entries[(index += 1)] ?? ''}` : `${fields[1]} ${path}`);
+    }
+  }
+  return { head, branch, lines, paths };
+}
+
+// Only the few files the user has changed are read: the tracked rest is covered by the index and `status`.
+async function contentFingerprints(topLevel: string, paths: readonly string[]): Promise<Record<string, string>> {
+  const contents: Record<string, string> = {};
+  await Promise.all(
+    paths.map(async (path) => {
+      const file = join(topLevel, path);
+      const info = await stat(file).catch(() => undefined);
+      if (!info?.isFile()) return;
+      const hash = createHash('sha256').update(await readFile(file).catch(() => Buffer.alloc(0))).digest('hex');
+      contents[path] = `${info.size}:${info.mtimeMs}:${hash}`;
+    }),
+  );
+  return contents;
+}
+
+/**
+ * Records the parent checkout's `HEAD`, branch, index, stash list, status and the content of its changed and
+ * untracked files, to compare after a workspace's run
  * with {@link checkParentUntouched}. Reads only (`--no-optional-locks`): it never takes git's index lock, so it is
  * safe while workspaces are made and removed.
  */
 export async function snapshotParent(repo: string, options: { signal?: AbortSignal } = {}): Promise<ParentSnapshot> {
   const cwd = resolve(repo);
-  const git = (args: string[], okCodes?: number[]) => runGit(['--no-optional-locks', ...args], { cwd, signal: options.signal, okCodes });
-  const [topLevel, head, branch, files, stash, status] = await Promise.all([
-    gitText(['rev-parse', '--show-toplevel'], { cwd, signal: options.signal }),
-    git(['rev-parse', '--verify', '--quiet', 'HEAD'], [1]),
-    git(['symbolic-ref', '--quiet', 'HEAD'], [1]),
-    git(['ls-files', '-s', '-z']),
-    git(['stash', 'list']),
-    git(['status', '--porcelain=v1', '--untracked-files=all', '--ignore-submodules=none']),
+  const git = (args: string[]) => gitText(['--no-optional-locks', ...args], { cwd, signal: options.signal });
+  // Three git calls: `status` also says where HEAD points; the stash list is the reflog of refs/stash, read directly.
+  const [dirs, files, status] = await Promise.all([
+    git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-common-dir']),
+    runGit(['--no-optional-locks', 'ls-files', '-s', '-z'], { cwd, signal: options.signal }),
+    git(['status', '--porcelain=v2', '--branch', '--no-ahead-behind', '-z', '--untracked-files=all', '--ignore-submodules=none']),
   ]);
+  const [topLevel = cwd, commonDir = join(cwd, '.git')] = dirs.split('\n');
+  const stash = await readFile(join(commonDir, 'logs', 'refs', 'stash'), 'utf8').catch(() => '');
+  const { head, branch, lines, paths } = parseStatus(status);
   return {
     repo: topLevel,
-    head: head.stdout.trim(),
-    branch: branch.stdout.trim(),
+    head,
+    branch,
     index: createHash('sha256').update(files.stdout).digest('hex'),
-    stash: stash.stdout,
-    status: status.stdout,
+    // `<new commit> <message>` of each entry, newest first like `git stash list`.
+    stash: stash
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `${line.split(' ')[1]?.slice(0, 12) ?? ''} ${line.split('\t').slice(1).join('\t')}\n`)
+      .reverse()
+      .join(''),
+    status: lines.map((line) => `${line}\n`).join(''),
+    contents: await contentFingerprints(topLevel, paths),
   };
 }
 
@@ -78,6 +137,11 @@ export async function checkParentUntouched(snapshot: ParentSnapshot, options: { 
   if (now.status !== snapshot.status) {
     changed.push('status');
     details.push(`status ${changedLines(snapshot.status, now.status)}`);
+  }
+  const rewritten = Object.keys(now.contents).filter((path) => path in snapshot.contents && snapshot.contents[path] !== now.contents[path]);
+  if (rewritten.length > 0) {
+    changed.push('contents');
+    details.push(`rewritten ${rewritten.slice(0, 20).join(', ')}`);
   }
   if (changed.length > 0) throw new WorkspaceEscapeError(snapshot.repo, changed, details.join('; '));
   return now;

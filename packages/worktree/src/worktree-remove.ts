@@ -1,7 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import { agentPathspec, type Workspace } from './worktree-create';
+import { GitCommandError } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
 import { readMarkers, removeMarker } from './worktree-marker';
+import { indexPath } from './worktree-result';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
 
@@ -12,13 +15,22 @@ export interface RemoveWorkspaceResult {
 }
 
 async function commitsBeyondBase(info: RepoInfo, branch: string, baseCommit: string, signal?: AbortSignal): Promise<number> {
+  // One call: a branch that does not exist (exit 128) has no commits.
+  const count = await runGit(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`, '--'], { cwd: info.topLevel, okCodes: [128], signal });
+  if (count.exitCode === 0) return Number(count.stdout.trim());
   const exists = await runGit(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: info.topLevel, okCodes: [1], signal });
-  if (exists.exitCode !== 0) return 0;
-  return Number(await gitText(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`], { cwd: info.topLevel, signal }));
+  if (exists.exitCode === 0) throw new GitCommandError(['rev-list', '--count', `${baseCommit}..refs/heads/${branch}`], count.exitCode, count.stderr);
+  return 0;
 }
 
 async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<RemoveWorkspaceResult> {
   const commits = await commitsBeyondBase(info, ws.branch, ws.baseCommit, signal);
+  // The files go first, outside the lock (removals of large workspaces run side by side); the bookkeeping of the
+  // now missing folder is pruned under it.
+  // Only a folder of this repository's workspaces folder, and only a linked worktree (a marker could name any path).
+  const inside = relative(info.workspacesDir, ws.path);
+  const linked = await stat(join(ws.path, '.git')).then((found) => found.isFile(), () => false);
+  if (linked && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) await rm(ws.path, { recursive: true, force: true, maxRetries: 3 });
   const branchDeleted = await withRepoLock(
     info.commonDir,
     async () => {
@@ -94,7 +106,9 @@ export async function gcWorkspaces(options: { repo: string; signal?: AbortSignal
       result.kept.push({ ...entry, reason: 'has-commits' });
       continue;
     }
-    if (await stat(marker.path).catch(() => undefined)) {
+    // A folder whose files were never checked out (its host died right after `worktree add`) has no index yet: nothing in it is work.
+    const linked = await stat(join(marker.path, '.git')).then((found) => found.isFile(), () => false);
+    if (linked && (await stat(await indexPath(marker.path, signal)).then(() => true, () => false))) {
       const status = await gitText(['--no-optional-locks', 'status', '--porcelain', ...(await agentPathspec(marker, signal))], { cwd: marker.path, signal }).catch(() => '');
       if (status !== '') {
         result.kept.push({ ...entry, reason: 'uncommitted-changes' });

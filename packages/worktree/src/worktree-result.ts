@@ -1,6 +1,6 @@
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidArgumentError } from '@troupe/core/errors';
 import { agentPathspec, type Workspace } from './worktree-create';
 import { gitText, runGit } from './worktree-git';
@@ -42,13 +42,26 @@ export interface WorkspaceResultOptions {
   signal?: AbortSignal;
 }
 
+/** A linked worktree's `.git` file names its git dir, which holds its index: read without starting git. */
+export async function indexPath(cwd: string, signal?: AbortSignal): Promise<string> {
+  const gitFile = await readFile(join(cwd, '.git'), 'utf8').catch(() => '');
+  const gitDir = /^gitdir: (.+)$/m.exec(gitFile)?.[1]?.trim();
+  if (gitDir) return join(isAbsolute(gitDir) ? gitDir : resolve(cwd, gitDir), 'index');
+  return gitText(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd, signal });
+}
+
+async function headAndTree(cwd: string, signal?: AbortSignal): Promise<[string, string]> {
+  const [commit = '', tree = ''] = (await gitText(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd, signal })).split('\n');
+  return [commit, tree];
+}
+
 // The tree of the workspace's files as they are, written through a temporary index (a copy of the real one, so
 // unchanged files are not hashed again): the workspace's own index stays as the agent left it.
 async function worktreeTree(ws: Workspace, signal?: AbortSignal): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), 'troupe-index-'));
   const index = join(folder, 'index');
   try {
-    const realIndex = await gitText(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd: ws.path, signal });
+    const realIndex = await indexPath(ws.path, signal);
     const copied = await copyFile(realIndex, index).then(
       () => true,
       () => false,
@@ -88,23 +101,23 @@ export async function workspaceResult(ws: Workspace, options: WorkspaceResultOpt
   const { signal } = options;
   const cwd = ws.path;
   if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) throw new InvalidArgumentError('ws', `the workspace folder ${cwd} does not exist (was the workspace removed?)`);
-  let tree = await worktreeTree(ws, signal);
-  let headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
-  let headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
-  if (options.commit && tree !== headTree) {
+  let [tree, [headCommit, headTree]] = await Promise.all([worktreeTree(ws, signal), headAndTree(cwd, signal)]);
+  const committedNow = Boolean(options.commit) && tree !== headTree;
+  if (committedNow) {
     const message = typeof options.commit === 'object' ? options.commit.message : `troupe: changes of workspace ${ws.name}`;
     const env = await commitIdentityEnv(cwd, signal);
     await runGit(['add', '-A', ...(await agentPathspec(ws, signal))], { cwd, signal });
     await runGit(['commit', '--quiet', '--no-verify', '-m', message], { cwd, env, signal });
-    headCommit = await gitText(['rev-parse', 'HEAD'], { cwd, signal });
-    headTree = await gitText(['rev-parse', 'HEAD^{tree}'], { cwd, signal });
-    tree = await worktreeTree(ws, signal);
+    [headCommit, headTree] = await headAndTree(cwd, signal);
+    // The commit is the real index after the same `add -A` that made `tree` through the temporary one.
+    tree = headTree;
   }
   const diffArgs = ['--no-color', '--no-ext-diff', '--no-renames', ws.baseCommit, tree];
   const [diff, numstat, count] = await Promise.all([
     gitText(['diff', '--binary', ...diffArgs], { cwd, signal }).then((text) => (text === '' ? '' : `${text}\n`)),
     gitText(['diff', '--numstat', ...diffArgs], { cwd, signal }),
-    gitText(['rev-list', '--count', `${ws.baseCommit}..${headCommit}`], { cwd, signal }),
+    // Known without asking git when HEAD is still the base, or a commit was just made on top of it.
+    headCommit === ws.baseCommit ? '0' : committedNow ? '1' : gitText(['rev-list', '--count', `${ws.baseCommit}..${headCommit}`], { cwd, signal }),
   ]);
   return {
     branch: ws.branch,

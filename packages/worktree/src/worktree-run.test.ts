@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus, parseEvent, serializeEvent, type AnyTroupeEvent } from '@troupe/core';
@@ -76,5 +76,16 @@ describe('runInWorkspace', () => {
     expect((finished.payload as { diff: string }).diff).toContain('+a');
     expect(seen[3]!.payload).toMatchObject({ owner: 'out', changed: ['status'] });
     for (const event of seen) expect(parseEvent(serializeEvent(event)).type).toBe(event.type);
+  });
+
+  it('from a linked worktree, catches a write into the main checkout too (where ../../../ from the workspace lands)', async () => {
+    const parent = repo();
+    const linked = `${parent}-linked`;
+    cleanups.push(() => rmSync(linked, { recursive: true, force: true }));
+    git(parent, 'worktree', 'add', '--quiet', '-b', 'side', linked);
+    const error = await runInWorkspace({ repo: linked, name: 'up' }, async (ws) => writeFileSync(join(ws.path, '..', '..', '..', 'landed.txt'), 'x\n')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WorkspaceEscapeError);
+    expect(error).toMatchObject({ repo: parent, changed: ['status'] });
+    expect((error as Error).message).toContain('landed.txt');
   });
 });

@@ -4,6 +4,7 @@ import { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT } from './worktree-
 import { createWorkspace, type CreateWorkspaceOptions, type Workspace } from './worktree-create';
 import { checkParentUntouched, snapshotParent } from './worktree-parent-snapshot';
 import { removeWorkspace } from './worktree-remove';
+import { mainCheckoutOf, readRepo } from './worktree-repo';
 import { workspaceResult, type WorkspaceResult } from './worktree-result';
 
 /** What {@link runInWorkspace} does with the workspace once the run has ended. */
@@ -47,8 +48,10 @@ function changed(result: WorkspaceResult): boolean {
  * changed meanwhile (the agent wrote outside its workspace), and returns the workspace's result. When `run` throws,
  * the workspace is kept if it holds changes (nothing is lost) and the error is rethrown.
  *
- * The parent check compares the whole parent checkout: when several runs overlap in time and one escapes, every
- * run whose turn overlapped the escape fails too, since a write cannot be told apart by its author.
+ * The parent check compares the whole parent checkout (and the main checkout, when `repo` is a linked worktree): when several runs overlap in time and one escapes, every
+ * run whose turn overlapped the escape fails too, since a write cannot be told apart by its author. Writes into
+ * another (busy) workspace and into files git ignores are not seen: confine the agent with a sandbox for those
+ * (`workspaceSandbox` with `@troupe/workspace-tools`' bwrap `shell_exec`).
  *
  * @example
  * ```ts
@@ -62,7 +65,10 @@ export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (wo
   const { commit, keep = 'with-changes', bus, owner: ownerOption, ...createOptions } = options;
   const { signal } = createOptions;
   if (bus) registerWorkspaceEvents();
-  const before = await snapshotParent(createOptions.repo, { signal });
+  // The caller's checkout, and the main one too when the caller is a linked worktree: the workspace folder lives in
+  // the main checkout, so a relative path up from it lands there.
+  const main = await mainCheckoutOf(await readRepo(createOptions.repo, signal), signal);
+  const before = await Promise.all([createOptions.repo, ...(main ? [main] : [])].map((checkout) => snapshotParent(checkout, { signal })));
   const workspace = await createWorkspace(createOptions);
   const owner = ownerOption ?? workspace.name;
   bus?.emit('workspace:created', { name: workspace.name, owner, path: workspace.path, branch: workspace.branch, baseCommit: workspace.baseCommit, repo: workspace.repo });
@@ -75,10 +81,12 @@ export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (wo
     throw error;
   }
   // An escape fails the run and keeps the workspace: it shows what the agent did inside, next to what it did outside.
-  await checkParentUntouched(before, { signal }).catch((error: unknown) => {
-    if (error instanceof WorkspaceEscapeError) bus?.emit('workspace:escaped', { name: workspace.name, owner, repo: error.repo, changed: [...error.changed], message: error.message });
-    throw error;
-  });
+  for (const snapshot of before) {
+    await checkParentUntouched(snapshot, { signal }).catch((error: unknown) => {
+      if (error instanceof WorkspaceEscapeError) bus?.emit('workspace:escaped', { name: workspace.name, owner, repo: error.repo, changed: [...error.changed], message: error.message });
+      throw error;
+    });
+  }
   const result = await workspaceResult(workspace, { ...(commit !== undefined ? { commit } : {}), signal });
   const remove = keep === 'never' || (keep === 'with-changes' && !changed(result));
   if (remove) await removeWorkspace(workspace, { signal });

@@ -1,2 +1,2 @@
 // `@troupe/worktree/testing`: temporary repositories for tests of code that uses workspaces.
-export { git, makeTestRepo, TEST_GIT_ENV } from './worktree-test-kit';
+export { checkoutFingerprint, git, makeTestRepo, TEST_GIT_ENV } from './worktree-test-kit';

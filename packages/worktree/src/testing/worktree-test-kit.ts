@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,4 +25,33 @@ export function makeTestRepo(files: Record<string, string> = { 'README.md': 'hel
   git(repo, 'add', '-A');
   git(repo, 'commit', '--quiet', '-m', 'initial');
   return { repo, cleanup: () => rmSync(repo, { recursive: true, force: true }) };
+}
+
+function walkFiles(root: string, skip: (relativePath: string) => boolean, prefix = ''): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(join(root, prefix), { withFileTypes: true })) {
+    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (skip(path)) continue;
+    if (entry.isDirectory()) files.push(...walkFiles(root, skip, path));
+    else files.push(path);
+  }
+  return files;
+}
+
+/**
+ * A strong fingerprint of a checkout, to prove that workspaces left it byte-identical: the SHA-256 of every
+ * working-tree file (outside `.git` and `.troupe/workspaces`), the bytes of its index and `HEAD`, every ref but the
+ * workspaces' own (`refs/heads/troupe/*`), the stash and the repository's `config`. Stronger than
+ * `snapshotParent` (which reads status lines): a rewrite of an already modified file changes it.
+ */
+export function checkoutFingerprint(checkout: string): string {
+  const gitDir = git(checkout, 'rev-parse', '--path-format=absolute', '--git-dir');
+  const commonDir = git(checkout, 'rev-parse', '--path-format=absolute', '--git-common-dir');
+  const hash = createHash('sha256');
+  const skip = (path: string) => path === '.git' || path === '.troupe/workspaces';
+  for (const file of walkFiles(checkout, skip).sort()) hash.update(`file ${file}\0`).update(readFileSync(join(checkout, file))).update('\0');
+  for (const file of [join(gitDir, 'index'), join(gitDir, 'HEAD'), join(commonDir, 'config')]) hash.update(`git ${file}\0`).update(readFileSync(file)).update('\0');
+  const refs = git(checkout, 'for-each-ref', '--format=%(refname) %(objectname)').split('\n').filter((line) => !line.startsWith('refs/heads/troupe/'));
+  hash.update(refs.join('\n')).update('\0').update(git(checkout, 'stash', 'list', '--format=%H %gs'));
+  return hash.digest('hex');
 }
