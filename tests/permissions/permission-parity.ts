@@ -106,7 +106,7 @@ export async function decideOn(adapter: ParityAdapter, item: ParityCase, permiss
       options: [],
     };
     const reply = await decideAcpToolUse(request, permissions, { adapterId: 'acp', agent: 'parity', workspace: ROOT, signal, bus });
-    answer = `\`${reply.behavior}\``;
+    answer = `\`${typeof reply === 'object' ? reply.behavior : String(reply)}\``;
   }
   return { decision: describeRecord(records[0]), answer };
 }

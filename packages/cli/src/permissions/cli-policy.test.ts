@@ -68,7 +68,7 @@ describe('--policy FILE', () => {
     const codex = adapters.create('codex');
     const config = await codex.getProcessConfig({}, process.cwd());
     try {
-      expect(config.args.join(' ')).toContain('app-server');
+      expect((config.args ?? []).join(' ')).toContain('app-server');
     } finally {
       await config.cleanup?.();
     }

@@ -14,25 +14,20 @@ const codex: AgentDefinition = {
 const facts = { adapterId: 'codex', completionTypes: ['turn.completed', 'turn.failed'], enforcesPolicy: true };
 
 async function rejection(promise: Promise<unknown>): Promise<ConfigError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  const caught = await promise.then(() => undefined, (error: unknown) => error);
+  expect(caught).toBeInstanceOf(ConfigError);
+  return caught as ConfigError;
 }
 
 function thrown(run: () => unknown): ConfigError {
-  return (() => {
-    try {
-      run();
-    } catch (error) {
-      if (error instanceof ConfigError) return error;
-      throw error;
-    }
-    throw new Error('expected a ConfigError');
-  })();
+  let caught: unknown;
+  try {
+    run();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  return caught as ConfigError;
 }
 
 function registryFolder(policyFile: string | undefined, policy: string | object): string {
