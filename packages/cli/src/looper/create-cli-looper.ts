@@ -63,21 +63,22 @@ export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegis
   const permissions = cliPermissions(policy, autoAllow);
   const governs = (definition?: AgentDefinition) => policy !== undefined || definition?.policy !== undefined;
   const adapters = new AdapterRegistry();
-  adapters.register(governed(createClaudeCodeAdapterPlugin({ permissionMode }), createClaudeCodeAdapterPlugin({ permissionMode, permissions }), governs));
-  adapters.register(governed(createCodexAdapterPlugin({ permissionMode }), createCodexAdapterPlugin({ permissionMode, permissions }), governs));
-  adapters.register(governed(createGeminiCliAdapterPlugin({ permissionMode }), undefined, () => policy !== undefined));
+  adapters.register(governed(createClaudeCodeAdapterPlugin({ permissionMode }), createClaudeCodeAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
+  adapters.register(governed(createCodexAdapterPlugin({ permissionMode }), createCodexAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
+  adapters.register(governed(createGeminiCliAdapterPlugin({ permissionMode }), undefined, () => policy !== undefined, policy !== undefined));
   adapters.register(
     governed(
       createAcpAdapterPlugin({ canUseTool: autoAllow ? 'allow' : (request) => request.kind !== undefined && ACP_AUTO_EDIT_KINDS.has(request.kind) }),
       createAcpAdapterPlugin({ permissions }),
       governs,
+      policy !== undefined,
     ),
   );
   for (const [key, definition] of Object.entries(registry?.parsed.config.agents ?? {})) {
     const type = definition.adapter ?? definition.name;
     if (adapters.has(type)) continue;
     try {
-      adapters.register(governed({ type, displayName: definition.displayName ?? type, create: (entry?: AgentDefinition) => createGenericAdapter(entry ?? definition) }, undefined, () => policy !== undefined));
+      adapters.register(governed({ type, displayName: definition.displayName ?? type, create: (entry?: AgentDefinition) => createGenericAdapter(entry ?? definition) }, undefined, () => policy !== undefined, policy !== undefined));
     } catch (error) {
       const field = definition.adapter !== undefined ? 'adapter' : 'name';
       throw new ConfigError(registry?.path ?? 'agent registry', [{ path: ['agents', key, field], message: `${(error as Error).message} (the adapter type)` }], { cause: error });
@@ -88,13 +89,18 @@ export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegis
 
 /**
  * A plugin that builds with `governedPlugin` the agents a policy governs (`governs`), and with `plain` the others;
- * without a `governedPlugin` (an adapter that cannot decide tool calls) a governed agent is refused.
+ * without a `governedPlugin` (an adapter that cannot decide tool calls) a governed agent is refused, and so is an
+ * entry with a policy of its own when the run has one (`runPolicy`).
  */
-function governed(plain: AgentAdapterPlugin, governedPlugin: AgentAdapterPlugin | undefined, governs: (definition?: AgentDefinition) => boolean): AgentAdapterPlugin {
+function governed(plain: AgentAdapterPlugin, governedPlugin: AgentAdapterPlugin | undefined, governs: (definition?: AgentDefinition) => boolean, runPolicy: boolean): AgentAdapterPlugin {
   return {
     ...plain,
     create(definition?: AgentDefinition) {
       if (!governs(definition)) return plain.create(definition);
+      // Two policies would leave one of them unenforced (neither may loosen the other): refuse the pair.
+      if (runPolicy && definition?.policy !== undefined) {
+        throw new ConfigError(`agent registry entry "${definition.name}"`, [{ path: ['policy'], message: 'the entry has a policy of its own and --policy gives another; keep one of them' }]);
+      }
       if (governedPlugin) return governedPlugin.create(definition);
       throw new ConfigError('--policy', [
         {

@@ -78,6 +78,18 @@ describe('--policy FILE', () => {
     expect(plain.settings.permissions).toBeUndefined();
   });
 
+  it('a registry entry\'s own policy governs its agent with the CLI\'s callback; with --policy too, the pair is refused', () => {
+    const entry = { name: 'claude', command: 'claude', baseArgs: [], policy: { deny: ['kind:execute'] }, capabilities: { supportsSystemPrompt: true, systemPromptFlag: '--append-system-prompt', completionDetection: 'jsonl' as const, completionTypes: ['result'] } };
+    const registry = { path: '/r/agents.json', parsed: { config: { schemaVersion: '1.2' as const, agents: { claude: entry } } }, shadowed: [] } as unknown as Parameters<typeof createCliAdapterRegistry>[1];
+    const governed = createCliAdapterRegistry(false, registry).create(entry) as unknown as { settings: { permissions?: { policy?: { policy: unknown }; canUseTool?: unknown } } };
+    expect(governed.settings.permissions?.policy?.policy).toEqual({ deny: ['kind:execute'] });
+    expect(typeof governed.settings.permissions?.canUseTool).toBe('function');
+    const both = createCliAdapterRegistry(false, registry, compileToolPolicy(JSON.parse(GOOD_POLICY)));
+    expect(() => both.create(entry)).toThrow('the entry has a policy of its own and --policy gives another; keep one of them');
+    const gemini = { ...entry, name: 'gemini', capabilities: { supportsSystemPrompt: false, completionDetection: 'jsonl' as const, completionTypes: ['result'] } };
+    expect(() => createCliAdapterRegistry(false, registry).create(gemini)).toThrow(/the gemini adapter cannot decide its CLI's tool calls yet/);
+  });
+
   it('the CLI answers what the policy leaves open like --auto-allow: all, or else reads and edits only', () => {
     const request = (kind: ToolUseRequest['kind']) => ({ id: '1', agent: 'a', adapter: 'claude', tool: 'T', kind, input: {}, signal: new AbortController().signal });
     const kinds = ['read', 'edit', 'execute', 'fetch', 'mcp', 'subagent', 'other'] as const;
