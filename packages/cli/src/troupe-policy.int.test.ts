@@ -1,6 +1,7 @@
 // `troupe looper --policy FILE` through the built `troupe` binary with the REAL Claude Code against the
 // in-repo fake API server: the policy denies the Coder's write of hello.txt, so no file is written, and the deny
-// reason reaches the model's next request.
+// reason reaches the model's next request. (The fake 'tool' scenario asks for the refused write again on every
+// request, and Codex keeps asking until its turn is stopped: `--step-timeout` bounds the turn.)
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFakeLlmServer, FAKE_TOOL_FILE_NAME, type FakeLlmServer, type FakeProtocol } from '@troupe/test-server';
@@ -27,7 +28,7 @@ function folder(files: Record<string, string> = {}): string {
   return created.dir;
 }
 
-const CASES: { cli: 'claude'; protocol: FakeProtocol; entry(command: string, scratch: string): Record<string, unknown>; env: Record<string, string> }[] = [
+const CASES: { cli: 'claude' | 'codex'; protocol: FakeProtocol; entry(command: string, scratch: string): Record<string, unknown>; env: Record<string, string> }[] = [
   {
     cli: 'claude',
     protocol: 'anthropic',
@@ -42,6 +43,22 @@ const CASES: { cli: 'claude'; protocol: FakeProtocol; entry(command: string, scr
       maxRetries: 0,
     }),
     env: { TROUPE_TEST_ANTHROPIC_KEY: 'sk-ant-fake-policy-000' },
+  },
+  {
+    cli: 'codex',
+    protocol: 'openai-responses',
+    entry: (command, scratch) => ({
+      name: 'codex',
+      command,
+      baseArgs: ['exec', '--json', '--skip-git-repo-check'],
+      capabilities: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['turn.completed', 'turn.failed'] },
+      model: 'gpt-5.5',
+      baseUrl: `${server.url}/v1`,
+      apiKeyEnv: 'TROUPE_TEST_OPENAI_KEY',
+      home: join(scratch, 'codex-home'),
+      maxRetries: 0,
+    }),
+    env: { TROUPE_TEST_OPENAI_KEY: 'sk-fake-policy-000' },
   },
 ];
 
@@ -63,7 +80,7 @@ describe.each(CASES)('troupe looper --policy with the real $cli', ({ cli, protoc
       server.reset();
       server.setScenario('tool');
       const run = await runTroupe(
-        ['looper', '--workspace', dir, '--registry', registry, '--policy', policy, '--coder', cli, '--reviewer', 'tests', '--judge', 'rules', '--max-iterations', '1', '-p', '{"type":"start","task":"Create hello.txt"}'],
+        ['looper', '--workspace', dir, '--registry', registry, '--policy', policy, '--coder', cli, '--reviewer', 'tests', '--judge', 'rules', '--max-iterations', '1', '--step-timeout', '20', '-p', '{"type":"start","task":"Create hello.txt"}'],
         testEnv(env),
       );
       const output = `${run.stdout}\n--- stderr ---\n${run.stderr}`;
