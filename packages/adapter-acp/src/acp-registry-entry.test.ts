@@ -69,3 +69,24 @@ describe('createAcpAdapterPlugin with registry entries', () => {
     expect(() => createAcpAdapterPlugin({}).create()).toThrow(/add an entry with "adapter": "acp" and its "command"/);
   });
 });
+
+describe('an ACP registry entry with a policy', () => {
+  it('governs the agent through the shared contract; refused with the ACP-only callback, malformed or as an unread file', () => {
+    const canUseTool = () => true;
+    const adapter = createAcpAdapterPlugin({ permissions: { canUseTool } }).create(entry({ policy: { deny: ['kind:execute'] } } as Partial<AgentDefinition>));
+    expect(adapter.settings.permissions?.canUseTool).toBe(canUseTool);
+    expect(adapter.settings.permissions?.policy).toMatchObject({ policy: { deny: ['kind:execute'] } });
+    const refused = (settings: Parameters<typeof createAcpAdapterPlugin>[0], policy: unknown) => {
+      try {
+        createAcpAdapterPlugin(settings).create(entry({ policy } as Partial<AgentDefinition>));
+      } catch (error) {
+        if (error instanceof ConfigError) return error.message;
+        throw error;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(refused({ canUseTool: 'allow' }, { deny: ['kind:execute'] })).toMatch(/policy: a policy needs the shared permission contract/);
+    expect(refused({ permissions: {} }, { deny: ['kind:exec'] })).toMatch(/policy\.deny\[0\]: "kind:exec" names the unknown kind/);
+    expect(refused({ permissions: {} }, 'policy.json')).toMatch(/policy: a policy file is read when the registry is loaded/);
+  });
+});

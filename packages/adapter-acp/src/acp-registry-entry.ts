@@ -20,8 +20,8 @@ export interface AcpRegistrySettings {
 /**
  * Reads a registry 1.2 entry with `"adapter": "acp"` (seed 001's registry
  * for an ACP agent): `command`, `baseArgs` (the agent's arguments, e.g.
- * `["--acp"]`), `env` and `apiKeyEnv` (checked to be set, passed to the
- * agent under that name) are applied over `settings`; every field an ACP
+ * `["--acp"]`), `env`, `apiKeyEnv` (checked to be set, passed to the
+ * agent under that name) and `policy` (as `permissions.policy`) are applied over `settings`; every field an ACP
  * agent cannot take as such is refused with a {@link ConfigError} naming it
  * and where the setting goes instead, so none is silently ignored.
  *
@@ -52,17 +52,25 @@ export function readAcpRegistryEntry(definition: AgentDefinition, settings: Omit
       message: `an ACP agent's turn ends with its prompt response: use "jsonl" with completionTypes ${JSON.stringify(ACP_COMPLETION_TYPES)}`,
     });
   }
+  if (definition.policy !== undefined && settings.canUseTool !== undefined) {
+    issues.push({ path: ['policy'], message: `a policy needs the shared permission contract: build the ${adapterId} adapter with permissions (e.g. { canUseTool }) instead of the ACP-only canUseTool` });
+  }
   let read: ReturnType<typeof readRegistryAgentSettings> | undefined;
   try {
-    read = readRegistryAgentSettings(definition, { adapterId, completionTypes: ACP_COMPLETION_TYPES });
+    read = readRegistryAgentSettings(definition, { adapterId, completionTypes: ACP_COMPLETION_TYPES, enforcesPolicy: true });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     issues.push(...error.issues.filter((issue) => !(issue.path[0] === 'capabilities' && issue.path[1] === 'completionDetection')));
   }
+  if (read?.policyFile !== undefined) {
+    issues.push({ path: ['policy'], message: 'a policy file is read when the registry is loaded from its file (loadRegistryFile); here give the policy object' });
+  }
   if (issues.length > 0 || !read) throw new ConfigError(`agent registry entry "${definition.name}"`, issues);
+  // The entry's policy replaces the settings' one; the callback and hooks can only come from code.
+  const permissions = read.policy !== undefined ? { permissions: { ...settings.permissions, policy: read.policy } } : {};
   const env = { ...settings.env, ...read.env, ...(definition.apiKeyEnv !== undefined && read.apiKey !== undefined ? { [definition.apiKeyEnv]: read.apiKey } : {}) };
   return {
-    settings: { ...settings, adapterId, command: read.command, args: read.baseArgs, ...(Object.keys(env).length > 0 ? { env } : {}) },
+    settings: { ...settings, ...permissions, adapterId, command: read.command, args: read.baseArgs, ...(Object.keys(env).length > 0 ? { env } : {}) },
     completion: read.completion,
   };
 }

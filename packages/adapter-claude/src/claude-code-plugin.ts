@@ -1,4 +1,4 @@
-import { ConfigError, compileToolPolicy } from '@troupe/core';
+import { ConfigError } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
@@ -87,7 +87,7 @@ export function registerClaudeCodeAdapter(
 }
 
 /** The completion event Claude Code prints (its `result` line), to check registry entries against. */
-const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: [CLAUDE_CODE_RESULT_TYPE] } as const;
+const CLAUDE_CODE_FACTS = { adapterId: 'claude', completionTypes: [CLAUDE_CODE_RESULT_TYPE], enforcesPolicy: true } as const;
 
 /**
  * Adapter settings from a registry 1.2 entry over `settings`: its `command`,
@@ -113,26 +113,20 @@ function applyEntry(entry: RegistryAgentSettings, definition: AgentDefinition, s
     ...(entry.home !== undefined ? { home: entry.home } : {}),
     ...(entry.maxRetries !== undefined ? { maxRetries: entry.maxRetries } : {}),
     ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
-    ...policyOf(definition, settings),
+    ...policyOf(entry, settings),
   };
 }
 
 /**
- * The entry's `policy` (a registry entry keeps fields it does not know): an object is the policy itself, a string
- * the path of a policy file. A callback can only come from code (`settings.permissions.canUseTool`); the entry's
- * policy goes with it.
+ * The entry's `policy` replaces the settings' one: a checked object as `permissions.policy`, a path not read yet
+ * (an entry parsed without its registry file) as `policyFile`. A callback can only come from code
+ * (`settings.permissions.canUseTool`); the entry's policy goes with it.
  */
-function policyOf(definition: AgentDefinition, settings: ClaudeCodeSettings): Pick<ClaudeCodeSettings, 'permissions' | 'policyFile'> {
-  const policy = (definition as Record<string, unknown>).policy;
-  if (policy === undefined) return {};
-  if (typeof policy === 'string') {
-    const { policy: _codePolicy, ...rest } = settings.permissions ?? {};
-    return { permissions: rest, policyFile: policy };
-  }
-  if (policy !== null && typeof policy === 'object' && !Array.isArray(policy)) {
-    return { permissions: { ...settings.permissions, policy: compileToolPolicy(policy, `agent registry entry "${definition.name}": policy`) } };
-  }
-  throw new ConfigError(`agent registry entry "${definition.name}"`, [{ path: ['policy'], message: 'expected a policy object or the path of a policy file' }]);
+function policyOf(entry: RegistryAgentSettings, settings: ClaudeCodeSettings): Pick<ClaudeCodeSettings, 'permissions' | 'policyFile'> {
+  const { policy: _codePolicy, ...rest } = settings.permissions ?? {};
+  if (entry.policy !== undefined) return { permissions: { ...rest, policy: entry.policy }, policyFile: undefined };
+  if (entry.policyFile !== undefined) return { permissions: rest, policyFile: entry.policyFile };
+  return {};
 }
 
 function systemPromptModeOf(definition: AgentDefinition): Pick<ClaudeCodeSettings, 'systemPromptMode'> {

@@ -1,7 +1,7 @@
 import { AdapterRegistry, defaultAdapterRegistry, type AgentDefinition } from '@troupe/core/cli-turn';
 import { ConfigError, InvalidStateError } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
-import { codexAdapterPlugin, createCodexAdapterPlugin, registerCodexAdapter } from './codex-adapter-plugin';
+import { codexAdapterPlugin, codexSettingsFromDefinition, createCodexAdapterPlugin, registerCodexAdapter } from './codex-adapter-plugin';
 
 const definition: AgentDefinition = {
   name: 'codex',
@@ -102,5 +102,17 @@ describe('registerCodexAdapter', () => {
       unregister();
     }
     expect(defaultAdapterRegistry.has('codex')).toBe(false);
+  });
+});
+
+describe('codex registry entry policy', () => {
+  it("an entry's policy governs the adapter (permissions.policy, app-server); a malformed one or an unread file is refused", () => {
+    const canUseTool = () => true;
+    const settings = codexSettingsFromDefinition({ ...definition, policy: { deny: ['kind:fetch'] } }, { permissions: { canUseTool, policy: { allow: ['kind:execute'] } } });
+    const permissions = settings.permissions!;
+    expect(permissions.canUseTool).toBe(canUseTool);
+    expect(permissions.policy).toMatchObject({ policy: { deny: ['kind:fetch'] } });
+    expect(() => createCodexAdapterPlugin().create({ ...definition, policy: { deny: ['Bash(rm *'] } })).toThrow(/policy\.deny\[0\]: "Bash\(rm \*" is not a rule/);
+    expect(() => createCodexAdapterPlugin().create({ ...definition, policy: 'policy.json' })).toThrow(/policy: a policy file is read when the registry is loaded/);
   });
 });

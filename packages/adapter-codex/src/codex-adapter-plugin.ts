@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ConfigError } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
@@ -43,28 +44,34 @@ export function createCodexAdapterPlugin(settings: CodexAdapterSettings = {}): C
     create(definition?: AgentDefinition): CodexAdapter {
       if (!definition) return createCodexAdapter(settings);
       const entry = readRegistryAgentSettings(definition, CODEX_FACTS);
-      return withCompletionStrategy(createCodexAdapter(applyEntry(entry, settings)), entry.completion);
+      return withCompletionStrategy(createCodexAdapter(applyEntry(entry, settings, definition.name)), entry.completion);
     },
   };
 }
 
-const CODEX_FACTS = { adapterId: CODEX_ADAPTER_ID, completionTypes: CODEX_COMPLETION_TYPES };
+const CODEX_FACTS = { adapterId: CODEX_ADAPTER_ID, completionTypes: CODEX_COMPLETION_TYPES, enforcesPolicy: true };
 
 /**
  * Adapter settings from a registry 1.2 entry over `settings`: its `command`,
  * `baseArgs`, `model`, `baseUrl` (served through the adapter's own
  * `model_providers.troupe` entry, so Codex talks to that endpoint over plain
  * HTTP), the key in `apiKeyEnv`, `home` (`HOME`, with `CODEX_HOME` in its
- * `.codex`), `maxRetries` (both of the provider's retry loops) and `env`.
+ * `.codex`), `maxRetries` (both of the provider's retry loops), `env` and
+ * `policy` (as `permissions.policy`, which routes turns through `codex app-server`).
  * The entry's completion detection is applied by the plugin.
  *
  * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an unset `apiKeyEnv`…).
  */
 export function codexSettingsFromDefinition(definition: AgentDefinition, settings: CodexAdapterSettings = {}): CodexAdapterSettings {
-  return applyEntry(readRegistryAgentSettings(definition, CODEX_FACTS), settings);
+  return applyEntry(readRegistryAgentSettings(definition, CODEX_FACTS), settings, definition.name);
 }
 
-function applyEntry(entry: RegistryAgentSettings, settings: CodexAdapterSettings): CodexAdapterSettings {
+function applyEntry(entry: RegistryAgentSettings, settings: CodexAdapterSettings, name: string): CodexAdapterSettings {
+  if (entry.policyFile !== undefined) {
+    throw new ConfigError(`agent registry entry "${name}"`, [
+      { path: ['policy'], message: 'a policy file is read when the registry is loaded from its file (loadRegistryFile); here give the policy object' },
+    ]);
+  }
   return {
     ...settings,
     command: entry.command,
@@ -75,6 +82,8 @@ function applyEntry(entry: RegistryAgentSettings, settings: CodexAdapterSettings
     ...(entry.home !== undefined ? { home: entry.home, codexHome: join(entry.home, '.codex') } : {}),
     ...(entry.maxRetries !== undefined ? { requestMaxRetries: entry.maxRetries, streamMaxRetries: entry.maxRetries } : {}),
     ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
+    // The entry's policy replaces the settings' one; the callback and hooks can only come from code.
+    ...(entry.policy !== undefined ? { permissions: { ...settings.permissions, policy: entry.policy } } : {}),
   };
 }
 

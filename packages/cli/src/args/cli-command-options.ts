@@ -17,6 +17,7 @@ const NEW_SESSION: CliCommandOption = { name: 'newsession', type: 'boolean', hel
 const AUTO_ALLOW: CliCommandOption = { name: 'auto-allow', type: 'boolean', help: 'autoAllow' };
 const MCP: CliCommandOption = { name: 'mcp', type: 'string', value: 'FILE', help: 'mcp' };
 const REGISTRY: CliCommandOption = { name: 'registry', type: 'string', value: 'FILE', help: 'registry' };
+const POLICY: CliCommandOption = { name: 'policy', type: 'string', value: 'FILE', help: 'policy' };
 const CODER: CliCommandOption = { name: 'coder', type: 'string', value: 'AGENT', help: 'coder' };
 const REVIEWER: CliCommandOption = { name: 'reviewer', type: 'string', value: 'AGENT', help: 'reviewer' };
 const MODEL: CliCommandOption = { name: 'model', type: 'string', value: 'PROVIDER[:MODEL]', help: 'model' };
@@ -46,6 +47,7 @@ export const LOOPER_OPTIONS: readonly CliCommandOption[] = [
   CODER,
   REVIEWER,
   REGISTRY,
+  POLICY,
   MAX_ITERATIONS,
   JUDGE,
   MODEL,
@@ -90,6 +92,7 @@ export const TEAM_OPTIONS: readonly CliCommandOption[] = [
   { name: 'to', type: 'string', value: 'MEMBER', help: 'teamTo' },
   { name: 'isolate', type: 'string', value: 'MODE', help: 'teamIsolate' },
   REGISTRY,
+  POLICY,
   AUTO_ALLOW,
   HELP,
 ];

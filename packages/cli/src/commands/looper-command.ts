@@ -56,6 +56,8 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
     if (!parsed.success) throw new CliUsageError(m.usage.invalidLooperCommand(parsed.error), { command: 'looper' });
     command = parsed.command;
   }
+  // A queued run would drop the policy on the way to the workers: refuse it rather than run the agents ungoverned.
+  if (typeof options.queue === 'string' && typeof options.policy === 'string') throw new CliUsageError(m.queue.policyNotQueued, { command: 'looper' });
   if (typeof options.queue === 'string') return runQueuedLooper(options, command, io);
   const isolate = isolationOption(options, m);
   const read = await readLooperOptions(options, io, 'looper');

@@ -7,8 +7,9 @@ import { parseCliArgs } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import type { CliMessages } from '../i18n/cli-messages';
-import { createCliAgentManager } from '../looper/create-cli-looper';
-import { loadCliRegistry } from '../registry/cli-registry';
+import { createCliAdapterRegistry, createCliAgentManager } from '../looper/create-cli-looper';
+import { readPolicyOption } from '../permissions/cli-policy';
+import { loadCliRegistry, registryEntry } from '../registry/cli-registry';
 import { openSessionLedger } from '../usage/session-ledger';
 import { openWorkspace, resolveWorkspacePath } from '../workspace/troupe-workspace';
 
@@ -45,7 +46,15 @@ export async function runTeamCommand(argv: readonly string[], io: CliIo): Promis
   });
   // The conversation's tokens and cost go to the workspace session's ledger (`troupe usage`).
   const usage = await recordUsage(root, bus, io);
-  const agentManager = createCliAgentManager({ autoAllow: options['auto-allow'] === true, registry, bus });
+  const policy = typeof options.policy === 'string' ? await readPolicyOption(options.policy, io.cwd) : undefined;
+  if (policy !== undefined) {
+    // Every AI member's adapter is built now, so one that cannot enforce the policy fails before the conversation starts.
+    const adapters = createCliAdapterRegistry(options['auto-allow'] === true, registry, policy);
+    for (const member of config.members) {
+      if (member.agentConfigId !== undefined) adapters.create(registryEntry(registry, member.agentConfigId) ?? member.agentConfigId);
+    }
+  }
+  const agentManager = createCliAgentManager({ autoAllow: options['auto-allow'] === true, registry, bus, policy });
   const lines = createLineReader(io);
   // Ctrl-C ends the conversation (reason "aborted"); the running member's CLI is stopped.
   const controller = new AbortController();

@@ -193,6 +193,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     newSession: '开始一个新会话（Looper 状态、待处理任务和消息），而不是恢复上一个会话。',
     autoAllow: '让智能体 CLI 无需询问即可编辑文件和运行命令（完全自动）。默认: 只允许编辑文件。',
     mcp: '智能体 CLI 使用的 MCP 服务器，来自 .mcp.json 格式的文件（{"mcpServers": {"name": {"command": …} | {"type": "http", "url": …}}}；会展开 ${VAR}）。',
+    policy: '所有智能体 CLI 都须遵守的工具策略（JSON: allow/ask/deny 规则）: Claude Code、Codex 和 ACP 智能体用它决定每次工具调用；策略未决定的调用按 --auto-allow 处理（否则只允许读取和编辑）。格式错误的文件会被拒绝，并指出出错的规则。',
     registry: '智能体注册表（schema 1.2；读取 1.1 时给出警告）。默认: WORKSPACE/.troupe/agents.json，否则 ~/.troupe/agents/config.json。',
     coder: 'Coder 智能体: 智能体注册表中的条目，或 claude、codex、gemini。默认: claude。',
     reviewer: 'Review 智能体: 注册表条目、claude、codex、gemini，或 tests（运行测试命令，并根据结果报告健康状况）。默认: 与 Coder 相同的智能体。',

@@ -204,6 +204,7 @@ export const englishCliHelpTexts = {
     newSession: 'Start a fresh session (Looper state, pending tasks and messages) instead of resuming the previous one.',
     autoAllow: 'Let agent CLIs edit files and run commands without asking (full-auto). Default: file edits only.',
     mcp: 'MCP servers for the agent CLIs, from a .mcp.json-style file ({"mcpServers": {"name": {"command": …} | {"type": "http", "url": …}}}; ${VAR} expanded).',
+    policy: 'Tool policy (JSON: allow/ask/deny rules) every agent CLI is held to: Claude Code, Codex and ACP agents decide each tool call with it; calls it leaves open follow --auto-allow (else reads and edits only). A malformed file is refused, naming the rule.',
     registry: 'Agent registry (schema 1.2; 1.1 is read with a warning). Default: WORKSPACE/.troupe/agents.json, else ~/.troupe/agents/config.json.',
     coder: 'Coder agent: an entry of the agent registry, or claude, codex or gemini. Default: claude.',
     reviewer: "Review agent: a registry entry, claude, codex, gemini, or tests (runs the test command and reports health from the results). Default: the Coder's agent.",

@@ -189,6 +189,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     queuesWithoutQueue: '--queues 需要与 --queue REDIS_URL 一起使用：要显示其队列的 Redis',
     subAgentsNeedModel: '子智能体队列需要这个 worker 上有模型: 请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 GEMINI_API_KEY，或传入 --model',
     workspaceOrGit: '--workspace DIR 和 --git URL 只能给一个，不能同时给出',
+    policyNotQueued: '--policy 暂不会发送给队列 worker: 要让智能体遵守策略，请在本地运行 Looper（不带 --queue），或在 worker 的注册表中为其智能体设置 policy',
     allowRootNotFolder: (dir) => `--allow-root ${dir} 不是文件夹`,
     gitUrlRefused: (maskedUrl) => `--git "${maskedUrl}"：worker 只克隆 https:// 和 ssh://（user@host:path）URL，或它允许的本地仓库`,
     taskRequired: '必须用 -p TASK 给出 Looper 运行的任务',

@@ -177,6 +177,7 @@ export const englishCliMessages = {
     queuesWithoutQueue: '--queues needs --queue REDIS_URL: the Redis whose queues to show',
     subAgentsNeedModel: 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
     workspaceOrGit: 'give either --workspace DIR or --git URL, not both',
+    policyNotQueued: '--policy is not sent to queue workers yet: run the Looper here (without --queue) to hold its agents to a policy, or give the workers\' agents a policy in their registry',
     allowRootNotFolder: (dir: string) => `--allow-root ${dir} is not a folder`,
     gitUrlRefused: (maskedUrl: string) => `--git "${maskedUrl}": workers clone only https:// and ssh:// (user@host:path) URLs, or a local repository they allow`,
     taskRequired: '-p TASK is required: the task of the Looper run',

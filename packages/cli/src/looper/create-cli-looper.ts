@@ -2,9 +2,10 @@ import { createAcpAdapterPlugin } from '@troupe/adapter-acp';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
-import { AdapterRegistry, AgentManager, createGenericAdapter, type AgentDefinition } from '@troupe/core/cli-turn';
-import { ConfigError, type ChatModel, type EventBus, type McpServers, type RunnableAgent } from '@troupe/core';
+import { AdapterRegistry, AgentManager, createGenericAdapter, type AgentAdapterPlugin, type AgentDefinition } from '@troupe/core/cli-turn';
+import { ConfigError, type ChatModel, type CompiledToolPolicy, type EventBus, type McpServers, type RunnableAgent } from '@troupe/core';
 import { englishLooperTexts, Looper, type LooperMember, type LooperTexts } from '@troupe/looper';
+import { cliPermissions } from '../permissions/cli-policy';
 import { registryDefinitions, type AgentChoice, type CliRegistry } from '../registry/cli-registry';
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
@@ -37,6 +38,8 @@ export interface CliLooperSetup {
   mcpServers?: McpServers | undefined;
   /** `--isolate worktree`: each run works in its own git workspace of the workspace folder (a git checkout). */
   isolation?: 'none' | 'worktree';
+  /** `--policy FILE`: the tool policy every agent CLI member is governed by. */
+  policy?: CompiledToolPolicy | undefined;
 }
 
 /** ACP tool kinds a file-edits-only turn (`auto-edit`, without `--auto-allow`) allows; commands, fetches and others are denied. */
@@ -49,19 +52,33 @@ const ACP_AUTO_EDIT_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delet
  * permission requests allowed with `--auto-allow`, else file reads and edits
  * only), and, for each registry entry of another adapter type, core's
  * generic adapter (its `baseArgs`, `env`, `home` and declared completion detection).
+ *
+ * With a `policy` (`--policy FILE`), or for a registry entry with its own `policy`, Claude Code, Codex and ACP agents
+ * decide every tool call through the permission contract: the policy's rules first, then {@link cliPermissions}'s
+ * callback for the calls it leaves open. Gemini CLI (stream-json) and generic adapters cannot decide tool calls, so
+ * with a policy they are refused (a policy nothing enforces would let every call through).
  */
-export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegistry): AdapterRegistry {
+export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegistry, policy?: CompiledToolPolicy): AdapterRegistry {
   const permissionMode = autoAllow ? 'full-auto' : 'auto-edit';
+  const permissions = cliPermissions(policy, autoAllow);
+  const governs = (definition?: AgentDefinition) => policy !== undefined || definition?.policy !== undefined;
   const adapters = new AdapterRegistry();
-  adapters.register(createClaudeCodeAdapterPlugin({ permissionMode }));
-  adapters.register(createCodexAdapterPlugin({ permissionMode }));
-  adapters.register(createGeminiCliAdapterPlugin({ permissionMode }));
-  adapters.register(createAcpAdapterPlugin({ canUseTool: autoAllow ? 'allow' : (request) => request.kind !== undefined && ACP_AUTO_EDIT_KINDS.has(request.kind) }));
+  adapters.register(governed(createClaudeCodeAdapterPlugin({ permissionMode }), createClaudeCodeAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
+  adapters.register(governed(createCodexAdapterPlugin({ permissionMode }), createCodexAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
+  adapters.register(governed(createGeminiCliAdapterPlugin({ permissionMode }), undefined, () => policy !== undefined, policy !== undefined));
+  adapters.register(
+    governed(
+      createAcpAdapterPlugin({ canUseTool: autoAllow ? 'allow' : (request) => request.kind !== undefined && ACP_AUTO_EDIT_KINDS.has(request.kind) }),
+      createAcpAdapterPlugin({ permissions }),
+      governs,
+      policy !== undefined,
+    ),
+  );
   for (const [key, definition] of Object.entries(registry?.parsed.config.agents ?? {})) {
     const type = definition.adapter ?? definition.name;
     if (adapters.has(type)) continue;
     try {
-      adapters.register({ type, displayName: definition.displayName ?? type, create: (entry?: AgentDefinition) => createGenericAdapter(entry ?? definition) });
+      adapters.register(governed({ type, displayName: definition.displayName ?? type, create: (entry?: AgentDefinition) => createGenericAdapter(entry ?? definition) }, undefined, () => policy !== undefined, policy !== undefined));
     } catch (error) {
       const field = definition.adapter !== undefined ? 'adapter' : 'name';
       throw new ConfigError(registry?.path ?? 'agent registry', [{ path: ['agents', key, field], message: `${(error as Error).message} (the adapter type)` }], { cause: error });
@@ -71,12 +88,37 @@ export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegis
 }
 
 /**
+ * A plugin that builds with `governedPlugin` the agents a policy governs (`governs`), and with `plain` the others;
+ * without a `governedPlugin` (an adapter that cannot decide tool calls) a governed agent is refused, and so is an
+ * entry with a policy of its own when the run has one (`runPolicy`).
+ */
+function governed(plain: AgentAdapterPlugin, governedPlugin: AgentAdapterPlugin | undefined, governs: (definition?: AgentDefinition) => boolean, runPolicy: boolean): AgentAdapterPlugin {
+  return {
+    ...plain,
+    create(definition?: AgentDefinition) {
+      if (!governs(definition)) return plain.create(definition);
+      // Two policies would leave one of them unenforced (neither may loosen the other): refuse the pair.
+      if (runPolicy && definition?.policy !== undefined) {
+        throw new ConfigError(`agent registry entry "${definition.name}"`, [{ path: ['policy'], message: 'the entry has a policy of its own and --policy gives another; keep one of them' }]);
+      }
+      if (governedPlugin) return governedPlugin.create(definition);
+      throw new ConfigError('--policy', [
+        {
+          path: [],
+          message: `${plain.displayName ?? plain.type} (adapter "${plain.type}") cannot decide its tool calls, so it cannot enforce a policy; choose claude, codex or an ACP agent (Gemini CLI: a registry entry with "adapter": "acp" and baseArgs ["--acp"])`,
+        },
+      ]);
+    },
+  };
+}
+
+/**
  * An agent manager on {@link createCliAdapterRegistry}: a config id names a
  * registry entry (its settings reach the adapter) or a built-in adapter.
  */
-export function createCliAgentManager(options: { autoAllow: boolean; registry: CliRegistry | undefined; bus?: EventBus }): AgentManager {
+export function createCliAgentManager(options: { autoAllow: boolean; registry: CliRegistry | undefined; bus?: EventBus; policy?: CompiledToolPolicy | undefined }): AgentManager {
   return new AgentManager({
-    adapters: createCliAdapterRegistry(options.autoAllow, options.registry),
+    adapters: createCliAdapterRegistry(options.autoAllow, options.registry, options.policy),
     definitions: registryDefinitions(options.registry),
     ...(options.bus ? { eventBus: options.bus } : {}),
   });
@@ -100,7 +142,7 @@ export function createCliLooper(options: {
   setup: CliLooperSetup;
 }): { looper: Looper; agentManager: AgentManager } {
   const { workspace, log, bus, setup } = options;
-  const agentManager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus });
+  const agentManager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus, policy: setup.policy });
   const looper = new Looper({
     texts: setup.texts ?? englishLooperTexts,
     coder: member(setup.coder, 'coder', setup),

@@ -5,6 +5,7 @@ import { readConfigFile } from '@troupe/core/util';
 import { choiceOption, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliUsageError } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
+import { readPolicyOption } from '../permissions/cli-policy';
 import { chooseModel, type ModelChoice } from './cli-model';
 import type { CliLooperSetup } from './create-cli-looper';
 
@@ -24,11 +25,12 @@ export interface ReadLooperOptionsResult {
 
 /**
  * Reads `--max-iterations`, `--judge`, `--model`, `--test-command`,
- * `--step-timeout`, `--auto-allow` and `--mcp` (the agents and JUDGE's
+ * `--step-timeout`, `--auto-allow`, `--mcp` and `--policy` (the agents and JUDGE's
  * model come from `resolveLooperSetup`, once the command needs them: a
  * command that runs nothing loads no adapter and no model SDK).
  *
  * @throws CliUsageError naming the bad option.
+ * @throws ConfigError naming the `--policy` file and its malformed rule.
  */
 export async function readLooperOptions(options: CliOptions, io: CliIo, command: string): Promise<ReadLooperOptionsResult> {
   const catalogue = catalogueOf(io);
@@ -50,6 +52,7 @@ export async function readLooperOptions(options: CliOptions, io: CliIo, command:
       texts: catalogue.looper,
       testsReviewTexts: m.testsReview,
       ...(typeof options.mcp === 'string' ? { mcpServers: await readMcpOption(options.mcp, io, command) } : {}),
+      ...(typeof options.policy === 'string' ? { policy: await readPolicyOption(options.policy, io.cwd) } : {}),
     },
     model,
     judgeModel: judge !== 'rules' ? model : undefined,

@@ -42,11 +42,12 @@ export async function resolveLooperSetup(
     options.reviewer === 'tests' ? 'tests' : typeof options.reviewer === 'string' ? resolveAgentChoice(options.reviewer, '--reviewer', registry, m, command, ['tests']) : coder;
   const judgeModel = read.judgeModel ? await createChatModel(read.judgeModel) : undefined;
   const setup: CliLooperSetup = { ...read.base, judgeModel, coder, reviewer, registry };
-  const adapters = createCliAdapterRegistry(setup.autoAllow, registry);
+  const adapters = createCliAdapterRegistry(setup.autoAllow, registry, setup.policy);
   for (const choice of [coder, reviewer]) {
-    if (choice === 'tests' || !choice.definition) continue;
+    if (choice === 'tests') continue;
     try {
-      adapters.create(choice.definition);
+      // A built-in agent is built too: with --policy, one that cannot enforce it fails now.
+      adapters.create(choice.definition ?? choice.adapterType);
     } catch (error) {
       // Name the registry file and the entry's key, as for any other invalid field of the file.
       if (error instanceof ConfigError && registry) throw new ConfigError(registry.path, error.issues.map((issue) => ({ ...issue, path: ['agents', choice.name, ...issue.path] })), { cause: error });

@@ -30,6 +30,8 @@ export function createGenericAdapter(definition: AgentDefinition): AgentAdapterV
     message: `"${definition.adapter ?? definition.name}" has no dedicated adapter that knows how to pass ${field} to it; put the flag in baseArgs or the variable in env (or set "adapter" to claude, codex or gemini)`,
   }));
   if (definition.usePty === true) issues.push({ path: ['usePty'], message: 'pseudo-terminals are not supported: the CLI\'s output is read through pipes; remove usePty or set it to false' });
+  // A policy nothing enforces would let every call through: refuse it (fail closed).
+  if (definition.policy !== undefined) issues.push({ path: ['policy'], message: `"${definition.adapter ?? definition.name}" has no dedicated adapter that can decide its tool calls, so no policy can be enforced; use claude, codex or acp` });
   if (issues.length > 0) throw new ConfigError(`agent registry entry "${definition.name}"`, issues);
   const processEnv = definition.env || definition.home ? { ...definition.env, ...(definition.home ? { HOME: definition.home } : {}) } : undefined;
   const caps = definition.capabilities;

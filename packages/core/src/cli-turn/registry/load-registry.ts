@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../../errors/config-error';
+import { loadToolPolicyFile } from '../../permissions/tool-policy-file';
 import { readConfigFile } from '../../util/read-config-file';
 import { defaultAdapterRegistry, type AdapterRegistry } from '../adapter-registry';
 import { convertLegacyAgent, type RemovedSystemPrompt } from './convert-legacy-registry';
@@ -125,17 +126,40 @@ function unwrapLegacyAgents(raw: Record<string, unknown>): Record<string, unknow
 
 /**
  * Reads and validates a registry JSON file (see {@link parseRegistryConfig}).
+ * An entry's `policy` that names a policy file (relative to the registry's
+ * folder) is read and checked now, and the entry carries its rules from then
+ * on: a malformed policy fails the load, naming the file and the rule.
  *
  * @throws ConfigError for unreadable files, invalid JSON (with the parser's
- * position) or invalid fields.
+ * position) or invalid fields; for a policy file, naming it, its rule
+ * (`deny[1]: …`) and the entry that points to it.
  */
 export async function loadRegistryFile(path: string, options: ParseRegistryOptions = {}): Promise<ParsedRegistry> {
   const parsed = parseRegistryConfig(await readConfigFile(path), { ...options, source: options.source ?? path });
-  return { ...parsed, config: resolveRegistryPaths(parsed.config, dirname(resolve(path))) };
+  const config = resolveRegistryPaths(parsed.config, dirname(resolve(path)));
+  return { ...parsed, config: await readPolicyFiles(config, options.source ?? path) };
+}
+
+/** Replaces each entry's policy file path by the file's checked policy. */
+async function readPolicyFiles(config: RegistryConfig, source: string): Promise<RegistryConfig> {
+  const agents: RegistryConfig['agents'] = {};
+  for (const [key, agent] of Object.entries(config.agents)) {
+    if (typeof agent.policy !== 'string') {
+      agents[key] = agent;
+      continue;
+    }
+    try {
+      agents[key] = { ...agent, policy: { ...(await loadToolPolicyFile(agent.policy)).policy } };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError(`${error.source} (the policy of agents.${key} in ${source})`, error.issues, { cause: error });
+    }
+  }
+  return { ...config, agents };
 }
 
 /**
- * Makes an entry's `home` absolute (`~/…` is the user's home; a relative path
+ * Makes an entry's `home` and `policy` file absolute (`~/…` is the user's home; a relative path
  * is read from `baseDir`, the registry file's folder), and so its `command`
  * when it is a relative path (`./bin/claude`); a bare name stays a `PATH` lookup.
  */
@@ -148,6 +172,7 @@ export function resolveRegistryPaths(config: RegistryConfig, baseDir: string): R
         ...agent,
         ...(agent.home !== undefined ? { home: absolute(agent.home) } : {}),
         ...(/[\\/]/.test(agent.command) && !isAbsolute(agent.command) ? { command: absolute(agent.command) } : {}),
+        ...(typeof agent.policy === 'string' ? { policy: absolute(agent.policy) } : {}),
       },
     ]),
   );

@@ -1,6 +1,7 @@
 import type { AgentAdapterV1 } from '../../adapter/v1/agent-adapter-v1';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error';
 import type { CompletionStrategy } from '../../adapter/v1/completion-strategy';
+import { compileToolPolicy, type CompiledToolPolicy } from '../../permissions/tool-policy';
 import type { AgentDefinition } from './registry-schema';
 
 /** What an adapter knows about its CLI, to check a registry entry against. */
@@ -11,6 +12,11 @@ export interface RegistryAdapterFacts {
   completionTypes: readonly string[];
   /** Where the entry's `apiKeyEnv` variable is read. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The adapter decides its CLI's tool calls through the permission contract, so it can take the entry's `policy`.
+   * Without it an entry with a policy is refused: a policy nothing enforces would let every call through.
+   */
+  enforcesPolicy?: boolean;
 }
 
 /** A registry entry's settings, in the terms every adapter maps to its own. */
@@ -29,6 +35,10 @@ export interface RegistryAgentSettings {
    * (`idleTimeout`, `exit`, or fewer completion types); `undefined` keeps the adapter's.
    */
   completion: CompletionStrategy | undefined;
+  /** The entry's policy object, checked (the adapter's `permissions.policy`); `loadRegistryFile` has read a policy file into it. */
+  policy: CompiledToolPolicy | undefined;
+  /** The entry's policy file path when it was not read yet (an entry parsed without its file): for an adapter that reads it. */
+  policyFile: string | undefined;
 }
 
 /**
@@ -44,6 +54,8 @@ export interface RegistryAgentSettings {
  * - `apiKeyEnv` is read from the environment (the entry's `env` first); a
  *   variable that is not set is refused.
  * - `usePty: true` is refused: adapters read the CLI's output through pipes.
+ * - `policy` is refused unless the adapter `enforcesPolicy`; an object is
+ *   returned compiled as `policy`, a path as `policyFile`.
  *
  * @throws ConfigError naming every refused field (`agents.codex.capabilities.completionTypes: …`).
  *
@@ -67,6 +79,19 @@ export function readRegistryAgentSettings(definition: AgentDefinition, facts: Re
       issues.push({ path: ['apiKeyEnv'], message: `the environment variable ${definition.apiKeyEnv} is not set (export it with the API key, or remove apiKeyEnv)` });
     }
   }
+  let policy: CompiledToolPolicy | undefined;
+  if (definition.policy !== undefined && facts.enforcesPolicy !== true) {
+    issues.push({ path: ['policy'], message: `the ${facts.adapterId} adapter cannot decide its CLI's tool calls yet, so it cannot enforce a policy; remove policy or use an adapter that can (claude, codex, acp)` });
+  } else if (definition.policy !== undefined && (definition.policy === null || typeof definition.policy !== 'object' || Array.isArray(definition.policy)) && typeof definition.policy !== 'string') {
+    issues.push({ path: ['policy'], message: 'expected a policy object or the path of a policy file' });
+  } else if (definition.policy !== undefined && typeof definition.policy !== 'string') {
+    try {
+      policy = compileToolPolicy(definition.policy);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(...error.issues.map((issue) => ({ ...issue, path: ['policy', ...issue.path] })));
+    }
+  }
   if (issues.length > 0) throw new ConfigError(`agent registry entry "${definition.name}"`, issues);
   return {
     command: definition.command,
@@ -78,6 +103,8 @@ export function readRegistryAgentSettings(definition: AgentDefinition, facts: Re
     home: definition.home,
     maxRetries: definition.maxRetries,
     completion,
+    policy,
+    policyFile: typeof definition.policy === 'string' ? definition.policy : undefined,
   };
 }
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ConfigError } from '../../errors/config-error';
+import { compileToolPolicy } from '../../permissions/tool-policy';
 
 /** Names that would corrupt a plain object if used as keys (`__proto__` sets its prototype). */
 const RESERVED_AGENT_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
@@ -71,8 +73,22 @@ export const agentDefinitionSchema = z
     home: z.string().min(1, 'expected a folder path').optional(),
     /** API retries per request (each adapter maps it to its CLI's own setting). */
     maxRetries: z.number().int('expected a whole number').min(0, 'expected 0 or more').max(100, 'expected at most 100').optional(),
+    /**
+     * The agent's tool policy (allow/ask/deny rules, see `ToolPolicy`): the policy object, or the path of a policy
+     * file (JSON), read from the registry file's folder when relative. Adapters that cannot decide tool calls refuse it.
+     */
+    policy: z.union([z.string().min(1, 'expected a policy file path'), z.record(z.string(), z.unknown())], { error: 'expected a policy object or the path of a policy file' }).optional(),
   })
   .superRefine((agent, ctx) => {
+    // A malformed policy is refused with the registry, naming each bad rule (`policy.deny[1]`).
+    if (agent.policy !== undefined && typeof agent.policy !== 'string') {
+      try {
+        compileToolPolicy(agent.policy);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        for (const issue of error.issues) ctx.addIssue({ code: 'custom', path: ['policy', ...issue.path], message: issue.message });
+      }
+    }
     const caps = agent.capabilities;
     if (caps.completionDetection === 'jsonl' && !caps.completionTypes) {
       ctx.addIssue({
