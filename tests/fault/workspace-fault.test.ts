@@ -30,11 +30,11 @@ const KINDS: { kind: string; create: () => AgentAdapter }[] = [
   { kind: 'gemini', create: () => createGeminiCliAdapter({ apiKey: 'fault-suite', baseUrl: 'http://127.0.0.1:9' }) },
 ];
 
-/** One agent turn through AgentManager: the real adapter, its CLI replaced by the fake that also writes `write`. */
-async function agentTurn(index: number, workDir: string, write: FakeAgentCliOptions['write']): Promise<void> {
+/** One agent turn through AgentManager: the real adapter, its CLI replaced by the fake that also writes `writeFiles`. */
+async function agentTurn(index: number, workDir: string, writeFiles: FakeAgentCliOptions['writeFiles']): Promise<void> {
   const { kind, create } = KINDS[index % KINDS.length]!;
   const adapters = new AdapterRegistry();
-  adapters.register({ type: kind, create: () => withFakeAgentCli(create(), { replay: recording(kind), write }) });
+  adapters.register({ type: kind, create: () => withFakeAgentCli(create(), { replay: recording(kind), writeFiles }) });
   const manager = new AgentManager({ adapters });
   try {
     await manager.ensureAgentStarted('coder', kind, { workDir });
