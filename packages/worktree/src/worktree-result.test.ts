@@ -8,6 +8,20 @@ const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
 
 describe('workspaceResult', () => {
+  it('sees a same-size edit made in the second the workspace was checked out, read a second later', async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`f${index}.txt`, 'a = 1\n']));
+    const made = makeTestRepo(files);
+    cleanups.push(made.cleanup);
+    const ws = await createWorkspace({ repo: made.repo, name: 'racy' });
+    // Same size, right after the checkout: git's stat data cannot tell these files apart from the index.
+    for (const file of Object.keys(files)) writeFileSync(join(ws.path, file), 'a = 2\n');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const result = await workspaceResult(ws);
+    expect(result.diffstat.files.map((stat) => stat.file).sort()).toEqual(Object.keys(files).sort());
+    expect(result.uncommitted).toBe(true);
+    await removeWorkspace(ws);
+  });
+
   it('reports committed and uncommitted changes, untracked files included, without touching the workspace index', async () => {
     const made = makeTestRepo({ 'a.txt': 'one\ntwo\n', 'gone.txt': 'bye\n' });
     cleanups.push(made.cleanup);

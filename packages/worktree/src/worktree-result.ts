@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidArgumentError } from '@troupe/core/errors';
@@ -62,8 +62,14 @@ async function worktreeTree(ws: Workspace, signal?: AbortSignal): Promise<string
   const index = join(folder, 'index');
   try {
     const realIndex = await indexPath(ws.path, signal);
+    // The copy keeps the real index's times: git trusts a file's stat data only when it is older than the index, so
+    // a fresh copy time would hide a same-size edit made in the second the workspace was checked out.
     const copied = await copyFile(realIndex, index).then(
-      () => true,
+      async () => {
+        const times = await stat(realIndex);
+        await utimes(index, times.atime, times.mtime);
+        return true;
+      },
       () => false,
     );
     const env = { GIT_INDEX_FILE: index };
