@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadToolPolicyFile, type ProcessConfig, type ToolPermissionOptions } from '@troupe/core';
-import { listenDecisionSocket } from '@troupe/core/util';
+import { startTurnDecisionSocket } from '@troupe/core/util';
 import { updateGeminiCliSettings, type JsonObject } from './gemini-cli-home';
 import { createGeminiHookHandler } from './gemini-cli-permissions';
 import type { ResolvedGeminiCliSettings } from './gemini-cli-settings';
@@ -69,7 +67,6 @@ export async function writeGeminiHookSettings(home: string, permissions: ToolPer
 export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedGeminiCliSettings, home: string | undefined, roleId?: string): Promise<ProcessConfig> {
   if (settings.permissions === undefined) return config;
   let permissions = settings.permissions;
-  let dir: string;
   try {
     if (home === undefined) {
       throw new ConfigError('Gemini CLI adapter settings', [
@@ -78,7 +75,6 @@ export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedG
     }
     if (settings.policyFile !== undefined) permissions = { ...permissions, policy: await loadToolPolicyFile(settings.policyFile) };
     await writeGeminiHookSettings(home, permissions);
-    dir = await mkdtemp(join(settings.tmpDir ?? tmpdir(), 'troupe-gemini-hook-'));
   } catch (error) {
     await config.cleanup?.();
     throw error;
@@ -89,27 +85,14 @@ export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedG
     ...(settings.eventBus ? { bus: settings.eventBus } : {}),
     ...(config.cwd !== undefined ? { workspace: config.cwd } : {}),
   });
-  let socket;
-  try {
-    socket = await listenDecisionSocket(join(dir, 'hook.sock'), { name: 'Troupe Gemini CLI hook socket', handler });
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    await config.cleanup?.();
-    throw error;
-  }
-  const opened = socket;
-  return {
-    ...config,
-    env: { ...config.env, [GEMINI_HOOK_SOCKET_ENV]: opened.path },
-    cleanup: async () => {
-      try {
-        await config.cleanup?.();
-      } finally {
-        await opened.close();
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
-  };
+  const socket = await startTurnDecisionSocket(config, {
+    parent: settings.tmpDir ?? tmpdir(),
+    prefix: 'troupe-gemini-hook-',
+    file: 'hook.sock',
+    name: 'Troupe Gemini CLI hook socket',
+    handler,
+  });
+  return { ...config, env: { ...config.env, [GEMINI_HOOK_SOCKET_ENV]: socket.path }, cleanup: socket.cleanup };
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { compileToolPolicy, ConfigError, type EventBus, type ToolPermissionOptions } from '@troupe/core';
+import { ConfigError, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** Default model: passing `-m` skips Gemini CLI's model router (one request per turn instead of two). */
@@ -186,20 +186,7 @@ export function resolveGeminiCliSettings(settings: GeminiCliSettings = {}, sourc
   const parsed = geminiCliSettingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
   const value = parsed.data;
-  const { policyFile } = value;
-  let permissions = value.permissions ?? (policyFile !== undefined ? {} : undefined);
-  if (permissions !== undefined) {
-    if (policyFile !== undefined && permissions.policy !== undefined) {
-      throw new ConfigError(source, [{ path: ['policyFile'], message: 'give either policyFile or permissions.policy, not both' }]);
-    }
-    if (permissions.canUseTool !== undefined && typeof permissions.canUseTool !== 'function') {
-      throw new ConfigError(source, [{ path: ['permissions', 'canUseTool'], message: 'expected a function' }]);
-    }
-    // A malformed policy is an error now, naming the rule, not at the first tool call.
-    if (permissions.policy !== undefined && !('rules' in permissions.policy)) {
-      permissions = { ...permissions, policy: compileToolPolicy(permissions.policy, `${source}: permissions.policy`) };
-    }
-  }
+  const permissions = resolvePermissionSettings({ permissions: value.permissions, policyFile: value.policyFile }, source);
   return {
     command: value.command ?? 'gemini',
     model: value.model ?? GEMINI_CLI_DEFAULT_MODEL,
@@ -217,7 +204,7 @@ export function resolveGeminiCliSettings(settings: GeminiCliSettings = {}, sourc
     extraArgs: value.extraArgs ?? [],
     installHint: value.installHint ?? GEMINI_CLI_INSTALL_HINT,
     permissions,
-    policyFile,
+    policyFile: value.policyFile,
     eventBus: value.eventBus,
     agentName: value.agentName,
   };

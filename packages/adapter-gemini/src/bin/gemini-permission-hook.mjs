@@ -15,13 +15,10 @@
 // always exits 0 once it printed, so the command line's fallback adds nothing). The command line in settings.json
 // (`node script || { echo DENY; exit 2; }`) also denies when this script cannot start or dies before printing.
 import { appendFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createJsonLineRpcClient } from '@troupe/core/util';
+import { connectDecisionSocket } from '@troupe/core/util';
 
 const DENY_UNASKED = 'The tool call was refused: the Troupe host could not be asked (fail closed).';
-/** Longest answer line read from the host (an answer may hold a changed tool input, a whole file). */
-const MAX_HOST_LINE_LENGTH = 64 * 1024 * 1024;
 
 let event;
 let readAt;
@@ -58,16 +55,7 @@ async function main() {
   const blocking = event?.hook_event_name === 'BeforeTool';
   if (!socketPath) return print({});
   if (event === null || typeof event !== 'object') return print({ decision: 'deny', reason: DENY_UNASKED });
-  const client = createJsonLineRpcClient(createConnection(socketPath), {
-    name: "the host's hook socket",
-    maxLineLength: MAX_HOST_LINE_LENGTH,
-    encodeRequest: (id, request) => ({ id, request }),
-    readAnswer: (frame) => {
-      if (!Number.isSafeInteger(frame?.id)) return undefined;
-      if (frame.answer !== null && typeof frame.answer === 'object' && !Array.isArray(frame.answer)) return { id: frame.id, ok: true, result: frame.answer };
-      return { id: frame.id, ok: false, error: typeof frame.error === 'string' ? frame.error : 'no answer object' };
-    },
-  });
+  const client = connectDecisionSocket(socketPath, "the host's hook socket");
   let answer;
   try {
     answer = await client.request(event);

@@ -11,4 +11,5 @@ export {
   type ToolUseVerdict,
 } from './decide-tool-use';
 export { loadToolPolicyFile } from './tool-policy-file';
+export { resolvePermissionSettings } from './permission-settings';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
