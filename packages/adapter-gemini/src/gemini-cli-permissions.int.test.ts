@@ -7,8 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import type { ToolPermissionOptions, ToolUseRequest } from '@troupe/core';
+import type { MemberAgentConfig, ToolPermissionOptions, ToolUseRequest } from '@troupe/core';
 import { createFakeLlmServer, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter } from './index';
@@ -17,6 +18,8 @@ const require = createRequire(import.meta.url);
 const packageJsonPath = require.resolve('@google/gemini-cli/package.json');
 const { bin } = JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { bin: { gemini: string } };
 const geminiBin = join(dirname(packageJsonPath), bin.gemini);
+/** A stdio MCP server with one tool, `read_env` (the MCP package's test fixture, on the official SDK). */
+const envMcpServer = fileURLToPath(new URL('../../mcp/src/__fixtures__/env-mcp-server.mjs', import.meta.url));
 
 let server: FakeLlmServer;
 let scratch: string;
@@ -34,7 +37,7 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startCoder(permissions: ToolPermissionOptions) {
+async function startCoder(permissions: ToolPermissionOptions, member: Partial<MemberAgentConfig> = {}) {
   scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-perm-int-'));
   const workDir = join(scratch, 'work');
   mkdirSync(workDir);
@@ -51,7 +54,7 @@ async function startCoder(permissions: ToolPermissionOptions) {
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'gemini', create: () => adapter });
   manager = new AgentManager({ adapters, defaultTimeoutMs: 120_000 });
-  await manager.ensureAgentStarted('coder', 'gemini', { workDir });
+  await manager.ensureAgentStarted('coder', 'gemini', { workDir, ...member });
   return { manager, workDir };
 }
 
@@ -178,5 +181,31 @@ describe('Gemini CLI permissions (real CLI, fake API)', () => {
     expect(existsSync(join(workDir, 'thrown.txt'))).toBe(false);
     expect(existsSync(join(workDir, 'slow.txt'))).toBe(false);
     expect(laterRequestText()).toContain('Tool execution blocked');
+  });
+
+  it('decides MCP tool calls too (kind mcp): an allowed one runs, a denied one does not, its reason reaches the model', { timeout: 120_000 }, async () => {
+    const seen: ToolUseRequest[] = [];
+    const { manager } = await startCoder(
+      {
+        canUseTool: (request) => {
+          seen.push(request);
+          return (request.input as { name?: string }).name === 'PLAIN' ? true : { behavior: 'deny', message: 'MCP-DENIED-BY-TROUPE-TEST' };
+        },
+      },
+      { mcpServers: { probe: { command: process.execPath, args: [envMcpServer], env: { PLAIN: 'plain-value', HIDDEN: 'hidden-value' } } } },
+    );
+    server.enqueue('gemini', {
+      toolCalls: [
+        { name: 'mcp_probe_read_env', arguments: { name: 'PLAIN' } },
+        { name: 'mcp_probe_read_env', arguments: { name: 'HIDDEN' } },
+      ],
+    });
+    server.enqueue('gemini', { text: 'mcp done' });
+    await manager.sendAndReceive('coder', 'use the probe');
+    expect(seen.map((request) => request.kind)).toEqual(['mcp', 'mcp']);
+    const later = laterRequestText();
+    expect(later).toContain('PLAIN=plain-value');
+    expect(later).toContain('MCP-DENIED-BY-TROUPE-TEST');
+    expect(later).not.toContain('hidden-value');
   });
 });

@@ -81,6 +81,14 @@ describe('createGeminiHookHandler (recorded hook events)', () => {
     expect(decided).toHaveLength(4);
   });
 
+  it('an event with mcp_context is an MCP call, whatever its tool name', async () => {
+    const kinds: string[] = [];
+    const handler = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => (kinds.push(request.kind), true) } });
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' }, mcp_context: { server_name: 'probe', tool_name: 'read_env' } }, signal);
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' } }, signal);
+    expect(kinds).toEqual(['mcp', 'other']);
+  });
+
   it('denies a deferred call, and a changed input that is no object', async () => {
     const before = recorded.find((event) => event.hook_event_name === 'BeforeTool')!;
     const deferring = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: () => ({ behavior: 'defer' }) } });

@@ -83,10 +83,12 @@ export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (eve
     const input = event.tool_input;
     const target = geminiToolTarget(tool, input);
     const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : undefined;
+    // An MCP tool's event carries `mcp_context` (server and tool name), whatever the tool's name.
+    const mcp = event.mcp_context !== null && typeof event.mcp_context === 'object';
     return {
       ...base,
       tool,
-      kind: geminiToolKind(tool),
+      kind: mcp ? ('mcp' as const) : geminiToolKind(tool),
       input,
       ...(target !== undefined ? { target } : {}),
       ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
