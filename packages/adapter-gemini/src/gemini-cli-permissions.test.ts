@@ -2,8 +2,10 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { EventBus, type ToolUseRequest } from '@troupe/core';
 import { listenDecisionSocket } from '@troupe/core/util';
+import { replayThroughAdapter } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter } from './index';
 import { GEMINI_HOOK_SOCKET_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
@@ -182,5 +184,29 @@ describe('hook settings and the command line', () => {
     const userHome = createGeminiCliAdapter({ prepareHome: false, env: { GEMINI_API_KEY: undefined }, permissions: {} });
     await expect(userHome.getProcessConfig({ workDir: scratch })).rejects.toThrow(/permissions need a settings home/);
     expect(() => createGeminiCliAdapter({ policyFile: '/p.json', permissions: { policy: { allow: ['read_file'] } } })).toThrow(/either policyFile or permissions.policy/);
+  });
+});
+
+describe('a recorded permission turn (Gemini CLI 0.61.0 with Troupe\'s hook, fake API)', () => {
+  const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/permissions/deny-write-change-command.${name}`, import.meta.url));
+
+  it('reads as before: the denied call is an error result with the reason, the others succeed', async () => {
+    const result = await replayThroughAdapter(createGeminiCliAdapter(), { name: 'deny-write-change-command', stdoutFile: fixture('stdout.jsonl'), exitCode: 0 }, process.cwd());
+    expect(result.status).toBe('completed');
+    const results = result.parts.filter((part) => part.type === 'tool-result');
+    expect(results.map((part) => [part.toolName ?? part.toolCallId.split('__')[0], part.isError])).toEqual([
+      ['read_file', false],
+      ['write_file', true],
+      ['run_shell_command', false],
+    ]);
+    expect(JSON.stringify(results[1])).toContain('Tool execution blocked: DENIED-BY-TROUPE: no writes here');
+    // The stream reports the model's input; the changed one is what ran (the recording's files: changed.txt only).
+    const meta = JSON.parse(readFileSync(fixture('meta.json'), 'utf8')) as { files_after: Record<string, boolean> };
+    expect(meta.files_after).toEqual({ 'denied.txt': false, 'original.txt': false, 'changed.txt': true });
+  });
+
+  it('the reason reached the model in the next request, as the write_file function response', () => {
+    const [, second] = readFileSync(fixture('requests.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { contents: unknown });
+    expect(JSON.stringify(second?.contents)).toContain('DENIED-BY-TROUPE: no writes here');
   });
 });
