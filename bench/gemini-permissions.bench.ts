@@ -10,6 +10,11 @@ import { median, percentile, type BenchKit } from './bench-kit';
 
 const CALLS = 1000;
 const PER_RESPONSE = 25;
+/**
+ * Model responses per turn: past about 30 model turns in one prompt Gemini CLI's loop detection starts asking the
+ * model (which would eat the scripted replies), so the 1,000 calls are spread over several turns of one session.
+ */
+const RESPONSES_PER_TURN = 4;
 
 /**
  * Gemini CLI permissions: 1,000 tool calls (shell commands and reads) asked by the real Gemini CLI (0.61.0) against the
@@ -44,17 +49,20 @@ export default async function (kit: BenchKit): Promise<void> {
   const manager = new AgentManager({ adapters, defaultTimeoutMs: 1_800_000 });
   try {
     await manager.ensureAgentStarted('coder', 'gemini', { workDir });
-    for (let response = 0; response < CALLS / PER_RESPONSE; response++) {
-      const calls: FakeToolCall[] = [];
-      for (let index = 0; index < PER_RESPONSE; index++) {
-        const n = response * PER_RESPONSE + index;
-        calls.push(n % 2 === 0 ? { name: 'run_shell_command', arguments: { command: `touch cmd-${n}.txt` } } : { name: 'read_file', arguments: { file_path: 'seed.txt' } });
-      }
-      server.enqueue('gemini', { toolCalls: calls });
-    }
-    server.enqueue('gemini', { text: 'done' });
+    const turns = CALLS / PER_RESPONSE / RESPONSES_PER_TURN;
     const started = Date.now();
-    await manager.sendAndReceive('coder', `Make ${CALLS / 2} files`);
+    for (let turn = 0; turn < turns; turn++) {
+      for (let response = 0; response < RESPONSES_PER_TURN; response++) {
+        const calls: FakeToolCall[] = [];
+        for (let index = 0; index < PER_RESPONSE; index++) {
+          const n = (turn * RESPONSES_PER_TURN + response) * PER_RESPONSE + index;
+          calls.push(n % 2 === 0 ? { name: 'run_shell_command', arguments: { command: `touch cmd-${n}.txt` } } : { name: 'read_file', arguments: { file_path: 'seed.txt' } });
+        }
+        server.enqueue('gemini', { toolCalls: calls });
+      }
+      server.enqueue('gemini', { text: `turn ${turn} done` });
+      await manager.sendAndReceive('coder', `Turn ${turn}: make ${(RESPONSES_PER_TURN * PER_RESPONSE) / 2} files`);
+    }
     const wallMs = Date.now() - started;
 
     const lines = readFileSync(trace, 'utf8')
@@ -71,7 +79,7 @@ export default async function (kit: BenchKit): Promise<void> {
       await decideToolUse(request, { canUseTool: () => true });
       alone.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    kit.note(`gemini hooks: ${CALLS} calls in one turn (${CALLS / PER_RESPONSE} responses of ${PER_RESPONSE} parallel calls), ${asked} asked, ${lines.length} hook answers traced, ${wallMs} ms wall`);
+    kit.note(`gemini hooks: ${CALLS} calls in ${CALLS / PER_RESPONSE / RESPONSES_PER_TURN} turns (${CALLS / PER_RESPONSE} responses of ${PER_RESPONSE} parallel calls), ${asked} asked, ${lines.length} hook answers traced, ${wallMs} ms wall`);
     kit.note(`  event read → answer written: p90 ${percentile(elapsed, 90).toFixed(2)} ms, p99 ${percentile(elapsed, 99).toFixed(2)} ms, max ${Math.max(...elapsed).toFixed(2)} ms`);
     kit.note(`  whole hook process (Node start included): median ${median(uptime).toFixed(1)} ms, p95 ${percentile(uptime, 95).toFixed(1)} ms`);
     kit.report({ name: 'gemini hook, event read → answer written, median', value: median(elapsed), unit: 'ms', baselineName: 'decideToolUse alone, median', baselineValue: median(alone) });
