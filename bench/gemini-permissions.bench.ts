@@ -1,11 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
+import { createFakeLlmServer, findRealCli, type FakeToolCall } from '@troupe/test-server';
 import { median, percentile, type BenchKit } from './bench-kit';
 
 const CALLS = 1000;
@@ -24,9 +23,9 @@ const RESPONSES_PER_TURN = 4;
  * of a command hook). Baseline: `decideToolUse` alone.
  */
 export default async function (kit: BenchKit): Promise<void> {
-  const require = createRequire(new URL('../packages/adapter-gemini/package.json', import.meta.url));
-  const geminiPackage = require.resolve('@google/gemini-cli/package.json');
-  const geminiBin = join(dirname(geminiPackage), (JSON.parse(readFileSync(geminiPackage, 'utf8')) as { bin: { gemini: string } }).bin.gemini);
+  const gemini = findRealCli('gemini');
+  if ('missing' in gemini) throw new Error(gemini.missing);
+  const geminiBin = gemini.command;
   const server = await createFakeLlmServer({ scenario: 'text' });
   const temp = mkdtempSync(join(tmpdir(), 'troupe-bench-gemini-perm-'));
   const workDir = join(temp, 'workspace');

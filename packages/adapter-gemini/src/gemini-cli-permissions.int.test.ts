@@ -4,20 +4,18 @@
  * `npx vitest run packages/adapter-gemini/src/gemini-cli-permissions.int.test.ts`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import type { MemberAgentConfig, ToolPermissionOptions, ToolUseRequest } from '@troupe/core';
-import { createFakeLlmServer, type FakeLlmServer } from '@troupe/test-server';
+import { createFakeLlmServer, findRealCli, type FakeLlmServer } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter } from './index';
 
-const require = createRequire(import.meta.url);
-const packageJsonPath = require.resolve('@google/gemini-cli/package.json');
-const { bin } = JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { bin: { gemini: string } };
-const geminiBin = join(dirname(packageJsonPath), bin.gemini);
+const gemini = findRealCli('gemini');
+if ('missing' in gemini) throw new Error(gemini.missing);
+const geminiBin = gemini.command;
 /** A stdio MCP server with one tool, `read_env` (the MCP package's test fixture, on the official SDK). */
 const envMcpServer = fileURLToPath(new URL('../../mcp/src/__fixtures__/env-mcp-server.mjs', import.meta.url));
 
