@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { runProcess } from '@troupe/core/cli-turn';
-import { createJsonLineRpcClient } from '@troupe/core/util';
-import { createConnection } from 'node:net';
-import { startClaudeControlSocket } from '../packages/adapter-claude/src/claude-code-control-socket';
+import { connectDecisionSocket, listenDecisionSocket } from '@troupe/core/util';
 import { createClaudeControlHandler } from '../packages/adapter-claude/src/claude-code-permissions';
 import { claudeCodeBinary, createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
 import { percentile, type BenchKit } from './bench-kit';
@@ -89,16 +87,9 @@ export default async function (kit: BenchKit): Promise<void> {
   // The host's side alone, without the CLI competing for the CPU: the socket round trip and the decision, as the
   // driver sees them (one PreToolUse question at a time).
   const socketDir = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-socket-'));
-  const socket = await startClaudeControlSocket(socketDir, createClaudeControlHandler({ permissions: { policy: { allow: ['Read'] }, canUseTool: () => true }, agent: 'bench' }));
-  const client = createJsonLineRpcClient<unknown>(createConnection(socket.path), {
-    name: 'bench socket',
-    maxLineLength: 1024 * 1024,
-    encodeRequest: (id, request) => ({ id, request }),
-    readAnswer: (frame) => {
-      const answer = frame as { id?: number; answer?: unknown; error?: string };
-      return typeof answer.id === 'number' ? (answer.answer !== undefined ? { id: answer.id, ok: true, result: answer.answer } : { id: answer.id, ok: false, error: String(answer.error) }) : undefined;
-    },
-  });
+  const handler = createClaudeControlHandler({ permissions: { policy: { allow: ['Read'] }, canUseTool: () => true }, agent: 'bench' });
+  const socket = await listenDecisionSocket(join(socketDir, 'control.sock'), { name: 'bench socket', handler: (request, signal) => handler(request, signal) });
+  const client = connectDecisionSocket(socket.path, 'bench socket');
   const roundTrips: number[] = [];
   try {
     for (let index = 0; index < CALLS; index++) {

@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
@@ -7,5 +8,9 @@ export default defineConfig(
   troupeTsup(import.meta.dirname, {
     entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts', acp: 'src/acp.ts' },
     external: ['@troupe/adapter-acp'],
+    async onSuccess() {
+      // The permission hook is a plain-JS script Gemini CLI runs for each tool call (with `permissions`).
+      cpSync('src/bin', 'dist/bin', { recursive: true });
+    },
   }),
 );

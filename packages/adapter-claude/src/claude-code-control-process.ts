@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadToolPolicyFile, type ProcessConfig } from '@troupe/core';
-import { startClaudeControlSocket } from './claude-code-control-socket';
+import { startTurnDecisionSocket } from '@troupe/core/util';
 import { claudeDisallowedTools, claudeDriverHookNames, createClaudeControlHandler } from './claude-code-permissions';
 import type { ResolvedClaudeCodeSettings } from './claude-code-settings';
 
@@ -13,16 +11,14 @@ export const claudeControlDriverPath: string = fileURLToPath(new URL('./bin/clau
 /**
  * Turns a Claude Code process config into one that runs through the control driver: the CLI gets
  * `--permission-prompt-tool stdio` (and `--disallowedTools` for the policy's plain-name deny rules), the driver
- * registers the hooks and asks this process, over a private Unix socket, about every tool call. The socket and its
- * folder go with the process (`cleanup`).
+ * registers the hooks and asks this process, over a private Unix socket, about every tool call. The socket (core's
+ * `startTurnDecisionSocket`) and its folder go with the process (`cleanup`).
  */
 export async function withClaudeControl(config: ProcessConfig, settings: ResolvedClaudeCodeSettings, roleId?: string): Promise<ProcessConfig> {
   if (settings.permissions === undefined) return config;
   let permissions = settings.permissions;
-  let dir: string;
   try {
     if (settings.policyFile !== undefined) permissions = { ...permissions, policy: await loadToolPolicyFile(settings.policyFile) };
-    dir = await mkdtemp(join(settings.tmpDir ?? tmpdir(), 'troupe-claude-control-'));
   } catch (error) {
     await config.cleanup?.();
     throw error;
@@ -33,15 +29,13 @@ export async function withClaudeControl(config: ProcessConfig, settings: Resolve
     ...(settings.eventBus ? { bus: settings.eventBus } : {}),
     ...(config.cwd !== undefined ? { workspace: config.cwd } : {}),
   });
-  let socket;
-  try {
-    socket = await startClaudeControlSocket(dir, handler);
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    await config.cleanup?.();
-    throw error;
-  }
-  const opened = socket;
+  const opened = await startTurnDecisionSocket(config, {
+    parent: settings.tmpDir ?? tmpdir(),
+    prefix: 'troupe-claude-control-',
+    file: 'control.sock',
+    name: 'Troupe Claude Code control socket',
+    handler: (request, signal) => handler(request, signal),
+  });
   const disallowed = claudeDisallowedTools(permissions.policy);
   const hooks = claudeDriverHookNames(permissions);
   return {
@@ -59,13 +53,6 @@ export async function withClaudeControl(config: ProcessConfig, settings: Resolve
       'stdio',
       ...(disallowed.length > 0 ? ['--disallowedTools', disallowed.join(',')] : []),
     ],
-    cleanup: async () => {
-      try {
-        await config.cleanup?.();
-      } finally {
-        await opened.close();
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
+    cleanup: opened.cleanup,
   };
 }

@@ -1,4 +1,4 @@
-import { ConfigError, compileToolPolicy, type EventBus, type ToolPermissionOptions } from '@troupe/core';
+import { ConfigError, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** The arguments every Claude Code turn needs: print mode, JSONL events, and `--verbose` (required by stream-json). */
@@ -104,21 +104,10 @@ export type ResolvedClaudeCodeSettings = z.output<typeof claudeCodeSettingsSchem
 export function resolveClaudeCodeSettings(settings: unknown = {}, source = 'Claude Code adapter settings'): ResolvedClaudeCodeSettings {
   const parsed = claudeCodeSettingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
-  const { policyFile } = parsed.data;
-  const permissions = parsed.data.permissions ?? (policyFile !== undefined ? {} : undefined);
+  const permissions = resolvePermissionSettings(parsed.data, source);
   if (permissions !== undefined) {
-    if (policyFile !== undefined && permissions.policy !== undefined) {
-      throw new ConfigError(source, [{ path: ['policyFile'], message: 'give either policyFile or permissions.policy, not both' }]);
-    }
     if (parsed.data.inputFormat !== 'stream-json') {
       throw new ConfigError(source, [{ path: ['inputFormat'], message: 'permissions need inputFormat "stream-json" (the control protocol answers on stdin)' }]);
-    }
-    if (permissions.canUseTool !== undefined && typeof permissions.canUseTool !== 'function') {
-      throw new ConfigError(source, [{ path: ['permissions', 'canUseTool'], message: 'expected a function' }]);
-    }
-    // A malformed policy is an error now, naming the rule, not at the first tool call.
-    if (permissions.policy !== undefined && !('rules' in permissions.policy)) {
-      return { ...parsed.data, permissions: { ...permissions, policy: compileToolPolicy(permissions.policy, `${source}: permissions.policy`) } };
     }
     return { ...parsed.data, permissions };
   }

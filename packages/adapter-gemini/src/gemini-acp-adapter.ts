@@ -1,5 +1,6 @@
 import { createAcpAdapter, type AcpCanUseTool } from '@troupe/adapter-acp';
 import type { AgentAdapterCapabilities, AgentAdapterV1, AgentTurnContext, EventBus, MemberAgentConfig, ProcessConfig } from '@troupe/core';
+import { ConfigError } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
 import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 
@@ -64,6 +65,12 @@ export interface GeminiAcpAdapter extends AgentAdapterV1 {
  */
 export function createGeminiAcpAdapter(settings: GeminiCliSettings = {}, options: GeminiAcpOptions = {}): GeminiAcpAdapter {
   const resolved = resolveGeminiCliSettings(settings);
+  if (resolved.permissions !== undefined) {
+    // Silently ignoring them would let every call run: refuse, naming what works over ACP.
+    throw new ConfigError('Gemini CLI ACP adapter settings', [
+      { path: [resolved.policyFile !== undefined ? 'policyFile' : 'permissions'], message: 'permissions (BeforeTool hooks) are for createGeminiCliAdapter; over ACP give options.canUseTool' },
+    ]);
+  }
   const environment = createGeminiCliEnvironment(resolved);
   const acp = createAcpAdapter({
     adapterId: 'gemini-acp',

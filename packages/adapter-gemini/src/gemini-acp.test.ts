@@ -16,6 +16,11 @@ function withFakeAgent(settings: GeminiCliSettings = {}, agentArgs: string[] = [
 }
 
 describe('Gemini ACP adapter', () => {
+  it('refuses permissions (they are BeforeTool hooks of the stream-JSON adapter), instead of ignoring them', () => {
+    expect(() => createGeminiAcpAdapter({ apiKey: 'k', permissions: { canUseTool: () => true } })).toThrow(/over ACP give options.canUseTool/);
+    expect(() => createGeminiAcpAdapter({ apiKey: 'k', policyFile: '/p.json' })).toThrow(/policyFile/);
+  });
+
   it('command line: node <acp driver> --permission deny -- gemini --acp --skip-trust -m <model> …, message on stdin', async () => {
     const adapter = createGeminiAcpAdapter({});
     const config = await adapter.getProcessConfig({ additionalArgs: ['--debug'] }, '/work');

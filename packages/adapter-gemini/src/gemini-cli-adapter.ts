@@ -10,6 +10,7 @@ import type {
 } from '@troupe/core';
 import { CapabilityUnsupportedError, ConfigError, InvalidArgumentError } from '@troupe/core';
 import { createGeminiCliEnvironment } from './gemini-cli-environment';
+import { withGeminiHooks } from './gemini-cli-hook-process';
 import { resolveGeminiCliSettings, type GeminiCliSettings, type ResolvedGeminiCliSettings } from './gemini-cli-settings';
 import { GeminiCliStreamParser, parseGeminiCliResponse } from './gemini-cli-stream-parser';
 
@@ -94,7 +95,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
       }
       const { env, cleanup, secrets } = await environment.forTurn(member);
       const cwd = workDir ?? member.workDir;
-      return {
+      const config: ProcessConfig = {
         command: resolved.command,
         args: [...geminiCliArgs(resolved, resumeSessionId), ...(member.additionalArgs ?? []), '-p'],
         ...(cwd !== undefined ? { cwd } : {}),
@@ -104,6 +105,7 @@ export function createGeminiCliAdapter(settings: GeminiCliSettings = {}): Gemini
         ...(resolved.apiKey || secrets.length > 0 ? { secrets: [...(resolved.apiKey ? [resolved.apiKey] : []), ...secrets] } : {}),
         ...(cleanup ? { cleanup } : {}),
       };
+      return withGeminiHooks(config, resolved, await environment.getHome(), context?.roleId);
     },
 
     prepareMessage(message: string): string {
@@ -185,7 +187,8 @@ function geminiCliArgs(settings: ResolvedGeminiCliSettings, resumeSessionId: str
   const args = ['-o', 'stream-json'];
   if (settings.skipTrust) args.push('--skip-trust');
   if (settings.model !== 'auto') args.push('-m', settings.model);
-  if (settings.permissionMode === 'full-auto') args.push('--yolo');
+  // With permissions, Troupe's BeforeTool hook is the one gate: every tool is offered and none is asked about.
+  if (settings.permissionMode === 'full-auto' || settings.permissions !== undefined) args.push('--yolo');
   else if (settings.permissionMode === 'auto-edit') args.push('--approval-mode', 'auto_edit');
   if (resumeSessionId !== undefined) args.push('--resume', resumeSessionId);
   args.push(...settings.extraArgs);

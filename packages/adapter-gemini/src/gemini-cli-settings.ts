@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { ConfigError } from '@troupe/core';
+import { ConfigError, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** Default model: passing `-m` skips Gemini CLI's model router (one request per turn instead of two). */
@@ -41,6 +41,12 @@ export const geminiCliSettingsSchema = z
     env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
     extraArgs: z.array(z.string()).optional(),
     installHint: z.string().optional(),
+    permissions: z
+      .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
+      .optional(),
+    policyFile: z.string().min(1, 'expected a policy file path').optional(),
+    eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
+    agentName: z.string().min(1).optional(),
   })
   .superRefine((settings, ctx) => {
     const prepare = settings.prepareHome ?? (settings.baseUrl !== undefined || settings.apiKey !== undefined);
@@ -129,6 +135,22 @@ export interface GeminiCliSettings {
   extraArgs?: string[];
   /** Shown when the command is missing. Default `npm install -g @google/gemini-cli`. */
   installHint?: string;
+  /**
+   * Decide every tool call in Troupe before it runs: a policy, a `canUseTool` callback, hooks (see
+   * `ToolPermissionOptions`). When set, Troupe's command hook is written into the home's settings.json for
+   * `BeforeTool` (every tool, reads included) and asks this process over a private socket; the CLI runs with `--yolo`
+   * (the hook is the one gate, so `permissionMode` is ignored). Needs a prepared or given `home`.
+   */
+  permissions?: ToolPermissionOptions;
+  /**
+   * A policy file (JSON, see `ToolPolicy`) for `permissions`, read when each turn starts (a malformed one fails the
+   * turn's start, naming the rule). Turns `permissions` on by itself. Give either this or `permissions.policy`.
+   */
+  policyFile?: string;
+  /** Where `permission:decided` audit records go (with `permissions`). */
+  eventBus?: EventBus;
+  /** The agent's name in permission requests and audit records. Default: the member's role id (from `AgentManager`), else `gemini`. */
+  agentName?: string;
 }
 
 /** Settings with defaults applied. */
@@ -149,6 +171,10 @@ export interface ResolvedGeminiCliSettings {
   env: Record<string, string | undefined>;
   extraArgs: string[];
   installHint: string;
+  permissions: ToolPermissionOptions | undefined;
+  policyFile: string | undefined;
+  eventBus: EventBus | undefined;
+  agentName: string | undefined;
 }
 
 /**
@@ -160,6 +186,7 @@ export function resolveGeminiCliSettings(settings: GeminiCliSettings = {}, sourc
   const parsed = geminiCliSettingsSchema.safeParse(settings ?? {});
   if (!parsed.success) throw ConfigError.fromZod(source, parsed.error);
   const value = parsed.data;
+  const permissions = resolvePermissionSettings({ permissions: value.permissions, policyFile: value.policyFile }, source);
   return {
     command: value.command ?? 'gemini',
     model: value.model ?? GEMINI_CLI_DEFAULT_MODEL,
@@ -176,5 +203,9 @@ export function resolveGeminiCliSettings(settings: GeminiCliSettings = {}, sourc
     env: value.env ?? {},
     extraArgs: value.extraArgs ?? [],
     installHint: value.installHint ?? GEMINI_CLI_INSTALL_HINT,
+    permissions,
+    policyFile: value.policyFile,
+    eventBus: value.eventBus,
+    agentName: value.agentName,
   };
 }

@@ -18,11 +18,10 @@
 // Fail closed: when the host cannot be asked or answers nonsense, a tool call is denied.
 // Exit code: the CLI's (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
-import { createConnection } from 'node:net';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { createJsonLineRpcClient } from '@troupe/core/util';
+import { connectDecisionSocket } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { socket: undefined, hooks: [] };
@@ -89,23 +88,9 @@ fromHost.on('close', () => {
   }
 });
 
-/** Longest answer line read from the host (an answer holds a tool input, which can be a whole file). */
-const MAX_HOST_LINE_LENGTH = 64 * 1024 * 1024;
 let host;
 function connectHost() {
-  const socket = createConnection(options.socket);
-  return createJsonLineRpcClient(socket, {
-    name: "the host's permission socket",
-    maxLineLength: MAX_HOST_LINE_LENGTH,
-    encodeRequest: (id, request) => ({ id, request }),
-    readAnswer: (frame) => {
-      if (!Number.isSafeInteger(frame?.id)) return undefined;
-      if (frame.answer !== null && typeof frame.answer === 'object' && !Array.isArray(frame.answer)) return { id: frame.id, ok: true, result: frame.answer };
-      return { id: frame.id, ok: false, error: typeof frame.error === 'string' ? frame.error : 'no answer object' };
-    },
-    onInvalid: (reason) => process.stderr.write(`claude-control-driver: the host sent a line that is ${reason}\n`),
-    log: (message) => process.stderr.write(`claude-control-driver: ${message}\n`),
-  });
+  return connectDecisionSocket(options.socket, "the host's permission socket", { log: (message) => process.stderr.write(`claude-control-driver: ${message}\n`) });
 }
 
 const DENY_UNASKED = 'The tool call was refused: the Troupe host could not be asked (fail closed).';

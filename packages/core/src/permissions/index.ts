@@ -11,6 +11,7 @@ export {
   type ToolUseVerdict,
 } from './decide-tool-use';
 export { loadToolPolicyFile } from './tool-policy-file';
+export { resolvePermissionSettings } from './permission-settings';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
 export {
   ApprovalStore,

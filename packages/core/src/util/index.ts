@@ -21,6 +21,7 @@ export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';
 export { readRenamedOption, type RenamedOption } from './renamed-option';
 export { assertKnownOptions } from './timeout-option';
+export { connectDecisionSocket, listenDecisionSocket, startTurnDecisionSocket, type DecisionSocketHandler, type TurnDecisionSocket } from './decision-socket';
 export {
   createJsonLineRpcClient,
   JsonLineRpcError,

@@ -1,0 +1,209 @@
+/*
+ * Permissions with the real Gemini CLI 0.61.0 (devDependency @google/gemini-cli) against the in-repo fake Gemini API:
+ * Troupe's BeforeTool hook decides every tool call (reads included) before it runs. Run with
+ * `npx vitest run packages/adapter-gemini/src/gemini-cli-permissions.int.test.ts`.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import type { MemberAgentConfig, ToolPermissionOptions, ToolUseRequest } from '@troupe/core';
+import { createFakeLlmServer, findRealCli, type FakeLlmServer } from '@troupe/test-server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createGeminiCliAdapter } from './index';
+
+const gemini = findRealCli('gemini');
+if ('missing' in gemini) throw new Error(gemini.missing);
+const geminiBin = gemini.command;
+/** A stdio MCP server with one tool, `read_env` (the MCP package's test fixture, on the official SDK). */
+const envMcpServer = fileURLToPath(new URL('../../mcp/src/__fixtures__/env-mcp-server.mjs', import.meta.url));
+
+let server: FakeLlmServer;
+let scratch: string;
+let manager: AgentManager | undefined;
+
+beforeAll(async () => {
+  server = await createFakeLlmServer({ scenario: 'text' });
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await manager?.cleanup();
+  manager = undefined;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function startCoder(permissions: ToolPermissionOptions, member: Partial<MemberAgentConfig> = {}) {
+  scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-perm-int-'));
+  const workDir = join(scratch, 'work');
+  mkdirSync(workDir);
+  server.reset();
+  const adapter = createGeminiCliAdapter({
+    command: geminiBin,
+    baseUrl: server.url,
+    apiKey: 'fake-gemini-key-int',
+    home: join(scratch, 'home'),
+    tmpDir: join(scratch, 'tmp'),
+    maxAttempts: 1,
+    permissions,
+  });
+  const adapters = new AdapterRegistry();
+  adapters.register({ type: 'gemini', create: () => adapter });
+  manager = new AgentManager({ adapters, defaultTimeoutMs: 120_000 });
+  await manager.ensureAgentStarted('coder', 'gemini', { workDir, ...member });
+  return { manager, workDir };
+}
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+/** The text of every request body the fake received after the first (the ones that carry tool results). */
+const laterRequestText = () =>
+  server.requests
+    .filter((request) => request.protocol === 'gemini')
+    .slice(1)
+    .map((request) => JSON.stringify(request.body))
+    .join('\n');
+
+describe('Gemini CLI permissions (real CLI, fake API)', () => {
+  it('decides every call of every kind before it runs: reads, edits, shell, fetch, parallel batches, ≥ 200 calls, 0 bypasses', { timeout: 240_000 }, async () => {
+    const seen: ToolUseRequest[] = [];
+    const bypasses: string[] = [];
+    let workDir = '';
+    const { manager } = await startCoder({
+      policy: { deny: ['kind:fetch'], reasons: { 'kind:fetch': 'no network in this test' }, default: 'ask' },
+      canUseTool: (request) => {
+        seen.push(request);
+        // The effect of an edit or a command must not exist yet when Troupe is asked.
+        const effect = request.kind === 'edit' ? String((request.input as { file_path: string }).file_path) : /touch (\S+)/.exec(request.target ?? '')?.[1];
+        if (effect !== undefined && existsSync(join(workDir, effect))) bypasses.push(`${request.tool} ${effect}`);
+        return true;
+      },
+    });
+    workDir = join(scratch, 'work');
+    writeFileSync(join(workDir, 'seed.txt'), 'seed\n');
+
+    const BATCH = 30;
+    const ROUNDS = 4;
+    const TURNS = 2;
+    let expectedCallbacks = 0;
+    let fetches = 0;
+    for (let turn = 0; turn < TURNS; turn++) {
+      for (let round = 0; round < ROUNDS; round++) {
+        const calls: Call[] = [];
+        for (let i = 0; i < BATCH; i++) {
+          const n = `${turn}-${round}-${i}`;
+          switch (i % 6) {
+            case 0:
+              calls.push({ name: 'read_file', arguments: { file_path: 'seed.txt' } });
+              break;
+            case 1:
+              calls.push({ name: 'write_file', arguments: { file_path: `w-${n}.txt`, content: n } });
+              break;
+            case 2:
+              calls.push({ name: 'run_shell_command', arguments: { command: `touch x-${n}.txt` } });
+              break;
+            case 3:
+              calls.push({ name: 'list_directory', arguments: { dir_path: '.' } });
+              break;
+            case 4:
+              calls.push({ name: 'glob', arguments: { pattern: '*.txt' } });
+              break;
+            default:
+              fetches++;
+              calls.push({ name: 'web_fetch', arguments: { prompt: `summarize http://127.0.0.1:9/${n}` } });
+          }
+        }
+        expectedCallbacks += calls.filter((call) => call.name !== 'web_fetch').length;
+        server.enqueue('gemini', { toolCalls: calls });
+      }
+      server.enqueue('gemini', { text: `turn ${turn} done` });
+      const reply = await manager.sendAndReceive('coder', `turn ${turn}`);
+      expect(reply).toContain(`turn ${turn} done`);
+    }
+
+    console.log(`[gemini permissions] ${seen.length} callback calls (+ ${fetches} fetches denied by the policy), ${bypasses.length} bypasses`);
+    expect(bypasses).toEqual([]);
+    expect(seen.length).toBe(expectedCallbacks);
+    expect(seen.length + fetches).toBeGreaterThanOrEqual(200);
+    expect(new Set(seen.map((request) => request.kind))).toEqual(new Set(['read', 'edit', 'execute']));
+    expect(seen.every((request) => request.agent === 'coder' && request.adapter === 'gemini' && request.workspace === workDir)).toBe(true);
+    // Every allowed write and command ran; the denied fetches' reason reached the model.
+    for (let turn = 0; turn < TURNS; turn++) {
+      expect(existsSync(join(workDir, `w-${turn}-0-1.txt`))).toBe(true);
+      expect(existsSync(join(workDir, `x-${turn}-${ROUNDS - 1}-2.txt`))).toBe(true);
+    }
+    expect(laterRequestText()).toContain('no network in this test');
+  });
+
+  it('a denied write leaves no file and its reason reaches the next request; a changed input is what runs', { timeout: 120_000 }, async () => {
+    const { manager, workDir } = await startCoder({
+      canUseTool: (request) => {
+        if (request.tool === 'write_file') return { behavior: 'deny', message: 'DENIED-BY-TROUPE-TEST: no writes here' };
+        if (request.kind === 'execute') return { behavior: 'allow', input: { ...(request.input as object), command: 'echo changed > changed.txt' } };
+        return true;
+      },
+    });
+    server.enqueue('gemini', {
+      toolCalls: [
+        { name: 'write_file', arguments: { file_path: 'denied.txt', content: 'should not exist' } },
+        { name: 'run_shell_command', arguments: { command: 'echo original > original.txt' } },
+      ],
+    });
+    server.enqueue('gemini', { text: 'all done' });
+    await manager.sendAndReceive('coder', 'write and run');
+    expect(existsSync(join(workDir, 'denied.txt'))).toBe(false);
+    expect(existsSync(join(workDir, 'original.txt'))).toBe(false);
+    expect(readFileSync(join(workDir, 'changed.txt'), 'utf8').trim()).toBe('changed');
+    expect(laterRequestText()).toContain('DENIED-BY-TROUPE-TEST: no writes here');
+  });
+
+  it('fails closed: a callback that throws or does not answer in time denies the call', { timeout: 120_000 }, async () => {
+    const { manager, workDir } = await startCoder({
+      timeoutMs: 500,
+      canUseTool: (request) => {
+        if ((request.input as { command?: string }).command?.includes('slow')) return new Promise<boolean>(() => {});
+        throw new Error('callback broke');
+      },
+    });
+    server.enqueue('gemini', {
+      toolCalls: [
+        { name: 'run_shell_command', arguments: { command: 'touch thrown.txt' } },
+        { name: 'run_shell_command', arguments: { command: 'touch slow.txt' } },
+        { name: 'read_file', arguments: { file_path: 'nothing.txt' } },
+      ],
+    });
+    server.enqueue('gemini', { text: 'closed' });
+    await manager.sendAndReceive('coder', 'try');
+    expect(existsSync(join(workDir, 'thrown.txt'))).toBe(false);
+    expect(existsSync(join(workDir, 'slow.txt'))).toBe(false);
+    expect(laterRequestText()).toContain('Tool execution blocked');
+  });
+
+  it('decides MCP tool calls too (kind mcp): an allowed one runs, a denied one does not, its reason reaches the model', { timeout: 120_000 }, async () => {
+    const seen: ToolUseRequest[] = [];
+    const { manager } = await startCoder(
+      {
+        canUseTool: (request) => {
+          seen.push(request);
+          return (request.input as { name?: string }).name === 'PLAIN' ? true : { behavior: 'deny', message: 'MCP-DENIED-BY-TROUPE-TEST' };
+        },
+      },
+      { mcpServers: { probe: { command: process.execPath, args: [envMcpServer], env: { PLAIN: 'plain-value', HIDDEN: 'hidden-value' } } } },
+    );
+    server.enqueue('gemini', {
+      toolCalls: [
+        { name: 'mcp_probe_read_env', arguments: { name: 'PLAIN' } },
+        { name: 'mcp_probe_read_env', arguments: { name: 'HIDDEN' } },
+      ],
+    });
+    server.enqueue('gemini', { text: 'mcp done' });
+    await manager.sendAndReceive('coder', 'use the probe');
+    expect(seen.map((request) => request.kind)).toEqual(['mcp', 'mcp']);
+    const later = laterRequestText();
+    expect(later).toContain('PLAIN=plain-value');
+    expect(later).toContain('MCP-DENIED-BY-TROUPE-TEST');
+    expect(later).not.toContain('hidden-value');
+  });
+});

@@ -1,0 +1,136 @@
+import { serializeError } from '@troupe/core/util';
+import { decideToolUse, type EventBus, type ToolKind, type ToolPermissionOptions, type ToolUseRequest } from '@troupe/core';
+
+/** Gemini CLI's built-in tool names by Troupe tool kind (as offered by Gemini CLI 0.61.0). */
+const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
+  read_file: 'read',
+  read_many_files: 'read',
+  glob: 'read',
+  search_file_content: 'read',
+  grep_search: 'read',
+  list_directory: 'read',
+  write_file: 'edit',
+  replace: 'edit',
+  run_shell_command: 'execute',
+  web_fetch: 'fetch',
+  google_web_search: 'fetch',
+};
+
+/**
+ * The Troupe kind of a Gemini CLI tool. MCP tools reach hooks as `mcp_<server>_<tool>` (or `<server>__<tool>`) and are
+ * `mcp`; other unknown tools (`save_memory`, `write_todos`…) are `other`.
+ */
+export function geminiToolKind(toolName: string): ToolKind {
+  const known = KIND_BY_TOOL[toolName];
+  if (known !== undefined) return known;
+  if (toolName.startsWith('mcp_') || toolName.includes('__')) return 'mcp';
+  return 'other';
+}
+
+/** What a Gemini CLI tool call acts on, for target rules: the path, the command, the URL or query. */
+export function geminiToolTarget(toolName: string, input: unknown): string | undefined {
+  if (input === null || typeof input !== 'object') return undefined;
+  const fields = input as Record<string, unknown>;
+  const first = (...names: string[]) => names.map((name) => fields[name]).find((value): value is string => typeof value === 'string');
+  switch (geminiToolKind(toolName)) {
+    case 'read':
+    case 'edit':
+      return first('file_path', 'absolute_path', 'dir_path', 'path', 'pattern');
+    case 'execute':
+      return first('command');
+    case 'fetch':
+      return first('url', 'prompt', 'query');
+    default:
+      return undefined;
+  }
+}
+
+/** The reason the model gets when the callback defers a call (approvals that outlive the process are not wired here yet). */
+export const GEMINI_DEFER_UNSUPPORTED = 'The tool call was refused: deferred approvals are not supported by the Gemini CLI adapter yet.';
+
+/** The hook output the host answers for one Gemini CLI hook event (printed by the hook script as is). */
+export type GeminiHookAnswer = Record<string, unknown>;
+
+/** Options of {@link createGeminiHookHandler}. */
+export interface GeminiHookHandlerOptions {
+  /** The permission settings of the agent. */
+  permissions: ToolPermissionOptions;
+  /** Where `permission:decided` goes. */
+  bus?: EventBus;
+  /** The agent's name in requests and audit records. */
+  agent: string;
+  /** The agent's work directory. */
+  workspace?: string;
+}
+
+/**
+ * Answers the hook events of one Gemini CLI turn: every `BeforeTool` event (every tool call, reads included: the hook
+ * has no matcher) is decided by {@link decideToolUse} and answered `{ decision: 'allow', hookSpecificOutput:
+ * { tool_input } }` (the input to run, changed or not) or `{ decision: 'deny', reason }`, which the CLI sends the model
+ * as the call's error. `AfterTool` goes to `hooks.postToolUse`, `AfterAgent` to `hooks.stop`; one that throws is
+ * reported as a warning and changes nothing.
+ *
+ * @internal
+ */
+export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (event: Record<string, unknown>, signal: AbortSignal) => Promise<GeminiHookAnswer> {
+  const { permissions, agent } = options;
+  const hooks = permissions.hooks ?? {};
+  const base = { agent, adapter: 'gemini' as const };
+  let calls = 0;
+
+  const describe = (event: Record<string, unknown>) => {
+    const tool = typeof event.tool_name === 'string' ? event.tool_name : '';
+    const input = event.tool_input;
+    const target = geminiToolTarget(tool, input);
+    const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : undefined;
+    // An MCP tool's event carries `mcp_context` (server and tool name), whatever the tool's name.
+    const mcp = event.mcp_context !== null && typeof event.mcp_context === 'object';
+    return {
+      ...base,
+      tool,
+      kind: mcp ? ('mcp' as const) : geminiToolKind(tool),
+      input,
+      ...(target !== undefined ? { target } : {}),
+      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+      ...(sessionId !== undefined ? { sessionId } : {}),
+    };
+  };
+
+  const observe = async (name: string, run: () => void | PromiseLike<void>): Promise<GeminiHookAnswer> => {
+    try {
+      await run();
+    } catch (error) {
+      process.emitWarning(`Troupe Gemini CLI ${name} hook failed: ${serializeError(error).message}`, 'TroupeWarning');
+    }
+    return {};
+  };
+
+  return async (event, signal) => {
+    switch (event.hook_event_name) {
+      case 'BeforeTool': {
+        const request: ToolUseRequest = { id: `gemini-call-${++calls}`, ...describe(event), signal };
+        const verdict = await decideToolUse(request, { ...permissions, ...(options.bus ? { bus: options.bus } : {}) });
+        if (verdict.behavior === 'allow') {
+          const input = verdict.input;
+          if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+            return { decision: 'deny', reason: 'The tool call was refused: the changed input is not an object of tool arguments.' };
+          }
+          return { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: input } };
+        }
+        return { decision: 'deny', reason: verdict.behavior === 'deny' ? verdict.message : GEMINI_DEFER_UNSUPPORTED };
+      }
+      case 'AfterTool': {
+        const response = (event.tool_response ?? {}) as Record<string, unknown>;
+        return observe('postToolUse', () =>
+          hooks.postToolUse?.({ request: { id: '', ...describe(event) }, output: event.tool_response, isError: response.error !== undefined && response.error !== null }),
+        );
+      }
+      case 'AfterAgent': {
+        const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? { sessionId: event.session_id } : {};
+        return observe('stop', () => hooks.stop?.({ ...base, ...sessionId }));
+      }
+      default:
+        throw new Error(`unknown Gemini CLI hook event ${JSON.stringify(event.hook_event_name)}`);
+    }
+  };
+}
