@@ -8,12 +8,12 @@ import {
   registerWorkspaceEvents,
   removeWorkspace,
   snapshotParent,
-  WORKSPACE_EVENT_DIFF_LIMIT,
+  workspaceChanged,
+  workspaceFinishedPayload,
   WorkspaceEscapeError,
   workspaceResult,
   type ParentSnapshot,
   type Workspace,
-  type WorkspaceEventPayloads,
   type WorkspaceResult,
 } from '@troupe/worktree';
 import type { TeamMember, TeamSettings } from './team-config-schema';
@@ -41,29 +41,6 @@ interface OpenWorkspace {
   snapshot: ParentSnapshot;
 }
 
-/**
- * The `workspace:finished` payload for a workspace's result, in the shape `runInWorkspace` emits (the diff cut at
- * {@link WORKSPACE_EVENT_DIFF_LIMIT}). It belongs in `@troupe/worktree`, next to `runInWorkspace`.
- */
-export function workspaceFinishedPayload(workspace: Workspace, owner: string, result: WorkspaceResult, removed: boolean): WorkspaceEventPayloads['workspace:finished'] {
-  return {
-    name: workspace.name,
-    owner,
-    branch: result.branch,
-    baseCommit: result.baseCommit,
-    headCommit: result.headCommit,
-    committed: result.committed,
-    uncommitted: result.uncommitted,
-    diffstat: result.diffstat,
-    diff: result.diff.slice(0, WORKSPACE_EVENT_DIFF_LIMIT),
-    diffTruncated: result.diff.length > WORKSPACE_EVENT_DIFF_LIMIT,
-    removed,
-  };
-}
-
-function changed(result: WorkspaceResult): boolean {
-  return result.committed || result.uncommitted || result.diff !== '';
-}
 
 /** A workspace name from the member id and the conversation (unique per conversation, valid as a branch name part). */
 function workspaceName(memberId: string, conversationId: string): string {
@@ -175,7 +152,7 @@ export class TeamWorkspaces {
     const outcomes = await Promise.all(
       entries.map(async (entry): Promise<TeamMemberWorkspace> => {
         const outcome = await this.resultOf(entry, signal);
-        if (!outcome.result || changed(outcome.result)) return outcome;
+        if (!outcome.result || workspaceChanged(outcome.result)) return outcome;
         await removeWorkspace(entry.workspace, { ...(signal ? { signal } : {}) });
         return { ...outcome, removed: true };
       }),

@@ -6,5 +6,5 @@ export { mergeWorkspace, parseConflictHunks, type MergeConflict, type MergeConfl
 export { checkParentUntouched, snapshotParent, type ParentSnapshot } from './worktree-parent-snapshot';
 export { GitCommandError, WorkspaceEscapeError, type ParentChange } from './worktree-errors';
 export { runInWorkspace, type RunInWorkspaceOptions, type WorkspaceKeep, type WorkspaceRun } from './worktree-run';
-export { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT, workspaceEventSchemas, type WorkspaceEventPayloads } from './worktree-events';
+export { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT, workspaceChanged, workspaceEventSchemas, workspaceFinishedPayload, type WorkspaceEventPayloads } from './worktree-events';
 export { workspaceSandbox, type WorkspaceSandboxPaths } from './worktree-sandbox';

@@ -1,5 +1,7 @@
 import { defineEventGroup } from '@troupe/core';
 import { z } from 'zod';
+import type { Workspace } from './worktree-create';
+import type { WorkspaceResult } from './worktree-result';
 
 const fileStatSchema = z.object({ file: z.string(), insertions: z.number(), deletions: z.number() });
 
@@ -48,3 +50,29 @@ export const registerWorkspaceEvents: () => void = /* @__PURE__ */ defineEventGr
 
 /** The most diff a `workspace:finished` event carries (characters). */
 export const WORKSPACE_EVENT_DIFF_LIMIT = 200_000;
+
+/**
+ * The `workspace:finished` payload for a workspace's result (the diff cut at {@link WORKSPACE_EVENT_DIFF_LIMIT}): the
+ * one shape, for code that manages a workspace's life itself (a team member's, across turns) and reports it like
+ * `runInWorkspace` does.
+ */
+export function workspaceFinishedPayload(workspace: Pick<Workspace, 'name'>, owner: string, result: WorkspaceResult, removed: boolean): WorkspaceEventPayloads['workspace:finished'] {
+  return {
+    name: workspace.name,
+    owner,
+    branch: result.branch,
+    baseCommit: result.baseCommit,
+    headCommit: result.headCommit,
+    committed: result.committed,
+    uncommitted: result.uncommitted,
+    diffstat: result.diffstat,
+    diff: result.diff.slice(0, WORKSPACE_EVENT_DIFF_LIMIT),
+    diffTruncated: result.diff.length > WORKSPACE_EVENT_DIFF_LIMIT,
+    removed,
+  };
+}
+
+/** Whether a workspace's result holds anything: commits, uncommitted changes or a diff. */
+export function workspaceChanged(result: WorkspaceResult): boolean {
+  return result.committed || result.uncommitted || result.diff !== '';
+}

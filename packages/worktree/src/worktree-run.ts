@@ -1,6 +1,6 @@
 import type { EventBus } from '@troupe/core';
 import { WorkspaceEscapeError } from './worktree-errors';
-import { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT } from './worktree-events';
+import { registerWorkspaceEvents, workspaceChanged, workspaceFinishedPayload } from './worktree-events';
 import { createWorkspace, type CreateWorkspaceOptions, type Workspace } from './worktree-create';
 import { checkParentUntouched, snapshotParent } from './worktree-parent-snapshot';
 import { removeWorkspace } from './worktree-remove';
@@ -38,10 +38,6 @@ export interface WorkspaceRun<T> {
   removed: boolean;
 }
 
-function changed(result: WorkspaceResult): boolean {
-  return result.committed || result.uncommitted || result.diff !== '';
-}
-
 /**
  * Runs one agent turn (or any work) in a fresh workspace: creates it from the caller's `HEAD`, snapshots the
  * parent checkout, calls `run` with the workspace, then fails with a {@link WorkspaceEscapeError} when the parent
@@ -77,7 +73,7 @@ export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (wo
     value = await run(workspace);
   } catch (error) {
     const result = await workspaceResult(workspace).catch(() => undefined);
-    if (result && !changed(result) && keep !== 'always') await removeWorkspace(workspace).catch(() => {});
+    if (result && !workspaceChanged(result) && keep !== 'always') await removeWorkspace(workspace).catch(() => {});
     throw error;
   }
   // An escape fails the run and keeps the workspace: it shows what the agent did inside, next to what it did outside.
@@ -88,20 +84,8 @@ export async function runInWorkspace<T>(options: RunInWorkspaceOptions, run: (wo
     });
   }
   const result = await workspaceResult(workspace, { ...(commit !== undefined ? { commit } : {}), signal });
-  const remove = keep === 'never' || (keep === 'with-changes' && !changed(result));
+  const remove = keep === 'never' || (keep === 'with-changes' && !workspaceChanged(result));
   if (remove) await removeWorkspace(workspace, { signal });
-  bus?.emit('workspace:finished', {
-    name: workspace.name,
-    owner,
-    branch: result.branch,
-    baseCommit: result.baseCommit,
-    headCommit: result.headCommit,
-    committed: result.committed,
-    uncommitted: result.uncommitted,
-    diffstat: result.diffstat,
-    diff: result.diff.slice(0, WORKSPACE_EVENT_DIFF_LIMIT),
-    diffTruncated: result.diff.length > WORKSPACE_EVENT_DIFF_LIMIT,
-    removed: remove,
-  });
+  bus?.emit('workspace:finished', workspaceFinishedPayload(workspace, owner, result, remove));
   return { value, workspace, result, removed: remove };
 }

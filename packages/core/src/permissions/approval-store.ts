@@ -4,7 +4,7 @@ import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
 import type { Store, StoreCallOptions } from '../store/store';
 import { hostSecretRedactor } from '../util/redact-secrets';
-import { hashToolInput } from './decide-tool-use';
+import { hashToolInput } from './tool-input-hash';
 import type { ToolKind, ToolUseRequest } from './tool-use-request';
 
 /**

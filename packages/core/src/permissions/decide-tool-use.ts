@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { EventBus } from '../events/event-bus';
 import { hostSecretRedactor } from '../util/redact-secrets';
+import { hashToolInput } from './tool-input-hash';
 import type { ApprovalStore } from './approval-store';
 import type { toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
 import { compileToolPolicy, matchToolPolicy, type CompiledToolPolicy, type ToolPolicy } from './tool-policy';
@@ -48,16 +48,6 @@ function isCompiled(policy: ToolPolicy | CompiledToolPolicy): policy is Compiled
   return 'rules' in policy && 'policy' in policy;
 }
 
-/** sha256 of a tool input's JSON: the audit record names the input without holding it. */
-export function hashToolInput(input: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(input) ?? 'undefined';
-  } catch {
-    json = String(input);
-  }
-  return createHash('sha256').update(json).digest('hex');
-}
 
 function normalise(answer: ToolUseDecision | boolean): ToolUseDecision {
   if (answer === true) return { behavior: 'allow' };

@@ -3,13 +3,13 @@ export { TOOL_KINDS, type CanUseTool, type ToolHooks, type ToolKind, type ToolUs
 export { compileToolPolicy, matchToolPolicy, toolPolicySchema, type CompiledToolPolicy, type ToolPolicy, type ToolPolicyDefault, type ToolPolicyMatch } from './tool-policy';
 export {
   decideToolUse,
-  hashToolInput,
   type DecideToolUseOptions,
   type ToolDecisionRecord,
   type ToolDecisionSource,
   type ToolPermissionOptions,
   type ToolUseVerdict,
 } from './decide-tool-use';
+export { hashToolInput } from './tool-input-hash';
 export { loadToolPolicyFile } from './tool-policy-file';
 export { resolvePermissionSettings } from './permission-settings';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
