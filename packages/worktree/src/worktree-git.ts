@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { AbortError } from '@troupe/core/errors';
 import { GitCommandError } from './worktree-errors';
 
@@ -71,6 +73,15 @@ export function isGitLockRace(error: unknown): boolean {
   if (!(error instanceof GitCommandError)) return false;
   return (
     /\.lock'?:? File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref .*(\.lock|unable to create)/i.test(error.stderr) ||
-    /failed to read .*worktrees\/[^/]+\/(commondir|gitdir|HEAD)/.test(error.stderr)
+    /failed to read .*worktrees\/[^/]+\/(commondir|gitdir|HEAD)/.test(error.stderr) ||
+    // Another process's `git worktree prune` took this one's bookkeeping while `worktree add` was making it.
+    /could not open '[^']*worktrees\/[^/']+\/(locked|gitdir|commondir|HEAD)' for writing/.test(error.stderr)
   );
+}
+
+/** A linked worktree's own git dir, named by its `.git` file (read without starting git); `undefined` when it has none. */
+export async function linkedGitDir(worktree: string): Promise<string | undefined> {
+  const gitFile = await readFile(join(worktree, '.git'), 'utf8').catch(() => '');
+  const gitDir = /^gitdir: (.+)$/m.exec(gitFile)?.[1]?.trim();
+  return gitDir ? resolve(worktree, gitDir) : undefined;
 }

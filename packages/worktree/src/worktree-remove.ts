@@ -1,8 +1,8 @@
 import { rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { agentPathspec, type Workspace } from './worktree-create';
 import { GitCommandError } from './worktree-errors';
-import { gitText, runGit } from './worktree-git';
+import { gitText, linkedGitDir, runGit } from './worktree-git';
 import { readMarkers, removeMarker } from './worktree-marker';
 import { indexPath } from './worktree-result';
 import { readRepo, type RepoInfo } from './worktree-repo';
@@ -23,6 +23,14 @@ async function commitsBeyondBase(info: RepoInfo, branch: string, baseCommit: str
   return 0;
 }
 
+/** The bookkeeping folder of a linked worktree, from its `.git` file, when it lies in the repository's `worktrees/`. */
+async function worktreeAdminDir(info: RepoInfo, path: string): Promise<string | undefined> {
+  const admin = await linkedGitDir(path);
+  if (!admin) return undefined;
+  const inWorktrees = relative(join(info.commonDir, 'worktrees'), admin);
+  return inWorktrees !== '' && !inWorktrees.startsWith('..') && !isAbsolute(inWorktrees) && !inWorktrees.includes(sep) ? admin : undefined;
+}
+
 async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<RemoveWorkspaceResult> {
   const commits = await commitsBeyondBase(info, ws.branch, ws.baseCommit, signal);
   // The files go first, outside the lock (removals of large workspaces run side by side); the bookkeeping of the
@@ -30,11 +38,15 @@ async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' 
   // Only a folder of this repository's workspaces folder, and only a linked worktree (a marker could name any path).
   const inside = relative(info.workspacesDir, ws.path);
   const linked = await stat(join(ws.path, '.git')).then((found) => found.isFile(), () => false);
+  // Its own bookkeeping folder (`.git/worktrees/<id>`), named by its `.git` file: removed by itself afterwards, never by
+  // `git worktree prune`, which would also take the half-made bookkeeping of a `worktree add` in another process.
+  const adminDir = linked ? await worktreeAdminDir(info, ws.path) : undefined;
   if (linked && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) await rm(ws.path, { recursive: true, force: true, maxRetries: 3 });
   const branchDeleted = await withRepoLock(
     info.commonDir,
     async () => {
       if (await stat(ws.path).catch(() => undefined)) await runGit(['worktree', 'remove', '--force', '--force', ws.path], { cwd: info.topLevel, signal });
+      else if (adminDir) await rm(adminDir, { recursive: true, force: true, maxRetries: 3 });
       else await runGit(['worktree', 'prune'], { cwd: info.topLevel, signal });
       if (commits > 0) return false;
       const deleted = await runGit(['branch', '-D', '--quiet', ws.branch], { cwd: info.topLevel, signal, okCodes: [1] });

@@ -1,9 +1,9 @@
-import { copyFile, mkdtemp, readFile, rm, stat, utimes } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { InvalidArgumentError } from '@troupe/core/errors';
 import { agentPathspec, type Workspace } from './worktree-create';
-import { gitText, runGit } from './worktree-git';
+import { gitText, linkedGitDir, runGit } from './worktree-git';
 import { commitIdentityEnv } from './worktree-identity';
 
 /** One file's line counts in a workspace's diff (`-1` for binary files). */
@@ -44,9 +44,8 @@ export interface WorkspaceResultOptions {
 
 /** A linked worktree's `.git` file names its git dir, which holds its index: read without starting git. */
 export async function indexPath(cwd: string, signal?: AbortSignal): Promise<string> {
-  const gitFile = await readFile(join(cwd, '.git'), 'utf8').catch(() => '');
-  const gitDir = /^gitdir: (.+)$/m.exec(gitFile)?.[1]?.trim();
-  if (gitDir) return join(isAbsolute(gitDir) ? gitDir : resolve(cwd, gitDir), 'index');
+  const gitDir = await linkedGitDir(cwd);
+  if (gitDir) return join(gitDir, 'index');
   return gitText(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd, signal });
 }
 
