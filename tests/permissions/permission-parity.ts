@@ -18,7 +18,7 @@ export interface ParityCase {
   acp: { toolCall: { toolCallId: string; kind: string; title: string; rawInput: unknown; locations: { path: string }[]; _meta?: unknown } } | string;
 }
 
-const ROOT = '/work/app';
+const ROOT = '/path/to/repo';
 const codexCommand = (command: string): CodexApprovalFrame => ({
   method: CODEX_COMMAND_APPROVAL,
   params: { threadId: 'thread-1', turnId: 'turn-1', itemId: 'call_1', command: `/bin/bash -lc '${command}'`, cwd: ROOT },

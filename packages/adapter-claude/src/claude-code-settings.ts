@@ -1,4 +1,4 @@
-import { ConfigError, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
+import { ConfigError, permissionSettingsShape, resolvePermissionSettings } from '@troupe/core';
 import { z } from 'zod';
 
 /** The arguments every Claude Code turn needs: print mode, JSONL events, and `--verbose` (required by stream-json). */
@@ -70,24 +70,11 @@ export const claudeCodeSettingsSchema = z.strictObject({
   /** Shown when the command is not found. Default `npm install -g @anthropic-ai/claude-code`. */
   installHint: z.string().min(1).default(CLAUDE_CODE_INSTALL_HINT),
   /**
-   * Decide every tool call in Troupe before it runs: a policy, a `canUseTool` callback, hooks (see
-   * `ToolPermissionOptions`). When set, the turn runs over Claude Code's stream-json control protocol through a
-   * small driver process; every call (reads included) is decided by `decideToolUse` at a `PreToolUse` hook.
-   * Needs `inputFormat: 'stream-json'`.
+   * `permissions`, `policyFile`, `eventBus`, `agentName` (core's `permissionSettingsShape`). With permissions the turn
+   * runs over Claude Code's stream-json control protocol through a small driver process; every call (reads included)
+   * is decided by `decideToolUse` at a `PreToolUse` hook. Needs `inputFormat: 'stream-json'`.
    */
-  permissions: z
-    .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
-    .optional(),
-  /**
-   * A policy file (JSON, see `ToolPolicy`) for `permissions`, read when each turn starts (a malformed one fails the
-   * turn's start, naming the rule). Turns `permissions` on by itself (calls the policy leaves open are then denied).
-   * Give either this or `permissions.policy`.
-   */
-  policyFile: z.string().min(1, 'expected a policy file path').optional(),
-  /** Where `permission:decided` audit records go (with `permissions`). */
-  eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
-  /** The agent's name in permission requests and audit records. Default: the member's role id (from `AgentManager`), else `claude`. */
-  agentName: z.string().min(1).optional(),
+  ...permissionSettingsShape,
 });
 
 /** Settings accepted by {@link createClaudeCodeAdapter} (every field optional). */

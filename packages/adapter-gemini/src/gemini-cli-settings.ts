@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { ConfigError, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
+import { ConfigError, permissionSettingsShape, resolvePermissionSettings, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import { z } from 'zod';
 
 /** Default model: passing `-m` skips Gemini CLI's model router (one request per turn instead of two). */
@@ -41,12 +41,7 @@ export const geminiCliSettingsSchema = z
     env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
     extraArgs: z.array(z.string()).optional(),
     installHint: z.string().optional(),
-    permissions: z
-      .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
-      .optional(),
-    policyFile: z.string().min(1, 'expected a policy file path').optional(),
-    eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
-    agentName: z.string().min(1).optional(),
+    ...permissionSettingsShape,
   })
   .superRefine((settings, ctx) => {
     const prepare = settings.prepareHome ?? (settings.baseUrl !== undefined || settings.apiKey !== undefined);

@@ -89,7 +89,7 @@ describe('queue usage errors, in the language asked for', () => {
 });
 
 const binary = findRedisServer();
-if ('reason' in binary) console.warn(`[cli] SKIPPED queued-job language tests: ${binary.reason}`);
+if ('reason' in binary) console.warn(`[cli] SKIPPED the queued-job language tests and the submit --isolate worktree tests: ${binary.reason}`);
 
 describe.skipIf('reason' in binary)('queued jobs, in the language asked for (real redis-server)', () => {
   let redis: TestRedis;

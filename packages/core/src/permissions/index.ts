@@ -11,7 +11,7 @@ export {
 } from './decide-tool-use';
 export { hashToolInput } from './tool-input-hash';
 export { loadToolPolicyFile } from './tool-policy-file';
-export { resolvePermissionSettings } from './permission-settings';
+export { permissionSettingsShape, resolvePermissionSettings } from './permission-settings';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';
 export {
   ApprovalStore,

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { ConfigError } from '../errors/config-error';
+import type { EventBus } from '../events/event-bus';
 import type { ToolPermissionOptions } from './decide-tool-use';
 import { compileToolPolicy } from './tool-policy';
 
@@ -32,3 +34,25 @@ export function resolvePermissionSettings(settings: { permissions?: ToolPermissi
   }
   return permissions;
 }
+
+/**
+ * The zod fields of the permission settings a CLI adapter takes (`permissions`, `policyFile`, `eventBus`,
+ * `agentName`): spread into the adapter's settings schema, so every adapter accepts and checks them alike;
+ * {@link resolvePermissionSettings} then checks how they go together.
+ */
+export const permissionSettingsShape = {
+  /** Decide every tool call in Troupe before it runs: a policy, a `canUseTool` callback, hooks (`ToolPermissionOptions`). */
+  permissions: z
+    .custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected permission options ({ policy?, canUseTool?, timeoutMs?, hooks? })')
+    .optional(),
+  /**
+   * A policy file (JSON, a `ToolPolicy`) for `permissions`, read when each turn starts (a malformed one fails the
+   * turn's start, naming the rule). Turns `permissions` on by itself (calls the policy leaves open are then denied).
+   * Give either this or `permissions.policy`.
+   */
+  policyFile: z.string().min(1, 'expected a policy file path').optional(),
+  /** Where `permission:decided` audit records go (with `permissions`). */
+  eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
+  /** The agent's name in permission requests and audit records. Default: the member's role id (from `AgentManager`), else the adapter's name. */
+  agentName: z.string().min(1).optional(),
+};
