@@ -67,7 +67,7 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
 
 /**
  * True when git's failure is a race with another git process, to retry rather than report: one of git's lock files
- * was held, or another worktree's bookkeeping (`.git/worktrees/<name>/`) was half-written when this one read it.
+ * was held, or another worktree's bookkeeping (`.git/worktrees/<name>/`) was half-written or half-removed when this one read it.
  */
 export function isGitLockRace(error: unknown): boolean {
   if (!(error instanceof GitCommandError)) return false;
@@ -75,7 +75,10 @@ export function isGitLockRace(error: unknown): boolean {
     /\.lock'?:? File exists|Unable to create '[^']*\.lock'|could not lock config file|cannot lock ref .*(\.lock|unable to create)/i.test(error.stderr) ||
     /failed to read .*worktrees\/[^/]+\/(commondir|gitdir|HEAD)/.test(error.stderr) ||
     // Another process's `git worktree prune` took this one's bookkeeping while `worktree add` was making it.
-    /could not open '[^']*worktrees\/[^/']+\/(locked|gitdir|commondir|HEAD)' for writing/.test(error.stderr)
+    /could not open '[^']*worktrees\/[^/']+\/(locked|gitdir|commondir|HEAD)' for writing/.test(error.stderr) ||
+    // Another process removed its worktree's bookkeeping while this one listed the worktrees (`git branch -D` checks
+    // that no worktree has the branch checked out).
+    /Invalid path '[^']*worktrees\/[^/']+'/.test(error.stderr)
   );
 }
 
