@@ -1,8 +1,7 @@
 import { realpathSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError } from '@troupe/core';
-import { GitCommandError, snapshotParent, type Workspace, type WorkspaceKeep, type WorkspaceResult, type WorkspaceSetup } from '@troupe/worktree';
+import { readRepo, type Workspace, type WorkspaceKeep, type WorkspaceResult, type WorkspaceSetup } from '@troupe/worktree';
 
 /**
  * Where the agents of an orchestrator work on files: `'none'` (default) —
@@ -91,15 +90,19 @@ export function resolveIsolation(value: AgentIsolation | undefined, name: string
  */
 export async function assertIsolationRepo(dir: string, name: string, signal?: AbortSignal): Promise<void> {
   const path = resolve(dir);
-  const folder = await stat(path).catch(() => undefined);
   const why = (detail: string) => `isolation 'worktree' makes each workspace from a git checkout, but ${path} ${detail}; point ${name} at a checkout, or set isolation: 'none'`;
-  if (!folder?.isDirectory()) throw new InvalidArgumentError(name, why('is not a folder'));
   try {
-    await snapshotParent(path, signal ? { signal } : {});
+    await readRepo(path, signal);
   } catch (error) {
-    if (signal?.aborted || !(error instanceof GitCommandError)) throw error;
-    const bare = /must be run in a work tree|bare/i.test(error.stderr);
-    throw new InvalidArgumentError(name, why(bare ? 'is a bare repository (it has no checkout)' : 'is not in a git repository'), { cause: error });
+    if (signal?.aborted || !(error instanceof InvalidArgumentError)) throw error;
+    const detail = /not a folder/.test(error.message)
+      ? 'is not a folder'
+      : /bare repository/.test(error.message)
+        ? 'is a bare repository (it has no checkout)'
+        : /inside a git dir/.test(error.message)
+          ? 'is inside a git dir, not a checkout'
+          : 'is not in a git repository';
+    throw new InvalidArgumentError(name, why(detail), { cause: error });
   }
 }
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AbortError, InvalidArgumentError } from '@troupe/core';
-import { GitCommandError } from '@troupe/worktree';
-import { queueGit, queueGitText, resolveCommit } from './queue-git';
+import { GitCommandError, gitText, runGit } from '@troupe/worktree';
+import { resolveCommit } from './queue-git';
 import type { JobWorkspaceResult } from './queue-job-workspace';
 
 /** Options of {@link applyJobResult}. */
@@ -43,7 +43,7 @@ function checkResult(result: JobWorkspaceResult): void {
 
 /** The top of the origin's checkout, or an error naming `repo`. */
 async function topLevel(repo: string, signal?: AbortSignal): Promise<string> {
-  const found = await queueGit(['rev-parse', '--show-toplevel'], { cwd: resolve(repo), signal, okCodes: [128] }).catch((error: unknown) => {
+  const found = await runGit(['rev-parse', '--show-toplevel'], { cwd: resolve(repo), signal, okCodes: [128] }).catch((error: unknown) => {
     if (AbortError.isInstance(error)) throw error;
     return undefined;
   });
@@ -68,13 +68,13 @@ export async function readOriginCheckout(path: string, signal?: AbortSignal): Pr
 async function fetchBundle(cwd: string, result: JobWorkspaceResult, branch: string, folder: string, signal?: AbortSignal): Promise<string> {
   const file = join(folder, 'job.bundle');
   await writeFile(file, Buffer.from(result.bundle as string, 'base64'));
-  const verify = await queueGit(['bundle', 'verify', '--quiet', file], { cwd, signal, okCodes: [1, 128] });
+  const verify = await runGit(['bundle', 'verify', '--quiet', file], { cwd, signal, okCodes: [1, 128] });
   if (verify.exitCode !== 0) throw new InvalidArgumentError('result', `the bundle of job ${result.jobId} does not verify in ${cwd} (corrupt, or it needs commits the repository lacks)`);
-  const heads = (await queueGitText(['bundle', 'list-heads', file], { cwd, signal })).split('\n').filter(Boolean);
+  const heads = (await gitText(['bundle', 'list-heads', file], { cwd, signal })).split('\n').filter(Boolean);
   const ref = heads.map((line) => line.split(' ')[1]).find((name) => name === `refs/heads/${result.branch}`) ?? heads[0]?.split(' ')[1];
   if (ref === undefined) throw new InvalidArgumentError('result', `the bundle of job ${result.jobId} holds no branch`);
-  await queueGit(['fetch', '--quiet', '--no-write-fetch-head', '--no-tags', '--end-of-options', file, `${ref}:refs/heads/${branch}`], { cwd, signal });
-  return await queueGitText(['rev-parse', `refs/heads/${branch}`], { cwd, signal });
+  await runGit(['fetch', '--quiet', '--no-write-fetch-head', '--no-tags', '--end-of-options', file, `${ref}:refs/heads/${branch}`], { cwd, signal });
+  return await gitText(['rev-parse', `refs/heads/${branch}`], { cwd, signal });
 }
 
 /** Applies the patch on `baseCommit` through a temporary index (`git apply --cached --check` first) and commits it as `branch`. */
@@ -82,20 +82,20 @@ async function commitPatch(cwd: string, result: JobWorkspaceResult, branch: stri
   const file = join(folder, 'job.patch');
   await writeFile(file, result.patch as string);
   const env = { GIT_INDEX_FILE: join(folder, 'index') };
-  await queueGit(['read-tree', result.baseCommit], { cwd, env, signal });
+  await runGit(['read-tree', result.baseCommit], { cwd, env, signal });
   try {
-    await queueGit(['apply', '--cached', '--check', file], { cwd, env, signal });
+    await runGit(['apply', '--cached', '--check', file], { cwd, env, signal });
   } catch (error) {
     const detail = error instanceof GitCommandError ? `: ${error.stderr}` : '';
     throw new InvalidArgumentError('result', `the patch of job ${result.jobId} does not apply on ${result.baseCommit} in ${cwd}${detail}`, { cause: error });
   }
-  await queueGit(['apply', '--cached', file], { cwd, env, signal });
-  const tree = await queueGitText(['write-tree'], { cwd, env, signal });
-  const identity = await queueGit(['var', 'GIT_COMMITTER_IDENT'], { cwd, signal, okCodes: [128] });
+  await runGit(['apply', '--cached', file], { cwd, env, signal });
+  const tree = await gitText(['write-tree'], { cwd, env, signal });
+  const identity = await runGit(['var', 'GIT_COMMITTER_IDENT'], { cwd, signal, okCodes: [128] });
   const fallback: Record<string, string> = identity.exitCode === 0 ? {} : { GIT_AUTHOR_NAME: 'Troupe', GIT_AUTHOR_EMAIL: 'troupe@localhost', GIT_COMMITTER_NAME: 'Troupe', GIT_COMMITTER_EMAIL: 'troupe@localhost' };
-  const commit = await queueGitText(['commit-tree', tree, '-p', result.baseCommit, '-m', `troupe: job ${result.jobId}`], { cwd, env: { ...env, ...fallback }, signal });
+  const commit = await gitText(['commit-tree', tree, '-p', result.baseCommit, '-m', `troupe: job ${result.jobId}`], { cwd, env: { ...env, ...fallback }, signal });
   // The all-zero old value: created only if the branch still does not exist.
-  await queueGit(['update-ref', `refs/heads/${branch}`, commit, '0'.repeat(result.baseCommit.length)], { cwd, signal });
+  await runGit(['update-ref', `refs/heads/${branch}`, commit, '0'.repeat(result.baseCommit.length)], { cwd, signal });
   return commit;
 }
 
@@ -121,7 +121,7 @@ export async function applyJobResult(result: JobWorkspaceResult, options: ApplyJ
   if (typeof options?.repo !== 'string' || options.repo === '') throw new InvalidArgumentError('repo', 'expected the path of the origin checkout');
   const cwd = await topLevel(options.repo, signal);
   const branch = options.branch ?? `troupe/job-${result.jobId}`;
-  const valid = await queueGit(['check-ref-format', '--branch', branch], { cwd, signal, okCodes: [1, 128] });
+  const valid = await runGit(['check-ref-format', '--branch', branch], { cwd, signal, okCodes: [1, 128] });
   if (valid.exitCode !== 0 || branch.startsWith('-')) throw new InvalidArgumentError('branch', `"${branch}" is not a valid branch name${options.branch === undefined ? ' (name one with `branch`)' : ''}`);
   if ((await resolveCommit(cwd, `refs/heads/${branch}`, signal)) !== undefined) throw new InvalidArgumentError('branch', `the branch ${branch} already exists in ${cwd}`);
   if ((await resolveCommit(cwd, result.baseCommit, signal)) === undefined) {

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBus } from '@troupe/core';
-import { removeWorkspace, runInWorkspace, workspaceResult, type Workspace, type WorkspaceResult } from '@troupe/worktree';
+import { gitText, removeWorkspace, runGit, runInWorkspace, workspaceResult, type Workspace, type WorkspaceResult } from '@troupe/worktree';
 import { QueueError } from './queue-error';
-import { queueGit, queueGitText, resolveCommit } from './queue-git';
+import { resolveCommit } from './queue-git';
 import { jobFolderName } from './queue-job-folder';
 
 /** How a job isolates its agents: `'worktree'` runs them in a workspace (a git worktree on its own branch) of the worker's copy. */
@@ -65,7 +65,7 @@ function workspacePrefix(jobId: string): string {
 
 /** Checks `path` is the top of a git checkout (not a bare repository), else a `QUEUE_NOT_A_REPOSITORY` error without retry. */
 export async function checkJobRepository(path: string, signal?: AbortSignal): Promise<void> {
-  const inside = await queueGit(['rev-parse', '--is-inside-work-tree'], { cwd: path, signal, okCodes: [128] }).catch(() => undefined);
+  const inside = await runGit(['rev-parse', '--is-inside-work-tree'], { cwd: path, signal, okCodes: [128] }).catch(() => undefined);
   if (inside?.exitCode !== 0 || inside.stdout.trim() !== 'true') throw new QueueError('QUEUE_NOT_A_REPOSITORY', { path });
 }
 
@@ -74,8 +74,8 @@ export async function checkJobRepository(path: string, signal?: AbortSignal): Pr
  * branches and the worktree list: each is a {@link Workspace} whose base is the job's base.
  */
 async function earlierAttempts(repo: string, prefix: string, baseCommit: string, signal?: AbortSignal): Promise<{ attempt: number; workspace: Workspace; exists: boolean }[]> {
-  const branches = (await queueGitText(['for-each-ref', '--format=%(refname:short)', `refs/heads/troupe/${prefix}-a*`], { cwd: repo, signal })).split('\n').filter(Boolean);
-  const list = await queueGitText(['worktree', 'list', '--porcelain'], { cwd: repo, signal });
+  const branches = (await gitText(['for-each-ref', '--format=%(refname:short)', `refs/heads/troupe/${prefix}-a*`], { cwd: repo, signal })).split('\n').filter(Boolean);
+  const list = await gitText(['worktree', 'list', '--porcelain'], { cwd: repo, signal });
   const paths = new Map<string, string>();
   let path = '';
   for (const line of list.split('\n')) {
@@ -107,7 +107,7 @@ async function carryOver(repo: string, jobId: string, baseCommit: string, signal
     }
     const head = await resolveCommit(repo, `refs/heads/${workspace.branch}`, signal);
     // Only a branch that grew from this job's base carries its work on.
-    if (head !== undefined && head !== baseCommit && (await queueGit(['merge-base', '--is-ancestor', baseCommit, head], { cwd: repo, signal, okCodes: [1] })).exitCode === 0) start = head;
+    if (head !== undefined && head !== baseCommit && (await runGit(['merge-base', '--is-ancestor', baseCommit, head], { cwd: repo, signal, okCodes: [1] })).exitCode === 0) start = head;
   }
   return { start, next: (earlier.at(-1)?.attempt ?? 0) + 1 };
 }
@@ -116,12 +116,12 @@ async function carryOver(repo: string, jobId: string, baseCommit: string, signal
 async function packChange(repo: string, result: Omit<JobWorkspaceResult, 'format' | 'bytes'>, format: JobChangeFormat, limit: number, signal?: AbortSignal): Promise<Pick<JobWorkspaceResult, 'bundle' | 'patch' | 'bytes'>> {
   let data: Buffer;
   if (format === 'patch') {
-    data = Buffer.from((await queueGit(['diff', '--binary', '--no-color', '--no-ext-diff', '--no-renames', result.baseCommit, result.headCommit], { cwd: repo, signal })).stdout, 'utf8');
+    data = Buffer.from((await runGit(['diff', '--binary', '--no-color', '--no-ext-diff', '--no-renames', result.baseCommit, result.headCommit], { cwd: repo, signal })).stdout, 'utf8');
   } else {
     const folder = await mkdtemp(join(tmpdir(), 'troupe-bundle-'));
     try {
       const file = join(folder, 'job.bundle');
-      await queueGit(['bundle', 'create', '--quiet', file, `refs/heads/${result.branch}`, `^${result.baseCommit}`], { cwd: repo, signal });
+      await runGit(['bundle', 'create', '--quiet', file, `refs/heads/${result.branch}`, `^${result.baseCommit}`], { cwd: repo, signal });
       data = await readFile(file);
     } finally {
       await rm(folder, { recursive: true, force: true });

@@ -8,3 +8,6 @@ export { GitCommandError, WorkspaceEscapeError, type ParentChange } from './work
 export { runInWorkspace, type RunInWorkspaceOptions, type WorkspaceKeep, type WorkspaceRun } from './worktree-run';
 export { registerWorkspaceEvents, WORKSPACE_EVENT_DIFF_LIMIT, workspaceChanged, workspaceEventSchemas, workspaceFinishedPayload, type WorkspaceEventPayloads } from './worktree-events';
 export { workspaceSandbox, type WorkspaceSandboxPaths } from './worktree-sandbox';
+export { listWorkspaces, type WorkspaceListing } from './worktree-list';
+export { readRepo, type RepoInfo } from './worktree-repo';
+export { gitText, runGit, type GitOptions, type GitOutput } from './worktree-git';

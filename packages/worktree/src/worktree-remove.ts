@@ -7,6 +7,7 @@ import { readMarkers, removeMarker } from './worktree-marker';
 import { indexPath } from './worktree-result';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
+import { isProcessAlive } from '@troupe/core/util';
 
 /** What {@link removeWorkspace} did. */
 export interface RemoveWorkspaceResult {
@@ -90,15 +91,6 @@ export interface GcWorkspacesResult {
   kept: (GcWorkspaceEntry & { reason: GcKeptReason })[];
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Cleans up after a host that died (`kill -9`, a crash): of the workspaces whose creating process is gone, removes
  * those without commits or uncommitted changes (folder and branch) and keeps the others, saying why. Workspaces of
@@ -110,7 +102,7 @@ export async function gcWorkspaces(options: { repo: string; signal?: AbortSignal
   const result: GcWorkspacesResult = { removed: [], kept: [] };
   for (const marker of await readMarkers(info.workspacesDir)) {
     const entry: GcWorkspaceEntry = { name: marker.name, path: marker.path, branch: marker.branch, hostPid: marker.hostPid };
-    if (marker.hostPid === process.pid || processAlive(marker.hostPid)) {
+    if (marker.hostPid === process.pid || isProcessAlive(marker.hostPid)) {
       result.kept.push({ ...entry, reason: 'host-running' });
       continue;
     }

@@ -1,4 +1,4 @@
-import { gcWorkspaces } from '@troupe/worktree';
+import { gcWorkspaces, listWorkspaces } from '@troupe/worktree';
 import { WORKSPACES_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
@@ -6,7 +6,6 @@ import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import type { CliMessages } from '../i18n/cli-messages';
 import { formatAge as age } from '../output/format-age';
-import { listRepoWorkspaces } from '../worktrees/list-repo-workspaces';
 import { resolveWorkspacePath } from '../workspace/troupe-workspace';
 
 /**
@@ -53,7 +52,7 @@ export async function runWorkspacesCommand(argv: readonly string[], io: CliIo): 
     await collectWorkspaceLeftovers(repo, io, m);
     return EXIT_CODES.ok;
   }
-  const workspaces = await listRepoWorkspaces(repo).catch((error: unknown) => {
+  const workspaces = await listWorkspaces({ repo }).catch((error: unknown) => {
     throw new CliUsageError(m.workspaces.notARepository(repo, (error as Error).message), { cause: error });
   });
   if (workspaces.length === 0) io.stdout.write(`${m.workspaces.listNone(repo)}\n`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Store } from '@troupe/core/store';
 import { workspaceNamespace } from './troupe-workspace';
+import { isProcessAlive } from '@troupe/core/util';
 
 /** Who runs the workspace's Looper right now; stored in the workspace database. */
 export interface RunnerRecord {
@@ -18,15 +19,7 @@ export interface RunnerRecord {
   token: string;
 }
 
-/** True when a process with this pid exists (on this machine). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isProcessAlive };
 
 /** True when the record's process is alive (records from another host count as alive: we cannot tell). */
 export function isRunnerAlive(record: RunnerRecord): boolean {

@@ -37,3 +37,4 @@ export {
   type JsonLineRpcServer,
   type JsonLineRpcServerOptions,
 } from './json-line-rpc';
+export { isProcessAlive } from './process-alive';

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, InvalidStateError } from '@troupe/core/errors';
 import type { Workspace } from '@troupe/worktree';
@@ -20,19 +19,12 @@ export async function loadWorktree(): Promise<WorktreeModule> {
 }
 
 /**
- * @internal One read-only git call (arguments, no shell) for what `@troupe/worktree` does not expose: the branch a
- * checkout is on, which checkout has a branch, whether it is clean, and the fast-forward of the parent. Its failure
- * is the package's `GitCommandError`.
+ * @internal One git call (arguments, no shell) for what `@troupe/worktree` has no operation for: the branch a checkout
+ * is on, which checkout has a branch, whether it is clean, and the fast-forward of the parent. `@troupe/worktree`'s
+ * own runner (cleaned environment, its `GitCommandError` on failure); stdout without the trailing newline.
  */
 export function looperGit(worktree: WorktreeModule, args: readonly string[], cwd: string, signal?: AbortSignal): Promise<string> {
-  return new Promise((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-    for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) delete env[name];
-    execFile('git', [...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...(signal ? { signal } : {}) }, (error, stdout, stderr) => {
-      if (!error) return done(stdout.trimEnd());
-      fail(new worktree.GitCommandError(args, typeof error.code === 'number' ? error.code : null, stderr || error.message, { cause: error }));
-    });
-  });
+  return worktree.gitText(args, signal ? { cwd, signal } : { cwd });
 }
 
 /** A file the merge could not combine, with its conflicting regions (`@troupe/worktree`'s `MergeConflict`). */
