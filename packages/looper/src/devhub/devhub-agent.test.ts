@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineAgent } from '@troupe/core/agent-runtime';
 import { type ChatModelV1Request, type Message } from '@troupe/core';
 import { createScriptedChatModel, type ScriptedChatModel } from '@troupe/core/testing';
+import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedAgent, normal, scriptedReviewer } from '../looper/looper-test-helpers';
 import { simplifiedChineseLooperTexts } from '../index';
@@ -209,5 +211,47 @@ describe('DevHub — seed 000 acceptance tests', () => {
     systems.push(bus);
     expect(() => createDevHubAgent({ model: {} as never, executor: bus.executor, eventBus: bus.bus })).toThrow(/needs a ChatModel/);
     expect(() => createDevHubAgent({ model: createScriptedChatModel(), executor: bus.executor, eventBus: bus.bus, maxProgressMessages: 0 })).toThrow(/maxProgressMessages/);
+  });
+});
+
+describe('DevHub and a Looper in its own workspace', () => {
+  it('merges the finished run into the start branch with send_to_looper merge (squash), only when asked', async () => {
+    const made = makeTestRepo({ 'README.md': 'hello\n' });
+    try {
+      const coder = defineAgent({
+        id: 'coder',
+        description: 'edits the README in its work directory',
+        run: (_input, { context }) => {
+          writeFileSync(join(context.workspacePath as string, 'README.md'), 'hello from the coder\n');
+          return 'edited README.md';
+        },
+      });
+      const model = createScriptedChatModel({
+        responses: [
+          { toolCalls: [{ name: 'send_to_looper', input: { command: 'start', task: 'Change the README' } }] },
+          { text: 'Started.' },
+          { toolCalls: [{ name: 'send_to_looper', input: { command: 'merge', strategy: 'squash' } }] },
+          (request) => ({ text: toolResults(request)[0] ?? '' }),
+        ],
+      });
+      const created = createLooperSystem({
+        looper: { coder, review: scriptedReviewer(normal).agent, isolation: 'worktree', workspacePath: made.repo },
+        devhub: { model },
+      });
+      systems.push(created);
+      await created.executor.execute('devhub', 'devhub', 'Change the README');
+      await created.looper.whenIdle();
+      // The run worked on its branch: the parent is as it was until the user asks for the merge.
+      expect(readFileSync(join(made.repo, 'README.md'), 'utf8')).toBe('hello\n');
+      const reply = await created.executor.execute('devhub', 'devhub', 'Merge it, squashed');
+      expect(model.requests[2]?.tools?.find((tool) => tool.name === 'send_to_looper')).toBeDefined();
+      expect(reply.text).toMatch(/^Sent "merge" to the Looper\. The Looper replied:\n/);
+      expect(readFileSync(join(made.repo, 'README.md'), 'utf8')).toBe('hello from the coder\n');
+      // Squash: one new commit on main, no merge commit.
+      expect(git(made.repo, 'rev-list', '--count', 'HEAD')).toBe('2');
+      expect(git(made.repo, 'status', '--porcelain')).toBe('');
+    } finally {
+      made.cleanup();
+    }
   });
 });

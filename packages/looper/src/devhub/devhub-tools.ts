@@ -28,10 +28,14 @@ export interface LooperToolOptions {
 export const sendToLooperParameters = z
   .object({
     command: z
-      .enum(['start', 'stop', 'status', 'add_pending'])
-      .describe('start: begin a loop on task; add_pending: queue task while a loop runs; stop: end the loop after its current iteration; status: ask for its state'),
+      .enum(['start', 'stop', 'status', 'add_pending', 'merge'])
+      .describe(
+        "start: begin a loop on task; add_pending: queue task while a loop runs; stop: end the loop after its current iteration; status: ask for its state; merge: merge the last run's workspace branch (isolation 'worktree') into the branch it started from",
+      ),
     task: z.string().optional().describe('The task, self-contained (required for start and add_pending)'),
     now: z.boolean().optional().describe('stop only: true cancels the step in progress and stops at once (only when the user asks for an immediate stop)'),
+    strategy: z.enum(['merge', 'rebase', 'squash']).optional().describe('merge only: how to merge (default merge)'),
+    into: z.string().trim().min(1).optional().describe('merge only: the branch to merge into (default: the branch the run started from)'),
   })
   .superRefine((value, context) => {
     if ((value.command === 'start' || value.command === 'add_pending') && !value.task?.trim()) {
@@ -78,7 +82,7 @@ function sendCommand(settings: ReturnType<typeof resolve>, command: string, data
 
 /**
  * `send_to_looper` (seed 000 §3): sends `start` / `stop` / `status` /
- * `add_pending` to the Looper through the executor, fire-and-forget — the
+ * `add_pending` (and `merge`, for a Looper with `isolation: 'worktree'`) to the Looper through the executor, fire-and-forget — the
  * Looper answers at once and works in the background, so the tool returns
  * the acknowledgement ("Started loop: …", "Refused: …") without waiting for
  * the work.
@@ -96,9 +100,15 @@ export function createSendToLooperTool(options: LooperToolOptions): Tool<SendToL
     description:
       'Send the Looper (the background Coder → Review → JUDGE loop) a command: start a loop on a task, queue a task with add_pending while one runs, stop the loop, or ask for its status. Returns the Looper\'s acknowledgement, not the result of the work.',
     parameters: sendToLooperParameters,
-    execute: async ({ command, task, now }, context) => {
+    execute: async ({ command, task, now, strategy, into }, context) => {
       const payload = JSON.stringify(
-        command === 'start' || command === 'add_pending' ? { type: command, task: task?.trim() } : command === 'stop' && now ? { type: 'stop', now: true } : { type: command },
+        command === 'start' || command === 'add_pending'
+          ? { type: command, task: task?.trim() }
+          : command === 'stop' && now
+            ? { type: 'stop', now: true }
+            : command === 'merge'
+              ? { type: 'merge', ...(into !== undefined ? { into } : {}), ...(strategy !== undefined ? { strategy } : {}) }
+              : { type: command },
       );
       const ack = await sendCommand(settings, payload, context.data);
       return ack === undefined ? settings.texts.sentNoAck(command) : settings.texts.sent(command, ack);

@@ -19,6 +19,8 @@ and keep the user informed.
   - \`stop\`: end the running loop after its current iteration (its Review and JUDGE still run); add \`now: true\`
     only when the user wants it stopped immediately.
   - \`status\`: ask for the Looper's state (the reply also appears in its channel).
+  - \`merge\` (optional \`strategy\`: merge, rebase or squash; optional \`into\`): when the Looper works in its own
+    workspace, merge the last run's branch into the branch it started from. Only when the user asks for it.
 - \`query_looper_state\` — the Looper's current state: IDLE or RUNNING, iteration, task, last results, pending queue.
 
 ## Routing each message
