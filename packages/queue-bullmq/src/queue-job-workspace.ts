@@ -131,12 +131,22 @@ async function packChange(repo: string, result: Omit<JobWorkspaceResult, 'format
   return format === 'patch' ? { patch: data.toString('utf8'), bytes: data.length } : { bundle: data.toString('base64'), bytes: data.length };
 }
 
+/** Commits a cancelled attempt's leftovers on its branch and removes its folder (the branch stays when it holds work). */
+async function setAsideCancelled(ws: Workspace, jobId: string): Promise<void> {
+  try {
+    await workspaceResult(ws, { commit: { message: `troupe: job ${jobId}, work of a cancelled attempt` } });
+  } finally {
+    await removeWorkspace(ws).catch(() => undefined);
+  }
+}
+
 /**
  * Runs a job's work in a workspace of the worker's copy of its repository (via `runInWorkspace`, so the parent
  * checkout is checked untouched, with the job id as owner), from the commit the origin asked for; then commits the
  * leftovers on the workspace branch and returns the change as a bundle or patch (see {@link JobWorkspaceResult}).
- * The workspace folder is removed at the end; its branch, holding the commits, stays on the worker. A retry after
- * the worker died continues from the work the dead attempt left in this copy.
+ * The workspace folder is removed at the end (also when the job is cancelled, its leftovers committed first); its
+ * branch, holding the commits, stays on the worker. A retry after the worker died continues from the work the dead
+ * attempt left in this copy.
  */
 export async function runJobInWorkspace<T>(options: JobWorkspaceOptions, run: (path: string) => Promise<T>): Promise<{ value: T; workspace: JobWorkspaceResult }> {
   const { repo, jobId, signal } = options;
@@ -145,10 +155,19 @@ export async function runJobInWorkspace<T>(options: JobWorkspaceOptions, run: (p
   const baseCommit = await resolveCommit(repo, requested, signal);
   if (baseCommit === undefined) throw new QueueError('QUEUE_BASE_MISSING', { base: requested, repo });
   const { start, next } = await carryOver(repo, jobId, baseCommit, signal);
+  let made: Workspace | undefined;
   const { value, workspace } = await runInWorkspace(
     { repo, base: start, name: `${workspacePrefix(jobId)}-a${next}`, commit: { message: `troupe: job ${jobId}` }, keep: 'always', owner: jobId, ...(options.bus ? { bus: options.bus } : {}), ...(signal ? { signal } : {}) },
-    (ws) => run(ws.path),
-  );
+    (ws) => {
+      made = ws;
+      return run(ws.path);
+    },
+  ).catch(async (error: unknown) => {
+    // A cancelled job is not retried: its folder would stay until the worker restarts. Its leftovers are committed on
+    // its branch (a later job of the same id carries them on) and the folder goes now.
+    if (signal?.aborted && made) await setAsideCancelled(made, jobId);
+    throw error;
+  });
   // The job's own result: from its base (an interrupted attempt's commits included), not from this attempt's start.
   const fromBase: Workspace = { ...workspace, baseCommit };
   const result = await workspaceResult(fromBase, { ...(signal ? { signal } : {}) });

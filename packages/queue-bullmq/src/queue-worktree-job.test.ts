@@ -202,6 +202,28 @@ describe('isolation: "worktree" jobs', () => {
     expect(readdirSync(join(copy, '.troupe', 'workspaces')).filter((name) => !name.startsWith('.'))).toEqual([]);
   });
 
+  it('a cancelled job leaves no folder: its leftovers are committed on its branch, which a later run of the job carries on', async () => {
+    const { copy, base } = originAndCopy('copy-cancel');
+    const controller = new AbortController();
+    const run = handler((environment) =>
+      looperWith((cwd) => {
+        writeFileSync(join(cwd, 'partial.js'), 'module.exports = "before the cancel";\n');
+        controller.abort(new Error('cancelled by the user'));
+      })(environment),
+    );
+    const jobContext = { ...context('job-8'), signal: controller.signal };
+    await expect(run({ workspace: { path: copy }, isolation: 'worktree', base }, jobContext)).rejects.toThrow('cancelled by the user');
+    expect(readdirSync(join(copy, '.troupe', 'workspaces')).filter((name) => !name.startsWith('.'))).toEqual([]);
+    expect(git(copy, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    const branch = git(copy, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/troupe/job-job-8-*');
+    expect(branch).toMatch(/^troupe\/job-job-8-[0-9a-f]+-a1$/);
+    expect(git(copy, 'show', `${branch}:partial.js`)).toBe('module.exports = "before the cancel";');
+    expect(git(copy, 'log', '-1', '--format=%s', branch)).toBe('troupe: job job-8, work of a cancelled attempt');
+    // Run again (same job id): it starts from that work.
+    const again = await handler(addFeature)({ workspace: { path: copy }, isolation: 'worktree', base }, context('job-8', 2));
+    expect((again.workspace as JobWorkspaceResult).diffstat.files.map((file) => file.file).sort()).toEqual(['feature.js', 'partial.js', 'sum.js']);
+  });
+
   it('applyJobResult names what is wrong: not a checkout, an origin without the base commit, a bundle that does not verify', async () => {
     const { copy, base } = originAndCopy('copy-errors');
     const result = await handler(addFeature)({ workspace: { path: copy }, isolation: 'worktree', base }, context('job-7'));
