@@ -6,7 +6,7 @@ import { InvalidArgumentError, ProcessError } from '@troupe/core/errors';
 import { hostSecretRedactor } from '@troupe/core/util';
 import { GitCommandError } from './worktree-errors';
 import { gitText, runGit } from './worktree-git';
-import { removeMarker, writeMarker } from './worktree-marker';
+import { removeMarker, thisHost, writeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
 import { checkOutSubmodules } from './worktree-submodules';
@@ -178,7 +178,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       await ensureExcluded(info);
       // The marker before anything git makes: a host killed at any later step leaves a marker that names what
       // gcWorkspaces must clean up (a branch or folder made without one would never be found).
-      if (!marked && !(await writeMarker(info.workspacesDir, { ...workspace, hostPid: process.pid, createdAt: new Date().toISOString() }))) {
+      if (!marked && !(await writeMarker(info.workspacesDir, { ...workspace, ...thisHost() }))) {
         throw new InvalidArgumentError('name', `a workspace named ${name} is recorded in ${info.workspacesDir} already (gcWorkspaces removes it once its host is gone)`);
       }
       marked = true;

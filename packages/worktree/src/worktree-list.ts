@@ -1,5 +1,4 @@
-import { isProcessAlive } from '@troupe/core/util';
-import { readMarkers } from './worktree-marker';
+import { markerHost, readMarkers } from './worktree-marker';
 import { readRepo } from './worktree-repo';
 
 /** One workspace of a repository, as its marker describes it ({@link listWorkspaces}). */
@@ -14,9 +13,11 @@ export interface WorkspaceListing {
   baseCommit: string;
   /** The process that made it. */
   hostPid: number;
+  /** The machine it runs on, when the marker names one. */
+  hostName?: string;
   /** When it was made (ms since the epoch; `NaN` when the marker holds no valid time). */
   createdAt: number;
-  /** That process is still running (this one, or another that `kill(pid, 0)` finds). */
+  /** That process is still running, or runs on another machine (where it cannot be looked up from here). */
   hostAlive: boolean;
 }
 
@@ -40,8 +41,9 @@ export async function listWorkspaces(options: { repo: string; signal?: AbortSign
       path: typeof marker.path === 'string' ? marker.path : '',
       baseCommit: typeof marker.baseCommit === 'string' ? marker.baseCommit : '',
       hostPid: marker.hostPid,
+      ...(typeof marker.hostName === 'string' ? { hostName: marker.hostName } : {}),
       createdAt: typeof marker.createdAt === 'string' ? Date.parse(marker.createdAt) : Number.NaN,
-      hostAlive: marker.hostPid === process.pid || isProcessAlive(marker.hostPid),
+      hostAlive: markerHost(marker) !== 'gone',
     }))
     .sort((a, b) => a.createdAt - b.createdAt || a.name.localeCompare(b.name));
 }

@@ -1,5 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '@troupe/core/util';
 
 /** The marker of a workspace, read by {@link gcWorkspaces} after its host died. */
 export interface WorkspaceMarker {
@@ -9,6 +11,8 @@ export interface WorkspaceMarker {
   baseCommit: string;
   /** The process that created it; when it is gone, the workspace is a leftover. */
   hostPid: number;
+  /** The machine that process runs on (markers of older versions have none: taken as this machine). */
+  hostName?: string;
   /** ISO time of creation. */
   createdAt: string;
   /** Files the setup copied in: not the agent's work, so not a reason to keep the workspace. */
@@ -49,4 +53,18 @@ export async function readMarkers(workspacesDir: string): Promise<WorkspaceMarke
     }
   }
   return markers;
+}
+
+/**
+ * Whether the marker's host still runs: `'elsewhere'` when it was made on another machine sharing this disk (its
+ * process cannot be looked up from here, so it is never taken for gone).
+ */
+export function markerHost(marker: Pick<WorkspaceMarker, 'hostPid' | 'hostName'>): 'running' | 'gone' | 'elsewhere' {
+  if (marker.hostName !== undefined && marker.hostName !== hostname()) return 'elsewhere';
+  return marker.hostPid === process.pid || isProcessAlive(marker.hostPid) ? 'running' : 'gone';
+}
+
+/** This process as the host of a new marker. */
+export function thisHost(): Pick<WorkspaceMarker, 'hostPid' | 'hostName' | 'createdAt'> {
+  return { hostPid: process.pid, hostName: hostname(), createdAt: new Date().toISOString() };
 }

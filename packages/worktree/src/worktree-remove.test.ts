@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkParentUntouched, createWorkspace, gcWorkspaces, removeWorkspace, snapshotParent } from './index';
+import { checkParentUntouched, createWorkspace, gcWorkspaces, listWorkspaces, removeWorkspace, snapshotParent } from './index';
 import { git, makeTestRepo } from './testing';
 
 const cleanups: (() => void)[] = [];
@@ -66,5 +67,25 @@ describe('gcWorkspaces', () => {
     expect(await gcWorkspaces({ repo })).toMatchObject({ removed: [] });
     await removeWorkspace(mine);
     await checkParentUntouched(before);
+  });
+});
+
+describe('gcWorkspaces with markers of another machine', () => {
+  it('keeps a workspace made on another machine sharing the disk (its process cannot be looked up), removes it once the marker names this machine', async () => {
+    const repo = repoWith();
+    const ws = await createWorkspace({ repo, name: 'elsewhere' });
+    const markerFile = join(repo, '.troupe', 'workspaces', '.markers', 'elsewhere.json');
+    const marker = JSON.parse(readFileSync(markerFile, 'utf8')) as { hostPid: number; hostName: string };
+    expect(marker.hostName).toBe(hostname());
+    // A pid that no process here has: the host would look dead if it were on this machine.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(markerFile, JSON.stringify({ ...marker, hostPid: dead, hostName: 'build-box-2' }));
+    const kept = await gcWorkspaces({ repo });
+    expect(kept.removed).toEqual([]);
+    expect(kept.kept).toEqual([{ name: 'elsewhere', path: ws.path, branch: ws.branch, hostPid: dead, reason: 'other-machine' }]);
+    expect((await listWorkspaces({ repo }))[0]).toMatchObject({ name: 'elsewhere', hostName: 'build-box-2', hostAlive: true });
+    writeFileSync(markerFile, JSON.stringify({ ...marker, hostPid: dead, hostName: hostname() }));
+    expect((await gcWorkspaces({ repo })).removed.map((entry) => entry.name)).toEqual(['elsewhere']);
+    expect(existsSync(ws.path)).toBe(false);
   });
 });

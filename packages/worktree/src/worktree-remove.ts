@@ -3,11 +3,10 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import { agentPathspec, type Workspace } from './worktree-create';
 import { GitCommandError } from './worktree-errors';
 import { gitText, linkedGitDir, runGit } from './worktree-git';
-import { readMarkers, removeMarker } from './worktree-marker';
+import { markerHost, readMarkers, removeMarker } from './worktree-marker';
 import { indexPath } from './worktree-result';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
-import { isProcessAlive } from '@troupe/core/util';
 
 /** What {@link removeWorkspace} did. */
 export interface RemoveWorkspaceResult {
@@ -69,7 +68,7 @@ export async function removeWorkspace(ws: Workspace, options: { signal?: AbortSi
 }
 
 /** Why {@link gcWorkspaces} kept a workspace. */
-export type GcKeptReason = 'host-running' | 'has-commits' | 'uncommitted-changes';
+export type GcKeptReason = 'host-running' | 'other-machine' | 'has-commits' | 'uncommitted-changes';
 
 /** One workspace {@link gcWorkspaces} looked at. */
 export interface GcWorkspaceEntry {
@@ -102,8 +101,9 @@ export async function gcWorkspaces(options: { repo: string; signal?: AbortSignal
   const result: GcWorkspacesResult = { removed: [], kept: [] };
   for (const marker of await readMarkers(info.workspacesDir)) {
     const entry: GcWorkspaceEntry = { name: marker.name, path: marker.path, branch: marker.branch, hostPid: marker.hostPid };
-    if (marker.hostPid === process.pid || isProcessAlive(marker.hostPid)) {
-      result.kept.push({ ...entry, reason: 'host-running' });
+    const host = markerHost(marker);
+    if (host !== 'gone') {
+      result.kept.push({ ...entry, reason: host === 'running' ? 'host-running' : 'other-machine' });
       continue;
     }
     if ((await commitsBeyondBase(info, marker.branch, marker.baseCommit, signal)) > 0) {

@@ -109,7 +109,9 @@ export const simplifiedChineseCliMessages: CliMessages = {
   workspaces: {
     removed: (name, branch) => `已删除 ${name}（${branch}）: 其进程已不在，且没有提交和改动`,
     kept: (name, branch, reason, pid) =>
-      `已保留 ${name}（${branch}）: ${reason === 'host-running' ? `其进程（pid ${pid}）仍在运行` : reason === 'has-commits' ? '其中有提交' : '其中有未提交的改动'}`,
+      `已保留 ${name}（${branch}）: ${
+        reason === 'host-running' ? `其进程（pid ${pid}）仍在运行` : reason === 'other-machine' ? `它是在另一台机器上创建的（无法在此检查那里的 pid ${pid}）` : reason === 'has-commits' ? '其中有提交' : '其中有未提交的改动'
+      }`,
     gcNone: (repo) => `${repo} 中没有遗留的工作区。`,
     gcSummary: (removed, kept) => `工作区: 删除 ${removed} 个，保留 ${kept} 个。`,
     listNone: (repo) => `${repo} 中没有工作区。`,

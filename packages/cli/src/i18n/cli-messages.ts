@@ -5,6 +5,8 @@
  * implement the same {@link CliMessages}; `cli-catalogue.ts` bundles each with
  * the Looper's and DevHub's texts into one catalogue per language.
  */
+import type { GcKeptReason } from '@troupe/worktree';
+
 export const englishCliMessages = {
   locale: 'en',
   usage: {
@@ -89,9 +91,15 @@ export const englishCliMessages = {
   },
   workspaces: {
     removed: (name: string, branch: string) => `removed ${name} (${branch}): its process is gone and it held no commits and no changes`,
-    kept: (name: string, branch: string, reason: 'host-running' | 'has-commits' | 'uncommitted-changes', pid: number) =>
+    kept: (name: string, branch: string, reason: GcKeptReason, pid: number) =>
       `kept ${name} (${branch}): ${
-        reason === 'host-running' ? `its process (pid ${pid}) is running` : reason === 'has-commits' ? 'it holds commits' : 'it holds uncommitted changes'
+        reason === 'host-running'
+          ? `its process (pid ${pid}) is running`
+          : reason === 'other-machine'
+            ? `it was made on another machine (pid ${pid} there cannot be checked from here)`
+            : reason === 'has-commits'
+              ? 'it holds commits'
+              : 'it holds uncommitted changes'
       }`,
     gcNone: (repo: string) => `No leftover workspaces in ${repo}.`,
     gcSummary: (removed: number, kept: number) => `Workspaces: ${removed} removed, ${kept} kept.`,
