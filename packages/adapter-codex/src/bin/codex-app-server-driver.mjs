@@ -190,8 +190,7 @@ function onCodexLine(line, readAt) {
     items.delete(frame.params.item.id);
     const open = openMcpCalls.findIndex((item) => item.id === frame.params.item.id);
     if (open !== -1) openMcpCalls.splice(open, 1);
-  }
-  else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
+  } else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
   else if (frame.method === 'turn/completed') void endTurn();
 }
 const splitter = new LineSplitter({
