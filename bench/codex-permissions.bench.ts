@@ -1,19 +1,19 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createCodexAdapter, DEFAULT_CODEX_BASE_ARGS } from '@troupe/adapter-codex';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
+import { createFakeLlmServer, FAKE_MCP_ECHO_SERVER_PATH, type FakeToolCall } from '@troupe/test-server';
 import { median, percentile, type BenchKit } from './bench-kit';
 
 const CALLS = 1000;
 const PER_RESPONSE = 25;
 
 /**
- * Codex permissions: 1,000 commands and patches asked by the real `codex app-server` (0.169.0) against the fake
- * API, each decided by an in-process `canUseTool`. Troupe's own time per decision is measured by the adapter's
+ * Codex permissions: 1,000 commands, patches and MCP tool calls (a third each) asked by the real `codex app-server`
+ * (0.169.0) against the fake API, each decided by an in-process `canUseTool`. Troupe's own time per decision is measured by the adapter's
  * driver, from Codex's request line read to the answer line written (the socket round trip to the host and
  * `decideToolUse` included; allowed calls, so no steer round trip to Codex). Baseline: `decideToolUse` alone.
  */
@@ -27,6 +27,8 @@ export default async function (kit: BenchKit): Promise<void> {
   mkdirSync(workDir);
   let asked = 0;
   const elapsed: number[] = [];
+  const elapsedMcp: number[] = [];
+  const echoLog = join(temp, 'echo.log');
   const real = createCodexAdapter({
     command: process.execPath,
     baseArgs: [codexBin, ...DEFAULT_CODEX_BASE_ARGS],
@@ -44,8 +46,11 @@ export default async function (kit: BenchKit): Promise<void> {
   const adapter = {
     ...real,
     parseLine: (line: string, json: unknown, context?: Parameters<typeof real.parseLine>[2]) => {
-      const value = json as { type?: string; elapsedMs?: number } | undefined;
-      if (value?.type === 'troupe.approval' && typeof value.elapsedMs === 'number') elapsed.push(value.elapsedMs);
+      const value = json as { type?: string; method?: string; elapsedMs?: number } | undefined;
+      if (value?.type === 'troupe.approval' && typeof value.elapsedMs === 'number') {
+        elapsed.push(value.elapsedMs);
+        if (value.method === 'mcpServer/elicitation/request') elapsedMcp.push(value.elapsedMs);
+      }
       return real.parseLine(line, json, context);
     },
   };
@@ -53,15 +58,17 @@ export default async function (kit: BenchKit): Promise<void> {
   adapters.register({ type: 'codex', create: () => adapter });
   const manager = new AgentManager({ adapters, defaultTimeoutMs: 600_000 });
   try {
-    await manager.ensureAgentStarted('coder', 'codex', { workDir });
+    await manager.ensureAgentStarted('coder', 'codex', { workDir, mcpServers: { echo: { command: process.execPath, args: [FAKE_MCP_ECHO_SERVER_PATH], env: { ECHO_LOG: echoLog } } } });
     for (let response = 0; response < CALLS / PER_RESPONSE; response++) {
       const calls: FakeToolCall[] = [];
       for (let index = 0; index < PER_RESPONSE; index++) {
         const n = response * PER_RESPONSE + index;
         calls.push(
-          n % 2 === 0
+          n % 3 === 0
             ? { name: 'exec_command', arguments: { cmd: `printf ${n} > ${join(workDir, `cmd-${n}.txt`)}`, workdir: workDir } }
-            : { name: 'apply_patch', arguments: `*** Begin Patch\n*** Add File: ${join(workDir, `patch-${n}.txt`)}\n+${n}\n*** End Patch\n` },
+            : n % 3 === 1
+              ? { name: 'apply_patch', arguments: `*** Begin Patch\n*** Add File: ${join(workDir, `patch-${n}.txt`)}\n+${n}\n*** End Patch\n` }
+              : { name: 'echo', namespace: 'mcp__echo', arguments: { text: `mcp-${n}` } },
         );
       }
       server.enqueue('openai-responses', { toolCalls: calls });
@@ -80,6 +87,9 @@ export default async function (kit: BenchKit): Promise<void> {
     }
     kit.note(`codex app-server: ${result.parts.filter((part) => part.type === 'tool-call').length} calls in one turn (${CALLS / PER_RESPONSE} responses of ${PER_RESPONSE} parallel calls), ${asked} asked, ${elapsed.length} answered, ${wallMs} ms wall`);
     kit.note(`  request read → answer written: p90 ${percentile(elapsed, 90).toFixed(2)} ms, p99 ${percentile(elapsed, 99).toFixed(2)} ms, max ${Math.max(...elapsed).toFixed(2)} ms`);
+    const mcpRan = existsSync(echoLog) ? readFileSync(echoLog, 'utf8').split('\n').filter(Boolean).length : 0;
+    kit.note(`  MCP tool calls: ${elapsedMcp.length} answered, ${mcpRan} ran, p50 ${median(elapsedMcp).toFixed(2)} ms, p95 ${percentile(elapsedMcp, 95).toFixed(2)} ms`);
+    kit.note(`  load average: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
     kit.report({ name: 'codex approval, request read → answer written, median', value: median(elapsed), unit: 'ms', baselineName: 'decideToolUse alone, median', baselineValue: median(alone) });
     kit.report({ name: 'codex approval, request read → answer written, p95', value: percentile(elapsed, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });
   } finally {

@@ -4,17 +4,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { EventBus, type ToolDecisionRecord, type ToolUseRequest } from '@troupe/core';
-import { claudeCodeBinary, createFakeLlmServer, type FakeLlmServer, type FakeToolCall } from '@troupe/test-server';
+import { claudeCodeBinary, createFakeLlmServer, FAKE_MCP_ECHO_SERVER_PATH, type FakeLlmServer, type FakeToolCall } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerClaudeCodeAdapter, type ClaudeCodeSettings } from './index';
 
 const runIntegration = !process.env.TROUPE_SKIP_INT;
 if (!runIntegration) console.warn('[real CLI] SKIPPED the Claude Code permission suite: TROUPE_SKIP_INT is set');
 const claudeBinary = runIntegration ? claudeCodeBinary(import.meta.url) : 'claude';
-const echoServer = fileURLToPath(new URL('./__fixtures__/bin/echo-mcp-server.mjs', import.meta.url));
+const echoServer = FAKE_MCP_ECHO_SERVER_PATH;
 const TIMEOUT = 120_000;
 
 describe.skipIf(!runIntegration)('Claude Code 2.1.330 permissions over the control protocol (real CLI, fake API)', () => {

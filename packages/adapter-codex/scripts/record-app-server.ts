@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createFakeLlmServer, type FakeScriptedResponse } from '@troupe/test-server';
+import { createFakeLlmServer, FAKE_MCP_ECHO_SERVER_PATH, type FakeScriptedResponse } from '@troupe/test-server';
 
 const require = createRequire(import.meta.url);
 const codexPackage = require.resolve('@openai/codex/package.json');
@@ -45,6 +45,26 @@ const SCENARIOS: Record<string, Scenario> = {
       if (method === 'item/fileChange/requestApproval') return { decision: 'decline' };
       if (String(params.command ?? '').includes('rm -rf')) return { decision: 'decline' };
       return { decision: 'accept' };
+    },
+    steer: true,
+    sandbox: 'danger-full-access',
+  },
+  // Two MCP calls of one response: Codex asks for each with an `mcpServer/elicitation/request` (approval mode
+  // `prompt`); the first is accepted, the second declined (and the decline steered).
+  'app-server-mcp-approvals': {
+    replies: () => [
+      { toolCalls: [
+        { name: 'echo', namespace: 'mcp__echo', arguments: { text: 'one' } },
+        { name: 'echo', namespace: 'mcp__echo', arguments: { text: 'two' } },
+      ] },
+      { text: 'done' },
+    ],
+    extraArgs: ['-c', `mcp_servers.echo.command=${JSON.stringify(process.execPath)}`, '-c', `mcp_servers.echo.args=[${JSON.stringify(FAKE_MCP_ECHO_SERVER_PATH)}]`,
+      '-c', 'mcp_servers.echo.required=true', '-c', 'mcp_servers.echo.default_tools_approval_mode="prompt"'],
+    answer: (method, params) => {
+      if (method !== 'mcpServer/elicitation/request') return { decision: 'decline' };
+      const text = (params._meta as { tool_params?: { text?: string } } | undefined)?.tool_params?.text;
+      return { action: text === 'one' ? 'accept' : 'decline', content: null, _meta: null };
     },
     steer: true,
     sandbox: 'danger-full-access',
@@ -91,8 +111,9 @@ const done = new Promise<void>((resolve) => { child.once('exit', () => resolve()
     if (msg.id !== undefined && msg.method) {
       const answer = scenario.answer(msg.method, msg.params);
       send({ id: msg.id, result: answer });
-      if (scenario.steer && (answer as { decision?: string }).decision === 'decline' && turnId) {
-        void request('turn/steer', { threadId, expectedTurnId: turnId, input: [{ type: 'text', text: `[Troupe] denied ${msg.params.itemId}: not allowed here`, text_elements: [] }] });
+      const declined = (answer as { decision?: string; action?: string }).decision === 'decline' || (answer as { action?: string }).action === 'decline';
+      if (scenario.steer && declined && turnId) {
+        void request('turn/steer', { threadId, expectedTurnId: turnId, input: [{ type: 'text', text: `[Troupe] denied ${msg.params.itemId ?? msg.params._meta?.tool_name}: not allowed here`, text_elements: [] }] });
       }
       return;
     }
@@ -109,7 +130,8 @@ await Promise.race([done, new Promise((r) => setTimeout(r, 60_000))]);
 const endAt = Date.now();
 child.stdin.end();
 const exit = await new Promise<unknown>((resolve) => { const t = setTimeout(() => { child.kill('SIGKILL'); resolve('killed after 10 s'); }, 10_000); child.once('exit', (code, signal) => { clearTimeout(t); resolve({ code, signal, msAfterStdinClosed: Date.now() - endAt }); }); });
-const redact = (text: string) => text.split(temp).join('$TMP').split(server.url).join('$URL');
+const redact = (text: string) =>
+  text.split(temp).join('$TMP').split(server.url).join('$URL').split(FAKE_MCP_ECHO_SERVER_PATH).join('$ECHO_MCP_SERVER').split(process.execPath).join('node');
 writeFileSync(join(fixtures, `${name}.jsonrpc-in.jsonl`), redact(stdinLines.join('\n')) + '\n');
 writeFileSync(join(fixtures, `${name}.jsonrpc-out.jsonl`), redact(stdoutLines.join('\n')) + '\n');
 writeFileSync(join(fixtures, `${name}.requests.json`), redact(JSON.stringify(server.requests.map((r) => ({ path: r.path, status: r.status, input: (r.body as any)?.input, scripted: r.scripted })), null, 1)) + '\n');

@@ -46,6 +46,18 @@ describe('createCodexAppServerParser (recorded app-server sessions)', () => {
     expect(parts.at(-1)).toEqual({ type: 'turn-end', text: 'done', isError: false });
   });
 
+  it('maps MCP tool calls to mcp__<server>__<tool> calls; a call Troupe declined gets its reason, not Codex\'s "user rejected"', () => {
+    const parts = replay('app-server-mcp-approvals', (itemId) => (itemId === 'call_fake_2' ? 'no twos here' : undefined));
+    expect(parts.filter((part) => part.type === 'tool-call' || part.type === 'tool-result')).toEqual([
+      { type: 'tool-call', toolCallId: 'call_fake_1', toolName: 'mcp__echo__echo', input: { text: 'one' } },
+      { type: 'tool-result', toolCallId: 'call_fake_1', toolName: 'mcp__echo__echo', output: 'echo: one', isError: false },
+      { type: 'tool-call', toolCallId: 'call_fake_2', toolName: 'mcp__echo__echo', input: { text: 'two' } },
+      { type: 'tool-result', toolCallId: 'call_fake_2', toolName: 'mcp__echo__echo', output: 'no twos here', isError: true },
+    ]);
+    // Without a reason of Troupe's (another client declined it), Codex's own message stays.
+    expect(replay('app-server-mcp-approvals').find((part) => part.type === 'tool-result' && part.isError)).toMatchObject({ output: 'user rejected MCP tool call' });
+  });
+
   it('ends a failed turn with the error, as codex exec does', () => {
     const parts = replay('app-server-error500');
     expect(parts.filter((part) => part.type === 'error')).toHaveLength(2);

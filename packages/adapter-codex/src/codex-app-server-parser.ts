@@ -57,7 +57,9 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
       call = { type: 'tool-call', toolCallId: item.id, toolName, input: item.arguments ?? {} };
       const failed = declined || item.status === 'failed' || (item.error !== null && item.error !== undefined);
       const text = (item.result?.content ?? []).map((block) => (block as { text?: unknown })?.text ?? '').join('');
-      result = { type: 'tool-result', toolCallId: item.id, toolName, output: denied ?? (failed ? item.error?.message ?? text : text), isError: failed };
+      // A declined MCP call ends `failed` ("user rejected MCP tool call"): Troupe's reason, when it declined it, wins.
+      const reason = denied ?? (failed ? options.denyReason?.(item.id) : undefined);
+      result = { type: 'tool-result', toolCallId: item.id, toolName, output: reason ?? (failed ? item.error?.message ?? text : text), isError: failed };
     }
     if (phase === 'item/started') {
       if (openTools.has(item.id)) return [];

@@ -6,6 +6,7 @@ import { ConfigError, type ToolUseRequest } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
 import {
+  CODEX_MCP_TOOL_APPROVAL,
   codexToolUseRequest,
   decideCodexApproval,
   startCodexPermissionSocket,
@@ -14,20 +15,26 @@ import {
 } from './codex-app-server-permissions';
 import { fixturesDir } from './codex-test-support';
 
-/** The approval requests Codex 0.169.0 sent in the recorded session, each with the item `item/started` announced. */
-function recordedApprovals(): CodexApprovalFrame[] {
-  const lines = readFileSync(join(fixturesDir, 'app-server-approvals.jsonrpc-out.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
+/**
+ * The approval requests Codex 0.169.0 sent in a recorded session, each with the item `item/started` announced (for an
+ * MCP tool call's elicitation, the latest `mcpToolCall` item, as the driver matches it).
+ */
+function recordedApprovals(name = 'app-server-approvals'): CodexApprovalFrame[] {
+  const lines = readFileSync(join(fixturesDir, `${name}.jsonrpc-out.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
   const items = new Map<string, Record<string, unknown>>();
+  let mcpItem: Record<string, unknown> | undefined;
   const frames: CodexApprovalFrame[] = [];
   for (const line of lines) {
     if (line.method === 'item/started') {
       const item = line.params.item as Record<string, unknown>;
       items.set(item.id as string, item);
+      if (item.type === 'mcpToolCall') mcpItem = item;
     }
     if (line.id !== undefined && line.method?.endsWith('/requestApproval')) {
       const item = items.get(line.params.itemId as string);
       frames.push({ method: line.method, params: line.params, ...(item ? { item } : {}) });
     }
+    if (line.id !== undefined && line.method === CODEX_MCP_TOOL_APPROVAL) frames.push({ method: line.method, params: line.params, ...(mcpItem ? { item: mcpItem } : {}) });
   }
   return frames;
 }
@@ -55,6 +62,17 @@ describe('codexToolUseRequest (recorded approval requests)', () => {
       target: '$TMP/workspace/denied.txt',
       input: { changes: [{ path: '$TMP/workspace/denied.txt', kind: 'add', diff: 'no\n' }] },
     });
+  });
+
+  it('maps an MCP tool call (an elicitation marked mcp_tool_call) to kind mcp, named mcp__<server>__<tool>, with its arguments', () => {
+    const requests = recordedApprovals('app-server-mcp-approvals').map((frame) => codexToolUseRequest(frame, context));
+    expect(requests).toEqual([
+      expect.objectContaining({ id: 'call_fake_1', agent: 'coder', adapter: 'codex', tool: 'mcp__echo__echo', kind: 'mcp', input: { text: 'one' }, sessionId: expect.any(String) }),
+      expect.objectContaining({ id: 'call_fake_2', tool: 'mcp__echo__echo', kind: 'mcp', input: { text: 'two' } }),
+    ]);
+    // An elicitation that is not Codex's tool-call approval (a server asking the user something) is not a tool call.
+    const [frame] = recordedApprovals('app-server-mcp-approvals');
+    expect(codexToolUseRequest({ ...frame!, params: { ...frame!.params, _meta: null } }, context)).toBeUndefined();
   });
 
   it('unwraps the shell Codex runs a command in, quotes included', () => {
@@ -92,6 +110,19 @@ describe('decideCodexApproval', () => {
     const [frame] = recordedApprovals();
     const outcome = await decideCodexApproval(frame!, context, { canUseTool: () => ({ behavior: 'allow', input: { command: 'printf safe > b.txt' } }) });
     expect(outcome).toMatchObject({ decision: 'decline', steer: expect.stringContaining('run `printf safe > b.txt` instead') });
+  });
+
+  it('decides MCP tool calls with mcp__ rules and the callback; a denial or a changed input declines, the model told why', async () => {
+    const [one, two] = recordedApprovals('app-server-mcp-approvals');
+    const asked: ToolUseRequest[] = [];
+    // An allow-list for another server settles nothing here: the callback is asked.
+    const permissions = { policy: { allow: ['mcp__github__*'] }, canUseTool: (request: ToolUseRequest) => (asked.push(request), true) };
+    expect(await decideCodexApproval(one!, context, permissions)).toMatchObject({ decision: 'accept', itemId: 'call_fake_1' });
+    expect(asked.map((request) => request.tool)).toEqual(['mcp__echo__echo']);
+    const denied = await decideCodexApproval(two!, context, { policy: { deny: ['mcp__echo__echo'], reasons: { mcp__echo__echo: 'no echoes' } } });
+    expect(denied).toMatchObject({ decision: 'decline', itemId: 'call_fake_2', message: 'no echoes', steer: '[Troupe] Your call of the MCP tool `mcp__echo__echo` was refused and did not run: no echoes' });
+    const changed = await decideCodexApproval(one!, context, { canUseTool: () => ({ behavior: 'allow', input: { text: 'ONE' } }) });
+    expect(changed).toMatchObject({ decision: 'decline', steer: expect.stringContaining('call `mcp__echo__echo` with these arguments instead: {"text":"ONE"}') });
   });
 
   it('declines deferrals and requests it does not map', async () => {

@@ -7,12 +7,20 @@ import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from
 export const CODEX_COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
 /** The method of Codex's request to apply a patch. */
 export const CODEX_FILE_CHANGE_APPROVAL = 'item/fileChange/requestApproval';
+/**
+ * The method Codex 0.169.0 asks before an MCP tool call with (a server whose approval mode is `prompt`): an MCP
+ * elicitation whose `_meta.codex_approval_kind` is `mcp_tool_call`, naming the server, the tool and its arguments.
+ */
+export const CODEX_MCP_TOOL_APPROVAL = 'mcpServer/elicitation/request';
 
 /** One approval request as the driver forwards it: Codex's method and params, and the item `item/started` announced. */
 export interface CodexApprovalFrame {
   method: string;
   params: Record<string, unknown>;
-  /** The `commandExecution` / `fileChange` item of `params.itemId` (a patch's changes are only there). */
+  /**
+   * The `commandExecution` / `fileChange` item of `params.itemId` (a patch's changes are only there), or the
+   * `mcpToolCall` item an MCP approval belongs to (its id is the call's id).
+   */
   item?: Record<string, unknown>;
 }
 
@@ -54,7 +62,9 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /**
  * The {@link ToolUseRequest} for one Codex approval: a command is `kind: 'execute'` with its command line as `target`
  * and `{ command, cwd }` as input; a patch is `kind: 'edit'` with its first file as `target` and every change
- * (`path`, `kind`, `diff`) as input. `undefined` for a request of any other method.
+ * (`path`, `kind`, `diff`) as input; an MCP tool call is `kind: 'mcp'`, named `mcp__<server>__<tool>` (as Claude Code
+ * names it, so one `mcp__github__*` rule covers both) with its arguments as input and its `mcpToolCall` item's id.
+ * `undefined` for a request of any other method (or an MCP elicitation that is not a tool-call approval).
  */
 export function codexToolUseRequest(frame: CodexApprovalFrame, context: CodexApprovalContext): ToolUseRequest | undefined {
   const params = frame.params;
@@ -83,18 +93,32 @@ export function codexToolUseRequest(frame: CodexApprovalFrame, context: CodexApp
     const target = changes[0]?.path;
     return { ...base, tool: CODEX_FILE_CHANGE_TOOL, kind: 'edit', ...(target ? { target } : {}), input: { changes } };
   }
+  if (frame.method === CODEX_MCP_TOOL_APPROVAL) {
+    const meta = isObject(params._meta) ? params._meta : {};
+    const server = text(params.serverName);
+    const tool = text(meta.tool_name);
+    if (meta.codex_approval_kind !== 'mcp_tool_call' || server === undefined || tool === undefined) return undefined;
+    const input = isObject(meta.tool_params) ? meta.tool_params : {};
+    return { ...base, id: text(frame.item?.id) ?? '', tool: `mcp__${server}__${tool}`, kind: 'mcp', input };
+  }
   return undefined;
 }
 
 /** The outcome of a decision, and the deny message the model is told (undefined when the call runs). */
 export function codexApprovalOutcome(request: ToolUseRequest, verdict: ToolUseVerdict): CodexApprovalOutcome & { message?: string } {
-  const what = request.kind === 'execute' ? `command \`${request.target ?? ''}\`` : `change to ${request.target ?? 'the files'}`;
+  const what =
+    request.kind === 'execute' ? `command \`${request.target ?? ''}\`` : request.kind === 'mcp' ? `call of the MCP tool \`${request.tool}\`` : `change to ${request.target ?? 'the files'}`;
   const decline = (message: string) => ({ decision: 'decline' as const, message, steer: `[Troupe] Your ${what} was refused and did not run: ${message}` });
   if (verdict.behavior === 'deny') return decline(verdict.message);
   if (verdict.behavior === 'defer') return decline(CODEX_DEFER_MESSAGE);
   if (verdict.record.inputChanged) {
     // Codex runs what it asked about or nothing: a changed call is refused, and the model is told what to run instead.
-    const instead = request.kind === 'execute' ? `run \`${String((verdict.input as { command?: unknown })?.command ?? '')}\` instead` : `make this change instead: ${JSON.stringify(verdict.input)}`;
+    const instead =
+      request.kind === 'execute'
+        ? `run \`${String((verdict.input as { command?: unknown })?.command ?? '')}\` instead`
+        : request.kind === 'mcp'
+          ? `call \`${request.tool}\` with these arguments instead: ${JSON.stringify(verdict.input)}`
+          : `make this change instead: ${JSON.stringify(verdict.input)}`;
     return decline(`the permission check changed this call, and Codex cannot run a changed call; ${instead}`);
   }
   return { decision: 'accept' };

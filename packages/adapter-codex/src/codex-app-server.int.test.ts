@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type ToolUseOutcome, type ToolUseRequest } from '@troupe/core';
-import { createFakeLlmServer, type FakeLlmServer, type FakeToolCall, type RecordedRequest } from '@troupe/test-server';
+import { EventBus, type AgentStreamPart, type AnyTroupeEvent, type CanUseTool, type MemberAgentConfig, type ToolUseOutcome, type ToolUseRequest } from '@troupe/core';
+import { createFakeLlmServer, FAKE_MCP_ECHO_SERVER_PATH, type FakeLlmServer, type FakeToolCall, type RecordedRequest } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCodexAdapter } from './codex-adapter';
 import { DEFAULT_CODEX_BASE_ARGS, type CodexAdapterSettings } from './codex-adapter-settings';
@@ -64,17 +64,28 @@ function settings(overrides: CodexAdapterSettings = {}): CodexAdapterSettings {
   };
 }
 
-async function startCoder(overrides: CodexAdapterSettings): Promise<AgentManager> {
+async function startCoder(overrides: CodexAdapterSettings, member: Omit<MemberAgentConfig, 'workDir'> = {}): Promise<AgentManager> {
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'codex', create: () => createCodexAdapter(settings(overrides)) });
   manager = new AgentManager({ adapters, defaultTimeoutMs: TURN_TIMEOUT });
-  await manager.ensureAgentStarted('coder', 'codex', { workDir });
+  await manager.ensureAgentStarted('coder', 'codex', { ...member, workDir });
   return manager;
 }
 
 const command = (cmd: string): FakeToolCall => ({ name: 'exec_command', arguments: { cmd, workdir: workDir } });
 const addFile = (path: string, text: string): FakeToolCall => ({ name: 'apply_patch', arguments: `*** Begin Patch\n*** Add File: ${path}\n+${text}\n*** End Patch\n` });
 const file = (name: string) => join(workDir, name);
+/** A call of the echo MCP server's tool (Codex offers it in the namespace `mcp__<server>`). */
+const echo = (server: string, text: string): FakeToolCall => ({ name: 'echo', namespace: `mcp__${server}`, arguments: { text } });
+/** Two instances of the echo MCP server: `echo`, and `ro` whose tool is annotated read-only. Each logs what it ran. */
+function echoServers(): { mcpServers: MemberAgentConfig['mcpServers']; ran: (server: 'echo' | 'ro') => string[] } {
+  const log = (server: string) => join(temp.path, `${server}.log`);
+  const entry = (server: string, env: Record<string, string> = {}) => ({ command: process.execPath, args: [FAKE_MCP_ECHO_SERVER_PATH], env: { ECHO_LOG: log(server), ...env } });
+  return {
+    mcpServers: { echo: entry('echo'), ro: entry('ro', { ECHO_READ_ONLY: '1' }) },
+    ran: (server) => (existsSync(log(server)) ? readFileSync(log(server), 'utf8').split('\n').filter(Boolean) : []),
+  };
+}
 
 /** Every text the model was sent, request by request. */
 const inputTexts = (request: RecordedRequest | undefined): string[] =>
@@ -165,24 +176,75 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     expect(inputTexts(server.requests[1]).some((text) => text.includes(`run \`printf changed > ${file('changed.txt')}\` instead`))).toBe(true);
   }, TURN_TIMEOUT);
 
-  it('fails closed: a throwing callback, a late one and a deferral deny the call', async () => {
+  it('fails closed: a throwing callback, a late one and a deferral deny the call (an MCP call too)', async () => {
     const canUseTool: CanUseTool = (request) => {
-      if (request.target?.includes('throws')) throw new Error('policy service down');
-      if (request.target?.includes('late')) return new Promise(() => {});
+      const call = JSON.stringify(request.input);
+      if (call.includes('throws')) throw new Error('policy service down');
+      if (call.includes('late')) return new Promise(() => {});
       return { behavior: 'defer', reason: 'needs a human' };
     };
-    const coder = await startCoder({ permissions: { canUseTool, timeoutMs: 500 } });
+    const servers = echoServers();
+    const coder = await startCoder({ permissions: { canUseTool, timeoutMs: 500 } }, { mcpServers: servers.mcpServers });
     server.enqueue('openai-responses', {
-      toolCalls: [command(`printf x > ${file('throws.txt')}`), command(`printf x > ${file('late.txt')}`), addFile(file('deferred.txt'), 'x')],
+      toolCalls: [command(`printf x > ${file('throws.txt')}`), command(`printf x > ${file('late.txt')}`), addFile(file('deferred.txt'), 'x'), echo('echo', 'throws-mcp'), echo('ro', 'late-mcp')],
     });
     server.enqueue('openai-responses', { text: 'done' });
     const result = await coder.send('coder', 'Try').result;
     expect(result.outcome.status).toBe('completed');
     for (const name of ['throws.txt', 'late.txt', 'deferred.txt']) expect(existsSync(file(name))).toBe(false);
+    expect([...servers.ran('echo'), ...servers.ran('ro')]).toEqual([]);
     const next = inputTexts(server.requests[1]).join('\n');
     expect(next).toContain('policy service down');
     expect(next).toContain('did not answer within 500 ms');
     expect(next).toContain('deferred approvals are not supported by this adapter yet');
+  }, TURN_TIMEOUT);
+
+  it('asks before every MCP tool call (parallel, a read-only one too); a denied one never runs and its reason reaches the next request; a changed input is what the server gets', async () => {
+    const servers = echoServers();
+    const asked = new Set<string>();
+    const ranBeforeAsked: string[] = [];
+    const canUseTool: CanUseTool = (request) => {
+      asked.add(request.id);
+      const text = String((request.input as { text?: unknown }).text);
+      const server = request.tool.startsWith('mcp__ro__') ? 'ro' : 'echo';
+      if (servers.ran(server).includes(text)) ranBeforeAsked.push(text);
+      if (text.startsWith('deny')) return { behavior: 'deny', message: `no ${text} today` };
+      if (text === 'change-me') return { behavior: 'allow', input: { text: 'changed' } };
+      return true;
+    };
+    // The allow-list settles the `ro` server's calls itself; the `echo` server's must all still be asked.
+    const bus = new EventBus();
+    const decided: Array<{ id: string; tool: string; kind: string; decidedBy: string; behavior: string }> = [];
+    bus.on('permission:decided', (event) => void decided.push(event.payload as (typeof decided)[number]));
+    const coder = await startCoder({ permissions: { policy: { allow: ['mcp__ro__*'] }, canUseTool, bus } }, { mcpServers: servers.mcpServers });
+    const calls: FakeToolCall[] = [];
+    for (let n = 0; n < 12; n++) calls.push(echo('echo', n % 4 === 1 ? `deny-${n}` : `ok-${n}`));
+    calls.push(echo('echo', 'change-me'), echo('ro', 'ro-1'), echo('ro', 'ro-2'), command(`printf mcp > ${file('mixed.txt')}`));
+    server.enqueue('openai-responses', { toolCalls: calls });
+    // The model reads Troupe's note and calls the tool with the changed input.
+    server.enqueue('openai-responses', { toolCalls: [echo('echo', 'changed')] });
+    server.enqueue('openai-responses', { text: 'mcp done' });
+    const result = await coder.send('coder', 'Echo things').result;
+
+    expect(result.outcome.status).toBe('completed');
+    expect(result.text).toBe('mcp done');
+    const mcpCalls = result.parts.filter((part) => part.type === 'tool-call' && part.toolName.startsWith('mcp__'));
+    expect(mcpCalls).toHaveLength(16);
+    // Zero bypasses: each call was asked, or settled by the allow rule, before it ran.
+    const byPolicy = decided.filter((record) => record.decidedBy === 'policy');
+    expect(byPolicy.map((record) => record.tool)).toEqual(['mcp__ro__echo', 'mcp__ro__echo']);
+    expect(bypasses(result.parts, new Set([...asked, ...byPolicy.map((record) => record.id)]))).toEqual([]);
+    expect(ranBeforeAsked).toEqual([]);
+    expect(decided.filter((record) => record.kind === 'mcp')).toHaveLength(16);
+    expect(servers.ran('echo').sort()).toEqual(['changed', 'ok-0', 'ok-10', 'ok-11', 'ok-2', 'ok-3', 'ok-4', 'ok-6', 'ok-7', 'ok-8']);
+    expect(servers.ran('ro').sort()).toEqual(['ro-1', 'ro-2']);
+    expect(readFileSync(file('mixed.txt'), 'utf8')).toBe('mcp');
+    const denied = result.parts.find((part) => part.type === 'tool-result' && part.toolName === 'mcp__echo__echo' && part.isError);
+    expect(denied).toMatchObject({ output: expect.stringMatching(/^no deny-\d+ today$/) });
+    const next = inputTexts(server.requests[1]).join('\n');
+    for (const n of [1, 5, 9]) expect(next).toContain(`no deny-${n} today`);
+    expect(next).toContain('call `mcp__echo__echo` with these arguments instead: {"text":"changed"}');
+    process.stdout.write(`codex app-server MCP suite: ${mcpCalls.length} MCP calls and 1 command, ${asked.size} asked, ${byPolicy.length} by the allow-list, 0 bypasses\n`);
   }, TURN_TIMEOUT);
 
   it('200 calls (commands and patches, 25 in parallel per response) all reach the callback first; an allow-list bypasses it for none else', async () => {

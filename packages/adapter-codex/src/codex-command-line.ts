@@ -142,7 +142,8 @@ export function resolveCodexProcess(settings: ResolvedCodexAdapterSettings, memb
       `model_providers.${CODEX_PROVIDER_ID}.stream_max_retries=${streamRetries}`,
     );
   }
-  const mcp = codexMcpConfig(member.mcpServers);
+  // With permissions (app-server), Codex must ask before every MCP tool call: the callback decides each one.
+  const mcp = codexMcpConfig(member.mcpServers, { askEveryCall: settings.permissions !== undefined });
 
   const env: Record<string, string> = { ...mcp.env, ...settings.env, ...member.env };
   if (settings.home !== undefined) env.HOME = settings.home;

@@ -43,6 +43,19 @@ describe('Codex adapter: MCP servers (checked against Codex 0.169.0)', () => {
     expect(line.secrets).toEqual(expect.arrayContaining(['sk-test-key-000', 'tok-0123456789abcdef', 'ghp-secret-token']));
   });
 
+  it('with askEveryCall (permissions set), every server, trusted or not, gets approval mode prompt: Codex asks before each call', () => {
+    const modes = (config: { args: string[] }) => config.args.filter((arg) => arg.includes('default_tools_approval_mode'));
+    const servers = { files: { command: 'files-mcp' }, shell: { command: 'shell-mcp', trust: false }, web: { type: 'http' as const, url: 'http://127.0.0.1:4000/mcp' } };
+    expect(modes(codexMcpConfig(servers, { askEveryCall: true }))).toEqual([
+      'mcp_servers.files.default_tools_approval_mode="prompt"',
+      'mcp_servers.shell.default_tools_approval_mode="prompt"',
+      'mcp_servers.web.default_tools_approval_mode="prompt"',
+    ]);
+    expect(modes(codexMcpConfig(servers))).toEqual(['mcp_servers.files.default_tools_approval_mode="approve"', 'mcp_servers.web.default_tools_approval_mode="approve"']);
+    const permissions = resolveCodexAdapterSettings({ apiKey: 'sk-test-key-000', permissions: { canUseTool: () => true } });
+    expect(buildCodexCommandLine({ settings: permissions, member: { mcpServers: { files: { command: 'files-mcp' } } }, hostEnv: {} }).args).toContain('mcp_servers.files.default_tools_approval_mode="prompt"');
+  });
+
   it('keeps every variable core calls secret off the command line (one secret-name rule: PASSPHRASE too)', () => {
     const config = codexMcpConfig({ signer: { command: 'sign-mcp', env: { GPG_PASSPHRASE: 'correct-horse-battery', LOG_LEVEL: 'debug' } } });
     expect(config.args.join(' ')).not.toContain('correct-horse-battery');

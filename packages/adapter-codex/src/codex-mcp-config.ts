@@ -12,6 +12,15 @@ export interface CodexMcpConfig {
   secrets: string[];
 }
 
+/** Options of {@link codexMcpConfig}. */
+export interface CodexMcpConfigOptions {
+  /**
+   * Every server's tools get approval mode `prompt` (trusted or not), so Codex asks its client before each MCP tool
+   * call (an `mcpServer/elicitation/request` over app-server): set when a permission callback decides every call.
+   */
+  askEveryCall?: boolean;
+}
+
 /** How long Codex waits for each MCP server to start and list its tools, in seconds. */
 export const CODEX_MCP_STARTUP_TIMEOUT_SEC = 60;
 
@@ -27,7 +36,10 @@ export const CODEX_MCP_STARTUP_TIMEOUT_SEC = 60;
  * - every server `required = true`: Codex waits for it before the first model
  *   request and fails the turn when it cannot start, instead of running the
  *   turn without its tools;
- * - trusted servers (the default): `default_tools_approval_mode="approve"`.
+ * - with `askEveryCall` (permissions set, app-server): every server `default_tools_approval_mode="prompt"`, so
+ *   Codex asks before each call (a tool annotated `readOnlyHint` included, which `auto` runs unasked) and Troupe
+ *   decides it;
+ * - otherwise trusted servers (the default): `default_tools_approval_mode="approve"`.
  *   `codex exec` runs with approval policy `never`, which otherwise fails
  *   every MCP call ("MCP tool call requires approval, but approval policy is
  *   never").
@@ -37,7 +49,7 @@ export const CODEX_MCP_STARTUP_TIMEOUT_SEC = 60;
  *
  * @throws ConfigError when two servers need one variable name with different values.
  */
-export function codexMcpConfig(servers: McpServers | undefined): CodexMcpConfig {
+export function codexMcpConfig(servers: McpServers | undefined, options: CodexMcpConfigOptions = {}): CodexMcpConfig {
   const args: string[] = [];
   const env: Record<string, string> = {};
   const secrets: string[] = [];
@@ -82,7 +94,8 @@ export function codexMcpConfig(servers: McpServers | undefined): CodexMcpConfig 
     // machine); with it, Codex waits for the server and fails the turn if it cannot start.
     set('startup_timeout_sec', String(CODEX_MCP_STARTUP_TIMEOUT_SEC));
     set('required', 'true');
-    if (server.trust !== false) set('default_tools_approval_mode', '"approve"');
+    if (options.askEveryCall === true) set('default_tools_approval_mode', '"prompt"');
+    else if (server.trust !== false) set('default_tools_approval_mode', '"approve"');
   }
   return { args, env, secrets };
 }

@@ -33,6 +33,6 @@ export {
   type CodexLineParserOptions,
 } from './codex-line-parser';
 export { toTomlString } from './codex-toml';
-export { codexMcpConfig, type CodexMcpConfig } from './codex-mcp-config';
+export { codexMcpConfig, type CodexMcpConfig, type CodexMcpConfigOptions } from './codex-mcp-config';
 
 // The OpenAI ChatModel (openai SDK) is at '@troupe/adapter-codex/model', so this entry loads no SDK.

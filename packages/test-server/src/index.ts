@@ -29,6 +29,7 @@ export {
 } from './fake-llm-constants';
 export { FakeLlmServerError } from './fake-llm-error';
 export { FAKE_ACP_AGENT_PATH } from './fake-acp-agent-path';
+export { FAKE_MCP_ECHO_SERVER_PATH } from './fake-mcp-echo-server-path';
 export { fuzzJunkLine, fuzzRounds, fuzzSeed, sendHugeLine, sendJunkConnection, type FuzzRandom, type FuzzRoundsOptions, type JunkConnectionReport } from './fuzz-frames';
 export { claudeCodeBinary } from './claude-code-binary';
 export { REAL_ACP_AGENTS, realAcpAgentLaunch, type RealAcpAgent, type RealAcpAgentLaunch, type RealAcpAgentOptions } from './real-acp-agents';

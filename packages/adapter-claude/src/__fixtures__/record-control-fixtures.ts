@@ -8,14 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolPermissionOptions } from '@troupe/core';
 import { runProcess } from '@troupe/core/cli-turn';
-import { claudeCodeBinary, createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
+import { claudeCodeBinary, createFakeLlmServer, FAKE_MCP_ECHO_SERVER_PATH, type FakeToolCall } from '@troupe/test-server';
 import { createClaudeCodeAdapter } from '../index';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** Where the recordings go (`RECORD_OUT` to record elsewhere, e.g. to compare). */
 const out = process.env.RECORD_OUT ?? here;
 const bin = claudeCodeBinary(import.meta.url);
-const echo = join(here, 'bin', 'echo-mcp-server.mjs');
+const echo = FAKE_MCP_ECHO_SERVER_PATH;
 
 async function record(name: string, calls: (ws: string) => FakeToolCall[], permissions: ToolPermissionOptions): Promise<void> {
   const server = await createFakeLlmServer({ scenario: 'text' });

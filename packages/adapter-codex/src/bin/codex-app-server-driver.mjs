@@ -16,8 +16,11 @@
 //                                                                     Codex's request line read to the answer written
 //   {"type":"troupe.error","message":…}                              a request of the handshake failed: the turn failed
 //   {"type":"troupe.codex-exited","code":…,"signal":…}               Codex died before the turn ended
-// Approval requests this driver does not forward (MCP elicitations, permission grants, user input, dynamic tools)
-// are refused: nothing runs that the host was not asked about. After `turn/completed` stdin of Codex is closed
+// MCP tool calls: with an MCP server's approval mode `prompt` (set by the adapter), Codex asks before each call with an
+// `mcpServer/elicitation/request` whose `_meta.codex_approval_kind` is `mcp_tool_call`; it is forwarded like the other
+// approvals (with the `mcpToolCall` item it belongs to) and answered `{"action":"accept"|"decline"}`.
+// Requests this driver does not forward (other MCP elicitations, permission grants, user input, dynamic tools) are
+// refused: nothing runs that the host was not asked about. After `turn/completed` stdin of Codex is closed
 // (app-server then exits by itself, in about 60 ms) and the driver exits 0; 1 after a troupe.error; Codex's code
 // when it died first (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
@@ -132,9 +135,21 @@ const items = new Map();
 let threadId;
 let turnId;
 const APPROVALS = new Set(['item/commandExecution/requestApproval', 'item/fileChange/requestApproval']);
+const ELICITATION = 'mcpServer/elicitation/request';
+/** Codex 0.169.0's question before an MCP tool call: an elicitation marked as an approval of that kind. */
+const isMcpToolApproval = (frame) => frame.method === ELICITATION && frame.params?._meta?.codex_approval_kind === 'mcp_tool_call';
+// The MCP calls Codex announced and has not asked about yet: its elicitation names the server, tool and arguments but
+// not the item, so it is matched to the oldest open call with the same three.
+const openMcpCalls = [];
+function takeMcpItem(params) {
+  const args = JSON.stringify(params._meta?.tool_params ?? {});
+  const index = openMcpCalls.findIndex((item) => item.server === params.serverName && item.tool === params._meta?.tool_name && JSON.stringify(item.arguments ?? {}) === args);
+  return index === -1 ? undefined : openMcpCalls.splice(index, 1)[0];
+}
 
 async function answerApproval(frame, readAt) {
-  const item = items.get(frame.params?.itemId);
+  const mcp = frame.method === ELICITATION;
+  const item = mcp ? takeMcpItem(frame.params) : items.get(frame.params?.itemId);
   const outcome = await askHost({ method: frame.method, params: frame.params, ...(item ? { item } : {}) });
   const decision = outcome.decision === 'accept' ? 'accept' : 'decline';
   // The app-server's answer carries no reason: the host's message reaches the model as input steered into this
@@ -145,9 +160,9 @@ async function answerApproval(frame, readAt) {
       process.stderr.write(`codex-app-server-driver: could not tell the model why (${error?.message ?? error})\n`);
     });
   }
-  send({ id: frame.id, result: { decision } });
+  send({ id: frame.id, result: mcp ? { action: decision, content: null, _meta: null } : { decision } });
   const elapsedMs = Number(process.hrtime.bigint() - readAt) / 1e6;
-  emit({ type: 'troupe.approval', requestId: frame.id, method: frame.method, itemId: frame.params?.itemId, decision, elapsedMs });
+  emit({ type: 'troupe.approval', requestId: frame.id, method: frame.method, itemId: mcp ? item?.id : frame.params?.itemId, decision, elapsedMs });
 }
 
 /** One line of Codex (already passed on), acted on. */
@@ -163,14 +178,19 @@ function onCodexLine(line, readAt) {
     return;
   }
   if (frame.id !== undefined && typeof frame.method === 'string') {
-    if (APPROVALS.has(frame.method)) void answerApproval(frame, readAt);
+    if (APPROVALS.has(frame.method) || isMcpToolApproval(frame)) void answerApproval(frame, readAt);
     else if (frame.method === 'execCommandApproval' || frame.method === 'applyPatchApproval') send({ id: frame.id, result: { decision: 'denied' } });
     else send({ id: frame.id, error: { code: -32601, message: `Troupe does not answer ${frame.method}: refused` } });
     return;
   }
-  if (frame.method === 'item/started' && frame.params?.item?.id) items.set(frame.params.item.id, frame.params.item);
-  else if (frame.method === 'item/completed' && frame.params?.item?.id) items.delete(frame.params.item.id);
-  else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
+  if (frame.method === 'item/started' && frame.params?.item?.id) {
+    items.set(frame.params.item.id, frame.params.item);
+    if (frame.params.item.type === 'mcpToolCall') openMcpCalls.push(frame.params.item);
+  } else if (frame.method === 'item/completed' && frame.params?.item?.id) {
+    items.delete(frame.params.item.id);
+    const open = openMcpCalls.findIndex((item) => item.id === frame.params.item.id);
+    if (open !== -1) openMcpCalls.splice(open, 1);
+  } else if (frame.method === 'turn/started') turnId = frame.params?.turn?.id;
   else if (frame.method === 'turn/completed') void endTurn();
 }
 const splitter = new LineSplitter({

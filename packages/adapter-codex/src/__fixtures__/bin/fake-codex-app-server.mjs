@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// A stand-in for `codex app-server` (JSON-RPC lines on stdio) for the driver's tests, shaped like Codex 0.169.0's
+// recorded MCP approvals (app-server-mcp-approvals.jsonrpc-out.jsonl): it answers the handshake, then for `turn/start`
+// announces two calls of one MCP tool (item/started), asks about them in the reverse order (mcpServer/elicitation/request
+// marked mcp_tool_call) and sends an elicitation that is not an approval. Every line the driver sends after the
+// handshake (answers, turn/steer) is appended to the file named by the first argument; once the three requests are
+// answered the turn completes.
+import { appendFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const record = process.argv[2];
+const threadId = 'thread-1';
+const turnId = 'turn-1';
+const send = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const item = (id, text) => ({ type: 'mcpToolCall', id, server: 'echo', tool: 'echo', status: 'inProgress', arguments: { text }, result: null, error: null });
+const elicitation = (id, meta) => ({
+  method: 'mcpServer/elicitation/request',
+  id,
+  params: { threadId, turnId, serverName: 'echo', mode: 'form', _meta: meta, message: 'Allow?', requestedSchema: { type: 'object', properties: {} } },
+});
+const approval = (id, text) => elicitation(id, { codex_approval_kind: 'mcp_tool_call', tool_name: 'echo', tool_params: { text } });
+
+let answered = 0;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.method === 'initialize') send({ id: message.id, result: {} });
+  else if (message.method === 'thread/start') send({ id: message.id, result: { thread: { id: threadId }, model: 'gpt-5.5' } });
+  else if (message.method === 'turn/start') {
+    send({ id: message.id, result: { turn: { id: turnId } } });
+    send({ method: 'turn/started', params: { threadId, turn: { id: turnId } } });
+    send({ method: 'item/started', params: { threadId, turnId, item: item('call_1', 'one') } });
+    send({ method: 'item/started', params: { threadId, turnId, item: item('call_2', 'two') } });
+    send(approval(100, 'two'));
+    send(approval(101, 'one'));
+    send(elicitation(102, null));
+  } else if (message.method !== 'initialized') {
+    appendFileSync(record, `${line}\n`);
+    if (message.method === 'turn/steer') send({ id: message.id, result: {} });
+    else if (message.method === undefined && ++answered === 3) send({ method: 'turn/completed', params: { threadId, turn: { id: turnId, status: 'completed' } } });
+  }
+});
+process.stdin.on('end', () => process.exit(0));
