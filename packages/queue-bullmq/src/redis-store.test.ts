@@ -1,5 +1,5 @@
 // RedisStore against a real redis-server (started here on a random port with its own data folder).
-import { storeConformanceCases, withConformanceStore } from '@troupe/core/testing';
+import { approvalStoreConformanceCases, storeConformanceCases, withConformanceStore } from '@troupe/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from './redis-store';
@@ -26,6 +26,7 @@ describe.skipIf('reason' in binary)('RedisStore (Store conformance, real redis-s
     return new RedisStore(client, { now, prefix: `case${namespaceCounter++}` });
   });
   for (const c of storeConformanceCases()) it(c.name, withStore(c));
+  for (const c of approvalStoreConformanceCases()) it(c.name, withStore(c));
 
   it('keeps what it stored across a Redis restart (AOF persistence)', async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: null });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { storeConformanceCases, withConformanceStore } from '@troupe/core/testing';
+import { approvalStoreConformanceCases, storeConformanceCases, withConformanceStore } from '@troupe/core/testing';
 import { openSqliteStore, SQLITE_STORE_SCHEMA_VERSION, SqliteStore, SqliteStoreError } from '@troupe/store-sqlite';
 import { sqliteStoreMigrations } from './sqlite-store-migrations';
 
@@ -19,6 +19,7 @@ describe('SqliteStore (:memory:) (Store conformance)', () => {
     (store) => (store as SqliteStore).close(),
   );
   for (const c of storeConformanceCases()) it(c.name, withStore(c));
+  for (const c of approvalStoreConformanceCases()) it(c.name, withStore(c));
 });
 
 let dir: string;
@@ -38,6 +39,7 @@ describe('SqliteStore (file, WAL) (Store conformance)', () => {
     },
   );
   for (const c of storeConformanceCases()) it(c.name, withStore(c));
+  for (const c of approvalStoreConformanceCases()) it(c.name, withStore(c));
 });
 
 function lines(child: ChildProcess): AsyncIterator<string> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { approvalStoreConformanceCases, withConformanceStore } from '@troupe/core/testing';
 import { ApprovalStore, EventBus, InvalidStateError, MemoryStore, checkApprovalId, decideToolUse, deferTo, hashToolInput, serializeEvent, type AnyTroupeEvent, type PendingApproval, type ToolUseRequest } from '../index';
 
 function request(overrides: Partial<ToolUseRequest> = {}): ToolUseRequest {
@@ -16,6 +17,11 @@ async function pendingIn(store: ApprovalStore): Promise<PendingApproval> {
 }
 
 const defer = () => ({ behavior: 'defer' as const, reason: 'a human decides pushes' });
+
+describe('ApprovalStore on MemoryStore (lookups, compaction, expiry)', () => {
+  const withStore = withConformanceStore(({ now }) => new MemoryStore({ now }));
+  for (const c of approvalStoreConformanceCases()) it(c.name, withStore(c));
+});
 
 describe('ApprovalStore with decideToolUse', () => {
   it('makes a deferred call wait for a decision made elsewhere, past timeoutMs, and allows it once', async () => {

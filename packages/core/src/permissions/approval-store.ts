@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AbortError } from '../errors/abort-error';
 import { InvalidArgumentError, InvalidStateError } from '../errors/invalid-argument-error';
@@ -51,7 +51,11 @@ export interface DecidedApproval extends Omit<PendingApproval, 'input' | 'reason
   deferReason?: string;
   /** Milliseconds since the epoch. */
   decidedAt: number;
-  /** The decision was used by a tool call (an approval lets exactly one call run). */
+  /**
+   * The decision was used by a tool call (an approval lets exactly one call run). A used decision is compacted: its
+   * input is dropped and no call can find it any more; the record itself stays until `decisionTtlMs` has passed, so
+   * `getDecision` and a second `troupe approve` can still say what happened.
+   */
   consumed: boolean;
   /** The input, kept until the decision is used, so the approved call runs as asked; dropped once consumed. */
   input?: unknown;
@@ -85,6 +89,30 @@ export interface ApprovalStoreOptions {
   pollMs?: number;
   /** The clock. */
   now?: () => number;
+  /**
+   * How long a decision is kept after it was made, used or not, in ms. Default 7 days ({@link DEFAULT_DECISION_TTL_MS}).
+   * An approval nobody used within it no longer lets its call run (the call is asked again), and the record is
+   * deleted: by the next decision (a few expired ones at a time) or by {@link ApprovalStore.pruneDecisions}. The audit
+   * records stay; they are the history. `Infinity` keeps decisions forever.
+   */
+  decisionTtlMs?: number;
+}
+
+/** How long a decision is kept by default: 7 days. */
+export const DEFAULT_DECISION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Expired decisions deleted per batch: a decision deletes at most this many, `pruneDecisions` works in such batches. */
+const PRUNE_BATCH = 100;
+
+/** The entry of the call-key index: the unused decisions of one agent, tool and input (usually one). */
+interface DecisionIndexEntry {
+  ids: string[];
+}
+
+/** The entry of the expiry index, keyed by the decision time: the decision to delete once it is too old. */
+interface DecisionExpiryEntry {
+  id: string;
+  decidedAt: number;
 }
 
 /** Options of {@link ApprovalStore.waitForDecision}. */
@@ -99,12 +127,24 @@ function newApprovalId(now: number): string {
   return `ap-${now.toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
+/** A key that sorts by time: milliseconds in base 36, zero-padded, then the approval id. */
+function timeKey(at: number, id: string): string {
+  return `${at.toString(36).padStart(10, '0')}-${id}`;
+}
+
+/** The index key of a call: what a re-issued call is matched by (agent, tool, input), hashed to a fixed length. */
+function callKey(agent: string, tool: string, inputHash: string): string {
+  return createHash('sha256').update(JSON.stringify([agent, tool, inputHash])).digest('hex');
+}
+
 /**
  * Deferred tool approvals kept in a {@link Store} (`MemoryStore`, `@troupe/store-sqlite`, the Redis store), so a
  * decision can come from another process and outlive the one that asked: pending calls, decisions, audit records.
  * Waiting polls the store, which works across processes with any store. An approved decision lets exactly one call
  * with the same agent, tool and input run: the call waiting for it, or, when that process died, the same call
- * re-issued after the restart ({@link ApprovalStore.takeDecision}).
+ * re-issued after the restart ({@link ApprovalStore.takeDecision}), found by a direct lookup of its agent, tool and
+ * input, however many decisions the store holds. Used decisions are compacted, and every decision is deleted once
+ * `decisionTtlMs` (7 days by default) has passed; the audit records stay.
  *
  * @example
  * ```ts
@@ -118,17 +158,27 @@ export class ApprovalStore {
   private readonly namespace: readonly string[];
   private readonly pollMs: number;
   private readonly now: () => number;
+  private readonly decisionTtlMs: number;
 
   constructor(store: Store, options: ApprovalStoreOptions = {}) {
     if (options.pollMs !== undefined && !(Number.isFinite(options.pollMs) && options.pollMs > 0)) throw new InvalidArgumentError('pollMs', `must be a positive number of milliseconds, got ${String(options.pollMs)}`);
+    if (options.decisionTtlMs !== undefined && !(typeof options.decisionTtlMs === 'number' && options.decisionTtlMs > 0)) {
+      throw new InvalidArgumentError('decisionTtlMs', `must be a positive number of milliseconds (or Infinity), got ${String(options.decisionTtlMs)}`);
+    }
     this.store = store;
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
     this.pollMs = options.pollMs ?? 250;
     this.now = options.now ?? Date.now;
+    this.decisionTtlMs = options.decisionTtlMs ?? DEFAULT_DECISION_TTL_MS;
   }
 
-  private ns(part: 'pending' | 'decided' | 'audit'): string[] {
+  /** `decided`: decisions by approval id; `by-call`: unused decisions by call key; `expiry`: decisions by decision time. */
+  private ns(part: 'pending' | 'decided' | 'audit' | 'by-call' | 'expiry'): string[] {
     return [...this.namespace, part];
+  }
+
+  private expired(decided: DecidedApproval): boolean {
+    return decided.decidedAt + this.decisionTtlMs <= this.now();
   }
 
   /**
@@ -216,11 +266,57 @@ export class ApprovalStore {
         ...(pending.sessionId !== undefined ? { sessionId: pending.sessionId } : {}),
         at: decidedAt,
       };
+      await this.pruneBatch(tx, options);
       await tx.put(this.ns('decided'), id, decided, options);
-      await tx.put(this.ns('audit'), `${decidedAt.toString(36).padStart(10, '0')}-${id}`, audit, options);
+      await tx.put(this.ns('audit'), timeKey(decidedAt, id), audit, options);
+      const key = callKey(pending.agent, pending.tool, pending.inputHash);
+      const indexed = (await tx.get<DecisionIndexEntry>(this.ns('by-call'), key, options))?.value.ids ?? [];
+      await tx.put(this.ns('by-call'), key, { ids: [...indexed, id] } satisfies DecisionIndexEntry, options);
+      await tx.put(this.ns('expiry'), timeKey(decidedAt, id), { id, decidedAt } satisfies DecisionExpiryEntry, options);
       await tx.delete(this.ns('pending'), id, options);
       return decided;
     }, options);
+  }
+
+  /**
+   * Deletes every decision older than `decisionTtlMs`, used or not (a decision deletes a few on its own; call this
+   * from a scheduled job to keep a quiet store small). The audit records stay. Returns how many were deleted.
+   */
+  async pruneDecisions(options: StoreCallOptions = {}): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      AbortError.throwIfAborted(options.signal, 'ApprovalStore.pruneDecisions');
+      const batch = await this.store.transaction((tx) => this.pruneBatch(tx, options), options);
+      deleted += batch.deleted;
+      if (!batch.more) return deleted;
+    }
+  }
+
+  /** Deletes up to {@link PRUNE_BATCH} expired decisions, oldest first; `more` when there may be others. */
+  private async pruneBatch(tx: Store, options: StoreCallOptions): Promise<{ deleted: number; more: boolean }> {
+    const oldest = await tx.list<DecisionExpiryEntry>(this.ns('expiry'), { ...options, limit: PRUNE_BATCH });
+    let deleted = 0;
+    for (const item of oldest) {
+      if (item.value.decidedAt + this.decisionTtlMs > this.now()) return { deleted, more: false };
+      const decided = (await tx.get<DecidedApproval>(this.ns('decided'), item.value.id, options))?.value;
+      if (decided) {
+        await this.unindex(tx, decided, options);
+        await tx.delete(this.ns('decided'), decided.id, options);
+        deleted++;
+      }
+      await tx.delete(this.ns('expiry'), item.key, options);
+    }
+    return { deleted, more: oldest.length === PRUNE_BATCH };
+  }
+
+  /** Removes decision `decided` from the call-key index (no call can take it any more). */
+  private async unindex(tx: Store, decided: DecidedApproval, options: StoreCallOptions): Promise<void> {
+    const key = callKey(decided.agent, decided.tool, decided.inputHash);
+    const ids = (await tx.get<DecisionIndexEntry>(this.ns('by-call'), key, options))?.value.ids ?? [];
+    const left = ids.filter((id) => id !== decided.id);
+    if (left.length === ids.length) return;
+    if (left.length === 0) await tx.delete(this.ns('by-call'), key, options);
+    else await tx.put(this.ns('by-call'), key, { ids: left } satisfies DecisionIndexEntry, options);
   }
 
   /**
@@ -247,26 +343,32 @@ export class ApprovalStore {
    * The decision for a call that was deferred before and decided while no process waited for it (the process that
    * asked died): a decided, unused approval of the same agent, tool, input and session. It is used up, so an
    * approved call runs exactly once and a denied one is refused once with its reason; returns `undefined` when
-   * there is none.
+   * there is none, or when it is older than `decisionTtlMs`. One read of the call-key index finds it, however many
+   * decisions the store holds.
    */
   async takeDecision(request: Omit<ToolUseRequest, 'signal'>, options: StoreCallOptions = {}): Promise<DecidedApproval | undefined> {
     const inputHash = hashToolInput(request.input);
     const matches = (decided: DecidedApproval) =>
-      decided.inputHash === inputHash && decided.tool === request.tool && decided.agent === request.agent && (decided.sessionId === undefined || request.sessionId === undefined || decided.sessionId === request.sessionId);
-    const candidates = (await this.store.list<DecidedApproval>(this.ns('decided'), options)).filter((item) => !item.value.consumed && matches(item.value));
-    for (const candidate of candidates) {
-      const used = await this.consume(candidate.key, matches, options.signal);
+      decided.inputHash === inputHash &&
+      decided.tool === request.tool &&
+      decided.agent === request.agent &&
+      (decided.sessionId === undefined || request.sessionId === undefined || decided.sessionId === request.sessionId) &&
+      !this.expired(decided);
+    const indexed = await this.store.get<DecisionIndexEntry>(this.ns('by-call'), callKey(request.agent, request.tool, inputHash), options);
+    for (const id of indexed?.value.ids ?? []) {
+      const used = await this.consume(id, matches, options.signal);
       if (used) return used;
     }
     return undefined;
   }
 
-  /** Marks decision `id` used if it exists, is unused and `accept`s; returns it then. */
+  /** Marks decision `id` used if it exists, is unused and `accept`s; returns it then, compacted (no input, out of the call-key index). */
   private async consume(id: string, accept: (decided: DecidedApproval) => boolean, signal: AbortSignal | undefined): Promise<DecidedApproval | undefined> {
     const options = signal ? { signal } : {};
     return this.store.transaction(async (tx) => {
       const decided = (await tx.get<DecidedApproval>(this.ns('decided'), id, options))?.value;
       if (!decided || decided.consumed || !accept(decided)) return undefined;
+      await this.unindex(tx, decided, options);
       const { input: _input, ...rest } = decided;
       await tx.put(this.ns('decided'), id, { ...rest, consumed: true }, options);
       return decided;

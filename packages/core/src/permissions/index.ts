@@ -16,6 +16,7 @@ export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSch
 export {
   ApprovalStore,
   checkApprovalId,
+  DEFAULT_DECISION_TTL_MS,
   deferTo,
   type ApprovalAuditRecord,
   type ApprovalResolution,

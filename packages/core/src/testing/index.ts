@@ -19,6 +19,7 @@ export {
   type ConformanceReport,
 } from './adapter-conformance';
 export { recordedAnswers } from './recorded-answers';
+export { approvalStoreConformanceCases } from './approval-store-conformance';
 export {
   storeConformanceCases,
   withConformanceStore,
