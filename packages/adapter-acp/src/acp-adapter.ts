@@ -76,8 +76,10 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
   const { adapterId } = resolved;
   const canUseTool: AcpCanUseTool | 'allow' | 'deny' = resolved.canUseTool === 'ask' ? askInTerminal() : resolved.canUseTool;
   if (resolved.eventBus) registerAcpEvents();
-  // With the shared contract, the agent's file reads and writes go through this client, each decided before it runs.
+  // With the shared contract, decisions go through one gate; unless `clientFs: false`, the agent's file reads and
+  // writes go through this client too, each decided before it runs.
   const clientFs = resolved.permissions ? new AcpClientFs(resolved.permissions) : undefined;
+  const servesFiles = clientFs !== undefined && resolved.clientFs !== false;
   const capabilities: AgentAdapterCapabilities = Object.freeze({
     systemPrompt: resolved.systemPrompt === 'none' ? 'none' : 'message',
     resume: resolved.resume === true,
@@ -162,13 +164,13 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
           const socket = await startAcpPermissionSocket(dir, (question, signal) =>
             question.method === undefined
               ? decide(question.params, signal, turn)
-              : clientFs
+              : clientFs && servesFiles
                 ? clientFs.decideFileAccess(question, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
                 : Promise.resolve({ outcome: 'deny', message: 'this turn serves no file access through the client' }),
           );
           cleanups.push(() => socket.close());
           driverArgs.push('--permission-socket', socket.path);
-          if (clientFs) driverArgs.push('--client-fs');
+          if (servesFiles) driverArgs.push('--client-fs');
         } else {
           driverArgs.push('--permission', canUseTool);
         }

@@ -24,14 +24,19 @@
 //   {"type":"acp.prompt-result","response":…}                            the session/prompt response: the turn ended
 //   {"type":"acp.error","message":…,"code":…,"data":…}                   a failed request: the turn failed
 //   {"type":"acp.agent-exited","message":…,"code":…}                     the agent could not start or died: the driver exits with its code
+// With TROUPE_ACP_DRIVER_TRACE set to a file, one line per question the host answered is appended to it:
+//   {"method":…,"toolCallId":…,"decision":…,"elapsed_ms":…}
+// elapsed_ms: from the agent's request read to the answer handed back to the SDK to write (socket round trip and the
+// host's decision; a file access's own reading or writing is not included).
 // initialize and session/new go out at once, so the agent boots while the message
 // is still on its way. Exit code: 0 after a prompt result, 1 after an error,
 // the agent's own code when it died first (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createConnection } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import { createJsonLineRpcClient } from '@troupe/core/util';
@@ -60,6 +65,16 @@ if (!command || !['allow', 'deny'].includes(options.permission) || (options.clie
 }
 
 const emit = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const traceFile = process.env.TROUPE_ACP_DRIVER_TRACE;
+/** Appends one timing line (best effort) when tracing is on. */
+function trace(method, toolCallId, decision, since) {
+  if (!traceFile) return;
+  try {
+    appendFileSync(traceFile, `${JSON.stringify({ method, toolCallId, decision, elapsed_ms: Math.round((performance.now() - since) * 1000) / 1000 })}\n`);
+  } catch {
+    // tracing is best effort
+  }
+}
 const finish = (code) => process.stdout.write('', () => process.exit(code));
 
 const mcpServers = options.mcpConfig ? JSON.parse(readFileSync(options.mcpConfig, 'utf8')) : [];
@@ -167,6 +182,7 @@ function callForPath(path, kind) {
  * JSON-RPC error whose message the agent reports to its model. The host confines paths to the session's folder.
  */
 async function fileAccess(method, params, signal) {
+  const at = performance.now();
   host ??= connectHost();
   const toolCall = callForPath(params?.path, method === methods.client.fs.writeTextFile ? 'edit' : 'read');
   const { content: _content, ...call } = toolCall ?? {};
@@ -177,6 +193,7 @@ async function fileAccess(method, params, signal) {
     outcome = { outcome: 'deny', message: `Troupe could not decide this file access (${error?.message ?? error})` };
   }
   if (outcome.outcome !== 'allow') outcome = { outcome: 'deny', message: outcome.outcome === 'deny' ? outcome.message : 'Troupe sent no file access answer' };
+  trace(method, toolCall?.toolCallId, outcome.outcome, at);
   emit({ type: 'acp.fs', method, path: params?.path, toolCallId: toolCall?.toolCallId, outcome: outcome.outcome === 'allow' ? { outcome: 'allow', path: outcome.path } : outcome });
   if (outcome.outcome === 'deny') throw new RequestError(-32001, `Permission denied: ${outcome.message}`);
   if (method === methods.client.fs.writeTextFile) {
@@ -188,7 +205,9 @@ async function fileAccess(method, params, signal) {
   try {
     content = await readFile(outcome.path, 'utf8');
   } catch (error) {
-    throw new RequestError(error?.code === 'ENOENT' ? -32002 : -32603, error?.code === 'ENOENT' ? `File not found: ${outcome.path}` : `Cannot read ${outcome.path}: ${error?.message ?? error}`);
+    // ACP's "Resource not found" (what Gemini CLI reads as ENOENT: a file write_file will create).
+    if (error?.code === 'ENOENT') throw RequestError.resourceNotFound(outcome.path);
+    throw new RequestError(-32603, `Cannot read ${outcome.path}: ${error?.message ?? error}`);
   }
   if (params.line != null || params.limit != null) {
     const lines = content.split('\n');
@@ -218,11 +237,13 @@ const app = client({ name: 'troupe' })
     emit({ jsonrpc: '2.0', method: 'session/update', params });
   })
   .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
+    const at = performance.now();
     emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
     const known = knownCalls.get(params.toolCall?.toolCallId);
     const enriched = known ? { ...params, toolCall: { ...known, ...params.toolCall } } : params;
     const outcome = options.socket ? await askHost(enriched, signal) : fixedAnswer(enriched);
     emit({ type: 'acp.permission', toolCallId: params.toolCall?.toolCallId, outcome });
+    trace('session/request_permission', params.toolCall?.toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome, at);
     return { outcome };
   })
   .onRequest(methods.client.fs.readTextFile, ({ params, signal }) => fileAccess(methods.client.fs.readTextFile, params, signal))
