@@ -2,7 +2,7 @@
 import { EventBus, loadToolPolicyFile, type CompiledToolPolicy, type ToolDecisionRecord, type ToolPermissionOptions } from '@troupe/core';
 import type { AcpPermissionRequest } from '../../packages/adapter-acp/src/acp-permissions';
 import { acpToolName } from '../../packages/adapter-acp/src/acp-stream-parser';
-import { decideAcpToolUse } from '../../packages/adapter-acp/src/acp-tool-use';
+import { AcpClientFs } from '../../packages/adapter-acp/src/acp-client-fs';
 import { createClaudeControlHandler } from '../../packages/adapter-claude/src/claude-code-permissions';
 import {
   CODEX_COMMAND_APPROVAL,
@@ -53,6 +53,10 @@ const acpMcpCall = (tool: string, rawInput: Record<string, unknown>) => ({
 const CODEX_NO_READ = 'not asked: Codex reads inside its sandbox without an approval request';
 const CODEX_NO_FETCH = 'not asked: `codex app-server` sends no approval request for web search';
 const NO_SUBAGENT = 'no sub-agents';
+/** A sub-agent call as claude-code-acp asks about it (its `Task`, ACP kind `think`). */
+const acpTaskCall = {
+  toolCall: { toolCallId: 'toolu_02', kind: 'think', title: 'look around', rawInput: { subagent_type: 'general-purpose', description: 'look around', prompt: 'p' }, locations: [], _meta: { claudeCode: { toolName: 'Task' } } },
+};
 
 /** The representative calls: every kind, target globs, MCP names, unmatched calls. */
 export const PARITY_CASES: readonly ParityCase[] = [
@@ -68,7 +72,7 @@ export const PARITY_CASES: readonly ParityCase[] = [
   { label: 'MCP `mcp__docs__search`', claude: { tool_name: 'mcp__docs__search', input: { query: 'x' } }, codex: codexMcpCall('mcp__docs__search', { query: 'x' }), acp: acpMcpCall('mcp__docs__search', { query: 'x' }) },
   { label: 'MCP `mcp__github__delete_repo`', claude: { tool_name: 'mcp__github__delete_repo', input: { repo: 'a/b' } }, codex: codexMcpCall('mcp__github__delete_repo', { repo: 'a/b' }), acp: acpMcpCall('mcp__github__delete_repo', { repo: 'a/b' }) },
   { label: 'MCP `mcp__github__create_issue` (no rule)', claude: { tool_name: 'mcp__github__create_issue', input: { title: 't' } }, codex: codexMcpCall('mcp__github__create_issue', { title: 't' }), acp: acpMcpCall('mcp__github__create_issue', { title: 't' }) },
-  { label: 'sub-agent (no rule)', claude: { tool_name: 'Task', input: { subagent_type: 'general-purpose', description: 'look around', prompt: 'p' } }, codex: NO_SUBAGENT, acp: NO_SUBAGENT },
+  { label: 'sub-agent (no rule)', claude: { tool_name: 'Task', input: { subagent_type: 'general-purpose', description: 'look around', prompt: 'p' } }, codex: NO_SUBAGENT, acp: acpTaskCall },
 ];
 
 /** What one adapter decided for one call: the audit record's verdict and source, and what the CLI is answered. */
@@ -119,8 +123,18 @@ export async function decideOn(adapter: ParityAdapter, item: ParityCase, permiss
       locations: toolCall.locations,
       options: [],
     };
-    const reply = await decideAcpToolUse(request, permissions, { adapterId: 'acp', agent: 'parity', workspace: ROOT, signal, bus });
-    answer = `\`${typeof reply === 'object' ? reply.behavior : String(reply)}\``;
+    // The adapter's own path with `permissions`: a read reaches Troupe as the agent's fs/read_text_file through the
+    // client, every other call as its session/request_permission.
+    const gate = new AcpClientFs(permissions);
+    const context = { adapterId: 'acp', agent: 'parity', workspace: ROOT, signal, bus };
+    const path = toolCall.locations[0]?.path;
+    if (toolCall.kind === 'read' && path !== undefined) {
+      const reply = await gate.decideFileAccess({ method: 'fs/read_text_file', params: { sessionId: 'session-1', path, toolCall } }, context);
+      answer = `\`${reply.outcome}\``;
+    } else {
+      const reply = await gate.decidePermission(request, context);
+      answer = `\`${typeof reply === 'object' ? reply.behavior : String(reply)}\``;
+    }
   }
   return { decision: describeRecord(records[0]), answer };
 }
@@ -151,7 +165,8 @@ export function renderParityTable(policyText: string, results: Awaited<ReturnTyp
     'adapter\'s own request-building path and `decideToolUse`. The test fails when any two adapters decide a call differently,',
     'and when this page is stale. A cell reads: the decision and who made it (a policy rule, the `canUseTool` callback, or the',
     'default: no callback, so denied), then what the CLI was answered. The ACP column takes Gemini CLI\'s tool calls as it',
-    'sends them (`write_file__…` call ids); its MCP rows are in the shape of an ACP agent that names its tools in',
+    'sends them (`write_file__…` call ids), the read as the agent\'s `fs/read_text_file` through the client (how reads reach',
+    'Troupe when `permissions` is set); its MCP and sub-agent rows are in the shape of an ACP agent that names its tools in',
     '`_meta.claudeCode.toolName` (claude-code-acp), since Troupe reads an MCP tool\'s name from there or from the call id.',
     '',
     'The policy (`tests/permissions/parity-policy.json`):',

@@ -25,6 +25,13 @@ export interface AcpAdapterSettings {
    * (fail closed; a `permission:decided` audit record on `eventBus`). Use it or the ACP-only `canUseTool`, not both.
    */
   permissions?: ToolPermissionOptions;
+  /**
+   * With `permissions`: advertise `clientCapabilities.fs` so the agent reads and writes files through Troupe, each
+   * access decided before it runs (claude-code-acp then asks about its reads too). Default true. Set false for an
+   * agent that mishandles it — Gemini CLI 0.61.0's `write_file` fails to create a new file through the client (it
+   * takes ACP's "Resource not found" for an error) — at the price of its reads going unseen.
+   */
+  clientFs?: boolean;
   /** Receives `acp:permission-requested` / `acp:permission-decided` events. */
   eventBus?: EventBus;
   /**
@@ -64,6 +71,7 @@ const settingsSchema = z.strictObject({
     .optional(),
   canUseTool: z.union([z.enum(['allow', 'deny', 'ask']), z.custom<AcpCanUseTool>((value) => typeof value === 'function', 'expected a function')]).optional(),
   permissions: z.custom<ToolPermissionOptions>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected { policy?, canUseTool?, timeoutMs?, hooks? }').optional(),
+  clientFs: z.boolean().optional(),
   eventBus: z.custom<EventBus>((value) => typeof value === 'object' && value !== null && typeof (value as EventBus).emit === 'function', 'expected an EventBus').optional(),
   resume: z.boolean().optional(),
   systemPrompt: z.enum(['message', 'none']).optional(),

@@ -76,6 +76,18 @@ describe('createAcpAdapter: command line and settings', () => {
     expect(() => readFileSync(file)).toThrow();
   });
 
+  it('with permissions the driver serves file access through the client (--client-fs), unless clientFs is false; never for the ACP-only canUseTool', async () => {
+    const argsOf = async (settings: Omit<Parameters<typeof createAcpAdapter>[0], 'command'>) => {
+      const config = await createAcpAdapter({ command: 'agent', ...settings }).getProcessConfig({}, undefined);
+      await config.cleanup?.();
+      return config.args ?? [];
+    };
+    expect(await argsOf({ permissions: { canUseTool: () => true } })).toContain('--client-fs');
+    expect(await argsOf({ permissions: { canUseTool: () => true }, clientFs: false })).not.toContain('--client-fs');
+    expect(await argsOf({ canUseTool: () => true })).not.toContain('--client-fs');
+    expect(() => createAcpAdapter({ command: 'a', clientFs: 'yes' as never })).toThrow(/clientFs/);
+  });
+
   it('the system prompt goes with the message; bad settings and MCP cwd are refused by name', async () => {
     const adapter = createAcpAdapter({ command: 'agent' });
     expect(adapter.prepareMessage('Do it', { systemInstruction: 'You are careful.' })).toBe('You are careful.\n\nDo it');

@@ -17,7 +17,7 @@ import {
 import { secretValuesFromEnv } from '@troupe/core/util';
 import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
 import { registerAcpEvents } from './acp-events';
-import { decideAcpToolUse } from './acp-tool-use';
+import { AcpClientFs } from './acp-client-fs';
 import { acpMcpServers } from './acp-mcp-servers';
 import { startAcpPermissionSocket } from './acp-permission-socket';
 import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
@@ -76,6 +76,10 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
   const { adapterId } = resolved;
   const canUseTool: AcpCanUseTool | 'allow' | 'deny' = resolved.canUseTool === 'ask' ? askInTerminal() : resolved.canUseTool;
   if (resolved.eventBus) registerAcpEvents();
+  // With the shared contract, decisions go through one gate; unless `clientFs: false`, the agent's file reads and
+  // writes go through this client too, each decided before it runs.
+  const clientFs = resolved.permissions ? new AcpClientFs(resolved.permissions) : undefined;
+  const servesFiles = clientFs !== undefined && resolved.clientFs !== false;
   const capabilities: AgentAdapterCapabilities = Object.freeze({
     systemPrompt: resolved.systemPrompt === 'none' ? 'none' : 'message',
     resume: resolved.resume === true,
@@ -95,8 +99,8 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
     });
     let decided: ReturnType<typeof permissionOutcome>;
     try {
-      const answer = resolved.permissions
-        ? await decideAcpToolUse(request, resolved.permissions, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
+      const answer = clientFs
+        ? await clientFs.decidePermission(request, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
         : typeof canUseTool === 'function'
           ? await canUseTool(request, { signal })
           : canUseTool;
@@ -155,9 +159,18 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
           driverArgs.push('--mcp-config', file);
         }
         if (typeof canUseTool === 'function' || resolved.permissions || resolved.eventBus) {
-          const socket = await startAcpPermissionSocket(dir, (params, signal) => decide(params, signal, { ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) }));
+          const turn = { ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) };
+          const bus = resolved.eventBus;
+          const socket = await startAcpPermissionSocket(dir, (question, signal) =>
+            question.method === undefined
+              ? decide(question.params, signal, turn)
+              : clientFs && servesFiles
+                ? clientFs.decideFileAccess(question, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
+                : Promise.resolve({ outcome: 'deny', message: 'this turn serves no file access through the client' }),
+          );
           cleanups.push(() => socket.close());
           driverArgs.push('--permission-socket', socket.path);
+          if (servesFiles) driverArgs.push('--client-fs');
         } else {
           driverArgs.push('--permission', canUseTool);
         }

@@ -1,8 +1,14 @@
 import { join } from 'node:path';
 import { limitedWarning, listenJsonLineRpc, serializeError, type JsonLineRpcCheck } from '@troupe/core/util';
 
-/** What the driver sends for one permission request, and gets back. */
-type Handler = (params: unknown, signal: AbortSignal) => Promise<unknown>;
+/** The client file methods the driver asks about (with `--client-fs`). */
+export const ACP_CLIENT_FS_METHODS = ['fs/read_text_file', 'fs/write_text_file'] as const;
+
+/** One question of the driver: a permission request (no `method`), or a file access through the client. */
+export type AcpSocketQuestion = { method?: undefined; params: Record<string, unknown> } | { method: (typeof ACP_CLIENT_FS_METHODS)[number]; params: Record<string, unknown> };
+
+/** What the driver sends for one question, and gets back. */
+type Handler = (question: AcpSocketQuestion, signal: AbortSignal) => Promise<unknown>;
 
 /** A Unix socket the ACP driver asks permission questions on. */
 export interface AcpPermissionSocket {
@@ -24,7 +30,9 @@ const WARNINGS_PER_SOCKET = 5;
 /**
  * Listens on `<dir>/permissions.sock` (the directory is private to this
  * process): each line `{"id":n,"request":<ACP params>}` gets the line
- * `{"id":n,"outcome":<ACP outcome>}` from `handler`.
+ * `{"id":n,"outcome":<ACP outcome>}` from `handler`; a file access of the
+ * agent (`{"id":n,"method":"fs/read_text_file"|"fs/write_text_file","request":<its params>}`)
+ * gets `{"id":n,"outcome":{"outcome":"allow","path",…}|{"outcome":"deny","message"}}`.
  *
  * The path is in the driver's argv, so anything that can read `/proc` (the
  * agent itself) can connect: every frame is validated, and a bad one (not
@@ -39,7 +47,7 @@ const WARNINGS_PER_SOCKET = 5;
  */
 export async function startAcpPermissionSocket(dir: string, handler: Handler): Promise<AcpPermissionSocket> {
   const warn = limitedWarning('Troupe ACP permission socket', WARNINGS_PER_SOCKET);
-  const server = await listenJsonLineRpc<Record<string, unknown>>(join(dir, 'permissions.sock'), {
+  const server = await listenJsonLineRpc<AcpSocketQuestion>(join(dir, 'permissions.sock'), {
     name: 'Troupe ACP permission socket',
     maxLineLength: MAX_PERMISSION_LINE_LENGTH,
     log: warn,
@@ -50,7 +58,7 @@ export async function startAcpPermissionSocket(dir: string, handler: Handler): P
       } catch (error) {
         // A failed decision is no answer: the request is cancelled.
         warn(`the permission handler failed: ${serializeError(error).message}`);
-        return { outcome: 'cancelled' };
+        return request.method === undefined ? { outcome: 'cancelled' } : { outcome: 'deny', message: 'Troupe could not decide this file access' };
       }
     },
     encodeResult: (id, outcome) => ({ id, outcome }),
@@ -62,12 +70,16 @@ export async function startAcpPermissionSocket(dir: string, handler: Handler): P
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The request frame, or what is wrong with it (naming the field, never echoing its content) and its id when it is one. */
-function checkFrame(value: unknown): JsonLineRpcCheck<Record<string, unknown>> {
+function checkFrame(value: unknown): JsonLineRpcCheck<AcpSocketQuestion> {
   if (!isObject(value)) return { ok: false, reason: `expected a JSON object {"id","request"}, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
   if (!Number.isSafeInteger(value.id)) return { ok: false, reason: `"id" must be a safe integer, got ${describe(value.id)}` };
   const id = value.id as number;
-  if (!isObject(value.request)) return { ok: false, id, reason: `"request" must be an object (ACP session/request_permission params), got ${describe(value.request)}` };
-  return { ok: true, id, request: value.request };
+  const method = value.method;
+  if (method !== undefined && !ACP_CLIENT_FS_METHODS.includes(method as never)) {
+    return { ok: false, id, reason: `"method" must be absent or one of ${ACP_CLIENT_FS_METHODS.join(', ')}, got ${typeof method === 'string' ? 'another string' : describe(method)}` };
+  }
+  if (!isObject(value.request)) return { ok: false, id, reason: `"request" must be an object (ACP ${typeof method === 'string' ? method : 'session/request_permission'} params), got ${describe(value.request)}` };
+  return { ok: true, id, request: method === undefined ? { params: value.request } : { method: method as AcpSocketQuestion['method'] & string, params: value.request } };
 }
 
 function describe(value: unknown): string {

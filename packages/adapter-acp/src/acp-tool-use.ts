@@ -13,8 +13,25 @@ const KIND_BY_ACP_KIND: Readonly<Record<string, ToolKind>> = {
   other: 'other',
 };
 
-/** The shared kind of an ACP permission request: MCP tools by name, else by the ACP tool kind. */
+/**
+ * The MCP server claude-code-acp serves its own file and shell tools on when the client offers `fs`/`terminal`
+ * (`mcp__acp__Read`, `mcp__acp__Write`, `mcp__acp__Edit`, `mcp__acp__Bash`): they are Claude Code's built-in tools,
+ * not a user's MCP tools.
+ */
+const AGENT_BUILT_IN_PREFIX = 'mcp__acp__';
+
+/** The name rules see: claude-code-acp's `mcp__acp__Write` is Claude Code's `Write` (so `Write(src/*)` matches both). */
+export function acpSharedToolName(toolName: string): string {
+  return toolName.startsWith(AGENT_BUILT_IN_PREFIX) && toolName.length > AGENT_BUILT_IN_PREFIX.length ? toolName.slice(AGENT_BUILT_IN_PREFIX.length) : toolName;
+}
+
+/** Tools that start a sub-agent (Claude Code's `Task`, which claude-code-acp reports as ACP kind `think`). */
+const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
+
+/** The shared kind of an ACP permission request: sub-agent and MCP tools by name, else by the ACP tool kind. */
 export function acpToolKind(request: Pick<AcpPermissionRequest, 'toolName' | 'kind'>): ToolKind {
+  if (SUBAGENT_TOOLS.has(request.toolName)) return 'subagent';
+  if (acpSharedToolName(request.toolName) !== request.toolName) return KIND_BY_ACP_KIND[request.kind ?? 'other'] ?? 'other';
   if (request.toolName.startsWith('mcp__') || request.toolName.startsWith('mcp_')) return 'mcp';
   return KIND_BY_ACP_KIND[request.kind ?? 'other'] ?? 'other';
 }
@@ -43,7 +60,7 @@ export function acpToolUseRequest(request: AcpPermissionRequest, context: { adap
     id: request.toolCallId,
     agent: context.agent ?? context.adapterId,
     adapter: context.adapterId,
-    tool: request.toolName,
+    tool: acpSharedToolName(request.toolName),
     kind,
     input: request.input,
     ...(target !== undefined ? { target } : {}),
@@ -55,17 +72,29 @@ export function acpToolUseRequest(request: AcpPermissionRequest, context: { adap
 
 /**
  * Decides an ACP permission request with the shared contract (`decideToolUse`). ACP has no way to run a changed
- * input, so an answer that changes it is refused rather than run unchanged; `defer` is refused too (deferred
- * approvals are not supported over ACP yet).
+ * input, so an answer that changes it is refused rather than run unchanged — unless `runChangedInput` takes it
+ * (a write that goes through the client's `fs/write_text_file`, where Troupe writes what it decided); `defer` is
+ * refused too (deferred approvals are not supported over ACP yet). `onAllow` sees each allowed call and its input.
  */
 export async function decideAcpToolUse(
   request: AcpPermissionRequest,
   permissions: ToolPermissionOptions,
-  context: { adapterId: string; agent?: string; workspace?: string; signal: AbortSignal; bus?: EventBus },
+  context: {
+    adapterId: string;
+    agent?: string;
+    workspace?: string;
+    signal: AbortSignal;
+    bus?: EventBus;
+    runChangedInput?: (input: unknown) => boolean;
+    onAllow?: (input: unknown) => void;
+  },
 ): Promise<AcpPermissionAnswer> {
   const verdict = await decideToolUse(acpToolUseRequest(request, context), { ...permissions, ...(context.bus ? { bus: context.bus } : {}) });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message };
   if (verdict.behavior === 'defer') return { behavior: 'deny', message: 'The tool call was refused: deferred approvals are not supported for ACP agents yet.' };
-  if (verdict.record.inputChanged) return { behavior: 'deny', message: 'The tool call was refused: its input was changed, and an ACP agent can only run the input it asked for.' };
+  if (verdict.record.inputChanged && context.runChangedInput?.(verdict.input) !== true) {
+    return { behavior: 'deny', message: 'The tool call was refused: its input was changed, and an ACP agent can only run the input it asked for.' };
+  }
+  context.onAllow?.(verdict.input);
   return { behavior: 'allow' };
 }

@@ -4,10 +4,13 @@
 // and errors are the SDK's): the message arrives on this script's stdin (closed
 // after it), and what the agent says comes out on stdout, one JSON line each.
 //
-// Usage: node acp-driver.mjs [--permission allow|deny] [--permission-socket PATH]
+// Usage: node acp-driver.mjs [--permission allow|deny] [--permission-socket PATH] [--client-fs]
 //          [--mcp-config FILE] [--resume SESSION_ID] [--install-hint TEXT] -- COMMAND [ARGS…]
 //   --permission         answers session/request_permission here: allow (once) or deny (once); default deny
 //   --permission-socket  asks the Troupe host instead, over this Unix socket (one JSON line per request)
+//   --client-fs          advertises clientCapabilities.fs (readTextFile, writeTextFile): the agent reads and writes
+//                        files through this client, and each fs/read_text_file and fs/write_text_file is asked of the
+//                        host first (needs --permission-socket); the host's answer says which path (and content) to use
 //   --mcp-config         a JSON file with the ACP `mcpServers` array for session/new (or session/load)
 //   --resume             load this session (session/load) when the agent can, instead of a new one
 //
@@ -17,27 +20,36 @@
 //   {"jsonrpc":"2.0","method":"session/update","params":…}              every update, as the agent sent it
 //   {"jsonrpc":"2.0","method":"session/request_permission","params":…}  every permission request
 //   {"type":"acp.permission","toolCallId":…,"outcome":…}                 how it was answered
+//   {"type":"acp.fs","method":…,"path":…,"toolCallId":…,"outcome":…}      a file access through the client, and how it was answered
 //   {"type":"acp.prompt-result","response":…}                            the session/prompt response: the turn ended
 //   {"type":"acp.error","message":…,"code":…,"data":…}                   a failed request: the turn failed
 //   {"type":"acp.agent-exited","message":…,"code":…}                     the agent could not start or died: the driver exits with its code
+// With TROUPE_ACP_DRIVER_TRACE set to a file, one line per question the host answered is appended to it:
+//   {"method":…,"toolCallId":…,"decision":…,"elapsed_ms":…}
+// elapsed_ms: from the agent's request read to the answer handed back to the SDK to write (socket round trip and the
+// host's decision; a file access's own reading or writing is not included).
 // initialize and session/new go out at once, so the agent boots while the message
 // is still on its way. Exit code: 0 after a prompt result, 1 after an error,
 // the agent's own code when it died first (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createConnection } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { Readable, Writable } from 'node:stream';
-import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import { createJsonLineRpcClient } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
-const options = { permission: 'deny', socket: undefined, mcpConfig: undefined, resume: undefined, installHint: undefined };
+const options = { permission: 'deny', socket: undefined, clientFs: false, mcpConfig: undefined, resume: undefined, installHint: undefined };
 let command;
 let commandArgs = [];
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i];
   if (arg === '--permission') options.permission = argv[++i];
   else if (arg === '--permission-socket') options.socket = argv[++i];
+  else if (arg === '--client-fs') options.clientFs = true;
   else if (arg === '--mcp-config') options.mcpConfig = argv[++i];
   else if (arg === '--resume') options.resume = argv[++i];
   else if (arg === '--install-hint') options.installHint = argv[++i];
@@ -47,12 +59,22 @@ for (let i = 0; i < argv.length; i++) {
     break;
   }
 }
-if (!command || !['allow', 'deny'].includes(options.permission)) {
-  process.stderr.write('acp-driver: usage: acp-driver.mjs [--permission allow|deny] [--permission-socket PATH] [--mcp-config FILE] [--resume ID] -- COMMAND [ARGS…]\n');
+if (!command || !['allow', 'deny'].includes(options.permission) || (options.clientFs && !options.socket)) {
+  process.stderr.write('acp-driver: usage: acp-driver.mjs [--permission allow|deny] [--permission-socket PATH [--client-fs]] [--mcp-config FILE] [--resume ID] -- COMMAND [ARGS…]\n');
   process.exit(2);
 }
 
 const emit = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+const traceFile = process.env.TROUPE_ACP_DRIVER_TRACE;
+/** Appends one timing line (best effort) when tracing is on. */
+function trace(method, toolCallId, decision, since) {
+  if (!traceFile) return;
+  try {
+    appendFileSync(traceFile, `${JSON.stringify({ method, toolCallId, decision, elapsed_ms: Math.round((performance.now() - since) * 1000) / 1000 })}\n`);
+  } catch {
+    // tracing is best effort
+  }
+}
 const finish = (code) => process.stdout.write('', () => process.exit(code));
 
 const mcpServers = options.mcpConfig ? JSON.parse(readFileSync(options.mcpConfig, 'utf8')) : [];
@@ -90,6 +112,11 @@ function hostOutcome(reply) {
   const withMeta = (answer) => (meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? { ...answer, _meta: meta } : answer);
   if (outcome?.outcome === 'cancelled') return withMeta({ outcome: 'cancelled' });
   if (outcome?.outcome === 'selected' && typeof outcome.optionId === 'string') return withMeta({ outcome: 'selected', optionId: outcome.optionId });
+  // A file access answer (--client-fs): the path (and content) to use, or the deny message.
+  if (outcome?.outcome === 'allow' && typeof outcome.path === 'string' && (outcome.content === undefined || typeof outcome.content === 'string')) {
+    return { outcome: 'allow', path: outcome.path, ...(outcome.content !== undefined ? { content: outcome.content } : {}) };
+  }
+  if (outcome?.outcome === 'deny' && typeof outcome.message === 'string') return { outcome: 'deny', message: outcome.message };
   return undefined;
 }
 /** An answer frame `{"id","outcome"}`: a malformed outcome or an error frame is the host refusing that request. */
@@ -109,7 +136,7 @@ function connectHost() {
   return createJsonLineRpcClient(socket, {
     name: "the host's permission socket",
     maxLineLength: MAX_HOST_LINE_LENGTH,
-    encodeRequest: (id, params) => ({ id, request: params }),
+    encodeRequest: (id, { method, params }) => (method === undefined ? { id, request: params } : { id, method, request: params }),
     readAnswer: readHostAnswer,
     // A late answer (the request was aborted) is fine; any other frame is not.
     onFrame: (reply) => {
@@ -123,11 +150,71 @@ function connectHost() {
 async function askHost(params, signal) {
   host ??= connectHost();
   try {
-    return await host.request(params, { abortSignal: signal });
+    const outcome = await host.request({ params }, { abortSignal: signal });
+    // A file access answer to a permission request is the host confused: cancel.
+    return outcome.outcome === 'selected' || outcome.outcome === 'cancelled' ? outcome : { outcome: 'cancelled' };
   } catch (error) {
     if (error?.failure === 'refused') process.stderr.write(`acp-driver: the host refused or garbled a permission answer (${error.message}); the request is cancelled\n`);
     return { outcome: 'cancelled' };
   }
+}
+
+/**
+ * The tool call a file access belongs to (what the host's rules see): the oldest unfinished one naming that path,
+ * of the matching ACP kind (read for a read, edit for a write) when there is one.
+ */
+function callForPath(path, kind) {
+  let found;
+  for (const [toolCallId, call] of knownCalls) {
+    if (call.status === 'completed' || call.status === 'failed') continue;
+    const input = call.rawInput;
+    const named = (input && typeof input === 'object' && (input.file_path === path || input.path === path)) || (Array.isArray(call.locations) && call.locations.some((location) => location?.path === path));
+    if (!named) continue;
+    if (call.kind === kind) return { toolCallId, ...call };
+    found ??= { toolCallId, ...call };
+  }
+  return found;
+}
+
+/**
+ * Serves fs/read_text_file and fs/write_text_file (--client-fs): the host decides first (with the tool call that
+ * asked, when known) and answers the path and content to use — a changed input is what runs; a refusal is a
+ * JSON-RPC error whose message the agent reports to its model. The host confines paths to the session's folder.
+ */
+async function fileAccess(method, params, signal) {
+  const at = performance.now();
+  host ??= connectHost();
+  const toolCall = callForPath(params?.path, method === methods.client.fs.writeTextFile ? 'edit' : 'read');
+  const { content: _content, ...call } = toolCall ?? {};
+  let outcome;
+  try {
+    outcome = await host.request({ method, params: { ...params, ...(toolCall ? { toolCall: call } : {}) } }, { abortSignal: signal });
+  } catch (error) {
+    outcome = { outcome: 'deny', message: `Troupe could not decide this file access (${error?.message ?? error})` };
+  }
+  if (outcome.outcome !== 'allow') outcome = { outcome: 'deny', message: outcome.outcome === 'deny' ? outcome.message : 'Troupe sent no file access answer' };
+  trace(method, toolCall?.toolCallId, outcome.outcome, at);
+  emit({ type: 'acp.fs', method, path: params?.path, toolCallId: toolCall?.toolCallId, outcome: outcome.outcome === 'allow' ? { outcome: 'allow', path: outcome.path } : outcome });
+  if (outcome.outcome === 'deny') throw new RequestError(-32001, `Permission denied: ${outcome.message}`);
+  if (method === methods.client.fs.writeTextFile) {
+    await mkdir(dirname(outcome.path), { recursive: true });
+    await writeFile(outcome.path, outcome.content ?? params.content, 'utf8');
+    return {};
+  }
+  let content;
+  try {
+    content = await readFile(outcome.path, 'utf8');
+  } catch (error) {
+    // ACP's "Resource not found" (what Gemini CLI reads as ENOENT: a file write_file will create).
+    if (error?.code === 'ENOENT') throw RequestError.resourceNotFound(outcome.path);
+    throw new RequestError(-32603, `Cannot read ${outcome.path}: ${error?.message ?? error}`);
+  }
+  if (params.line != null || params.limit != null) {
+    const lines = content.split('\n');
+    const start = Math.max(0, (params.line ?? 1) - 1);
+    content = lines.slice(start, params.limit != null ? start + params.limit : undefined).join('\n');
+  }
+  return { content };
 }
 
 function fixedAnswer(params) {
@@ -150,13 +237,17 @@ const app = client({ name: 'troupe' })
     emit({ jsonrpc: '2.0', method: 'session/update', params });
   })
   .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
+    const at = performance.now();
     emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
     const known = knownCalls.get(params.toolCall?.toolCallId);
     const enriched = known ? { ...params, toolCall: { ...known, ...params.toolCall } } : params;
     const outcome = options.socket ? await askHost(enriched, signal) : fixedAnswer(enriched);
     emit({ type: 'acp.permission', toolCallId: params.toolCall?.toolCallId, outcome });
+    trace('session/request_permission', params.toolCall?.toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome, at);
     return { outcome };
-  });
+  })
+  .onRequest(methods.client.fs.readTextFile, ({ params, signal }) => fileAccess(methods.client.fs.readTextFile, params, signal))
+  .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) => fileAccess(methods.client.fs.writeTextFile, params, signal));
 
 const stream = ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
 let exitCode = 0;
@@ -164,7 +255,7 @@ try {
   await app.connectWith(stream, async (context) => {
     const init = await context.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: options.clientFs, writeTextFile: options.clientFs }, terminal: false },
       clientInfo: { name: 'troupe', version: '1' },
     });
     emit({ type: 'acp.initialized', protocolVersion: init.protocolVersion, agentInfo: init.agentInfo, agentCapabilities: init.agentCapabilities });
