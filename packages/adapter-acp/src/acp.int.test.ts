@@ -94,6 +94,23 @@ describe.each(REAL_ACP_AGENTS)('real ACP agent %s through the generic acp adapte
     TIMEOUT,
   );
 
+  // claude-code-acp's client-fs tools (mcp__acp__Write…) are covered by acp-permissions.int.test.ts.
+  it.skipIf(name !== 'gemini')(
+    'with the shared permissions contract (client fs on): a new file is created through the client, decided once',
+    async () => {
+      server.setScenario('tool');
+      const asked: string[] = [];
+      const result = await (
+        await start({ ...launch(name), permissions: { canUseTool: (request) => (asked.push(`${request.kind} ${request.tool}`), true) } })
+      ).send('coder', 'Create hello.txt').result;
+      expect(result.agentError, result.outcome.output.slice(-3000)).toBeUndefined();
+      expect(result.text, result.outcome.output.slice(-3000)).toBe(FAKE_TOOL_DONE_TEXT);
+      expect(readFileSync(join(workDir, 'hello.txt'), 'utf8')).toBe(FAKE_TOOL_FILE_CONTENT);
+      expect(asked.filter((entry) => entry.startsWith('edit '))).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+
   it(
     'the same tool denied by canUseTool: nothing is written',
     async () => {

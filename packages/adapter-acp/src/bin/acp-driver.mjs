@@ -205,8 +205,12 @@ async function fileAccess(method, params, signal) {
   try {
     content = await readFile(outcome.path, 'utf8');
   } catch (error) {
-    // ACP's "Resource not found" (what Gemini CLI reads as ENOENT: a file write_file will create).
-    if (error?.code === 'ENOENT') throw RequestError.resourceNotFound(outcome.path);
+    if (error?.code === 'ENOENT') {
+      // The read of an edit call that is running (Gemini CLI's write_file reads the file it is about to create, and
+      // fails on "Resource not found"): the file is empty so far. Any other read: ACP's "Resource not found".
+      if (toolCall?.kind === 'edit' && toolCall.status === 'in_progress') return { content: '' };
+      throw RequestError.resourceNotFound(outcome.path);
+    }
     throw new RequestError(-32603, `Cannot read ${outcome.path}: ${error?.message ?? error}`);
   }
   if (params.line != null || params.limit != null) {
