@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EventBus, type ToolUseRequest } from '@troupe/core';
+import { ConfigError, EventBus, type ToolUseRequest } from '@troupe/core';
 import { listenDecisionSocket } from '@troupe/core/util';
 import { replayThroughAdapter } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter } from './index';
-import { GEMINI_HOOK_SOCKET_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
+import { assertGeminiWorkspaceKeepsHook, GEMINI_HOOK_SOCKET_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
 import { createGeminiHookHandler, GEMINI_DEFER_UNSUPPORTED, geminiToolKind, geminiToolTarget } from './gemini-cli-permissions';
 
 /** Hook events Gemini CLI 0.61.0 wrote on the hook's stdin (read, write, shell, list; AfterTool; AfterAgent), against the fake API. */
@@ -157,15 +157,38 @@ describe('hook settings and the command line', () => {
     const mine = { matcher: 'write_file', hooks: [{ type: 'command', command: 'my-audit' }] };
     writeFileSync(join(scratch, '.gemini', 'settings.json'), JSON.stringify({ hooks: { BeforeTool: [mine] }, hooksConfig: { enabled: false, notifications: false } }));
     await writeGeminiHookSettings(scratch, {});
+    const first = JSON.parse(readFileSync(join(scratch, '.gemini', 'settings.json'), 'utf8'));
     await writeGeminiHookSettings(scratch, { hooks: { stop: () => {} } });
     const settings = JSON.parse(readFileSync(join(scratch, '.gemini', 'settings.json'), 'utf8'));
     expect(settings.hooksConfig).toEqual({ enabled: true, notifications: false });
     expect(settings.hooks.BeforeTool).toHaveLength(2);
     expect(settings.hooks.BeforeTool[0]).toEqual(mine);
-    expect(settings.hooks.BeforeTool[1].hooks[0]).toMatchObject({ name: 'troupe-permissions', type: 'command', command: geminiHookCommand() });
+    expect(settings.hooks.BeforeTool[1].hooks[0]).toMatchObject({ name: expect.stringMatching(/^troupe-permissions-[0-9a-f]{16}$/), type: 'command', command: geminiHookCommand() });
+    // A new name every turn: a workspace's hooksConfig.disabled cannot name it.
+    expect(first.hooks.BeforeTool[1].hooks[0].name).not.toBe(settings.hooks.BeforeTool[1].hooks[0].name);
     expect(settings.hooks.BeforeTool[1].matcher).toBeUndefined();
     expect(settings.hooks.AfterAgent).toHaveLength(1);
     expect(settings.hooks.AfterTool).toBeUndefined();
+  });
+
+  it('refuses a workspace settings file that switches hooks off or adds BeforeTool hooks, naming the file and setting', async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
+    const home = join(scratch, 'home');
+    const workspace = join(scratch, 'work');
+    mkdirSync(join(workspace, '.gemini'), { recursive: true });
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).resolves.toBeUndefined(); // no file
+    const file = join(workspace, '.gemini', 'settings.json');
+    writeFileSync(file, JSON.stringify({ hooksConfig: { enabled: false, disabled: ['troupe-permissions'] }, hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'x' }] }], AfterTool: [{ hooks: [] }] } }));
+    const error = await assertGeminiWorkspaceKeepsHook(workspace, home).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((issue) => issue.path.join('.'))).toEqual(['hooksConfig.enabled', 'hooks.BeforeTool']);
+    expect(String(error)).toContain(file);
+    // The workspace is the home: the CLI reads that file as the user's settings, where Troupe writes its own.
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, workspace)).resolves.toBeUndefined();
+    writeFileSync(file, JSON.stringify({ hooksConfig: { disabled: ['troupe-permissions'], notifications: false }, hooks: { AfterTool: [] } }));
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).resolves.toBeUndefined();
+    writeFileSync(file, '{ // a comment\n}');
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).rejects.toThrow(/is not valid JSON/);
   });
 
   it('runs with --yolo and the hook socket, and refuses a turn in the user\'s own home', async () => {
