@@ -116,7 +116,11 @@ describe('the hook script', () => {
 
   it('asks the host over the socket and prints its answer', { timeout: 30_000 }, async () => {
     scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
-    const handler = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => request.tool !== 'write_file' } });
+    const decide = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => request.tool !== 'write_file' } });
+    const handler: typeof decide = async (event, signal) => {
+      if (event.tool_name === 'broken') throw new Error('the host broke');
+      return decide(event, signal);
+    };
     const socket = await listenDecisionSocket(join(scratch, 'hook.sock'), { name: 'test', handler });
     try {
       const denied = await runHook(geminiHookCommand(), before, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
@@ -125,6 +129,9 @@ describe('the hook script', () => {
       const allowed = await runHook(geminiHookCommand(), { ...before, tool_name: 'read_file', tool_input: { file_path: 'x' } }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
       expect(allowed.code).toBe(0);
       expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { file_path: 'x' } } });
+      // An error frame from the host (its handler threw) denies the call.
+      const broken = await runHook(geminiHookCommand(), { ...before, tool_name: 'broken' }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
+      expect(JSON.parse(broken.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('fail closed') });
     } finally {
       await socket.close();
     }
@@ -144,8 +151,11 @@ describe('the hook script', () => {
     expect(result).toEqual({ code: 0, stdout: '{}' });
   });
 
-  it('is a plain script next to the adapter', () => {
+  it('is a plain script next to the adapter, cheap to start: it imports only Node built-ins', () => {
     expect(geminiPermissionHookPath).toMatch(/bin[\\/]gemini-permission-hook\.mjs$/);
+    const source = readFileSync(geminiPermissionHookPath, 'utf8');
+    const imported = [...source.matchAll(/(?:^import .* from |import\()'([^']+)'/gm)].map((match) => match[1]);
+    expect(imported).toEqual(['node:net', 'node:fs']);
     return new Promise<void>((resolve, reject) => execFile(process.execPath, ['--check', geminiPermissionHookPath], (error) => (error ? reject(error) : resolve())));
   });
 });
