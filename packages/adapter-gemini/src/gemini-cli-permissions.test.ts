@@ -83,12 +83,15 @@ describe('createGeminiHookHandler (recorded hook events)', () => {
     expect(decided).toHaveLength(4);
   });
 
-  it('an event with mcp_context is an MCP call, whatever its tool name', async () => {
-    const kinds: string[] = [];
-    const handler = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => (kinds.push(request.kind), true) } });
-    await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' }, mcp_context: { server_name: 'probe', tool_name: 'read_env' } }, signal);
+  it('an event with mcp_context is an MCP call named mcp__<server>__<tool>, whatever its tool name, so mcp__ rules match it', async () => {
+    const seen: string[] = [];
+    const handler = createGeminiHookHandler({ agent: 'a', permissions: { policy: { deny: ['mcp__probe__*'] }, canUseTool: (request) => (seen.push(`${request.kind} ${request.tool}`), true) } });
+    const denied = await handler({ hook_event_name: 'BeforeTool', tool_name: 'mcp_probe_read_env', tool_input: { name: 'X' }, mcp_context: { server_name: 'probe', tool_name: 'read_env' } }, signal);
+    expect(denied).toMatchObject({ decision: 'deny' });
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'search', tool_input: { q: 'X' }, mcp_context: { server_name: 'docs', tool_name: 'search' } }, signal);
     await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' } }, signal);
-    expect(kinds).toEqual(['mcp', 'other']);
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'invoke_agent', tool_input: { agent_name: 'generalist', prompt: 'p' } }, signal);
+    expect(seen).toEqual(['mcp mcp__docs__search', 'other read_env', 'subagent invoke_agent']);
   });
 
   it('denies a deferred call, and a changed input that is no object', async () => {

@@ -14,6 +14,7 @@ const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
   run_shell_command: 'execute',
   web_fetch: 'fetch',
   google_web_search: 'fetch',
+  invoke_agent: 'subagent',
 };
 
 /**
@@ -25,6 +26,16 @@ export function geminiToolKind(toolName: string): ToolKind {
   if (known !== undefined) return known;
   if (toolName.startsWith('mcp_') || toolName.includes('__')) return 'mcp';
   return 'other';
+}
+
+/**
+ * An MCP tool's name in requests and policy rules: `mcp__<server>__<tool>` from the event's `mcp_context`, as Claude
+ * Code and ACP agents name MCP tools, so one rule (`mcp__github__*`) governs them on every adapter. Gemini CLI's own
+ * name (`mcp_github_create_issue`, or the bare tool name) cannot be split into server and tool reliably.
+ */
+function geminiMcpToolName(context: Record<string, unknown>, fallback: string): string {
+  const { server_name: server, tool_name: tool } = context;
+  return typeof server === 'string' && server !== '' && typeof tool === 'string' && tool !== '' ? `mcp__${server}__${tool}` : fallback;
 }
 
 /** What a Gemini CLI tool call acts on, for target rules: the path, the command, the URL or query. */
@@ -79,12 +90,13 @@ export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (eve
   let calls = 0;
 
   const describe = (event: Record<string, unknown>) => {
-    const tool = typeof event.tool_name === 'string' ? event.tool_name : '';
+    const named = typeof event.tool_name === 'string' ? event.tool_name : '';
     const input = event.tool_input;
-    const target = geminiToolTarget(tool, input);
+    const target = geminiToolTarget(named, input);
     const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : undefined;
     // An MCP tool's event carries `mcp_context` (server and tool name), whatever the tool's name.
     const mcp = event.mcp_context !== null && typeof event.mcp_context === 'object';
+    const tool = mcp ? geminiMcpToolName(event.mcp_context as Record<string, unknown>, named) : named;
     return {
       ...base,
       tool,
