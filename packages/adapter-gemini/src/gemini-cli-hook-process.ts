@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,13 @@ export const geminiPermissionHookPath: string = fileURLToPath(new URL('./bin/gem
 
 /** The variable naming a turn's socket (GEMINI_CLI_-prefixed: the only ones the CLI always passes on to hooks). */
 export const GEMINI_HOOK_SOCKET_ENV = 'GEMINI_CLI_TROUPE_HOOK_SOCKET';
+
+/**
+ * The variable naming a trace file (for benchmarks): the hook script appends one line per event (its own times), and
+ * the host one line per decision, `{"side":"host","event":…,"host_ms":…}`: from the request handed over by the socket
+ * (its line read and parsed) to the answer ready to be written back.
+ */
+export const GEMINI_HOOK_TRACE_ENV = 'GEMINI_CLI_TROUPE_HOOK_TRACE';
 
 /**
  * The start of the name of Troupe's hook entries in settings.json, so a later turn replaces them instead of adding
@@ -48,7 +56,8 @@ export function geminiHookCommand(nodePath = process.execPath, scriptPath = gemi
  *
  * @internal
  */
-export async function writeGeminiHookSettings(home: string, permissions: ToolPermissionOptions): Promise<void> {
+export async function writeGeminiHookSettings(home: string, permissions: ToolPermissionOptions): Promise<{ otherBeforeToolHooks: boolean }> {
+  let otherBeforeToolHooks = false;
   const events = ['BeforeTool', ...(permissions.hooks?.postToolUse ? ['AfterTool'] : []), ...(permissions.hooks?.stop ? ['AfterAgent'] : [])];
   const name = `${HOOK_NAME_PREFIX}-${randomBytes(8).toString('hex')}`;
   const entry = { hooks: [{ name, type: 'command', command: geminiHookCommand(), timeout: HOOK_TIMEOUT_MS }] };
@@ -57,11 +66,13 @@ export async function writeGeminiHookSettings(home: string, permissions: ToolPer
     for (const event of events) {
       // Troupe's earlier entry (maybe another node or script path) is replaced; an entry another turn needs is kept.
       const kept = (Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : []).filter((definition) => !isTroupeEntry(definition));
+      if (event === 'BeforeTool' && kept.length > 0) otherBeforeToolHooks = true;
       hooks[event] = [...kept, entry];
     }
     const hooksConfig = isObject(existing.hooksConfig) ? existing.hooksConfig : {};
     return { ...existing, hooksConfig: { ...hooksConfig, enabled: true }, hooks };
   });
+  return { otherBeforeToolHooks };
 }
 
 /**
@@ -106,6 +117,7 @@ export async function assertGeminiWorkspaceKeepsHook(workspace: string, home: st
 export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedGeminiCliSettings, home: string | undefined, roleId?: string): Promise<ProcessConfig> {
   if (settings.permissions === undefined) return config;
   let permissions = settings.permissions;
+  let otherBeforeToolHooks = false;
   try {
     if (home === undefined) {
       throw new ConfigError('Gemini CLI adapter settings', [
@@ -114,17 +126,21 @@ export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedG
     }
     if (settings.policyFile !== undefined) permissions = { ...permissions, policy: await loadToolPolicyFile(settings.policyFile) };
     await assertGeminiWorkspaceKeepsHook(config.cwd ?? process.cwd(), home);
-    await writeGeminiHookSettings(home, permissions);
+    ({ otherBeforeToolHooks } = await writeGeminiHookSettings(home, permissions));
   } catch (error) {
     await config.cleanup?.();
     throw error;
   }
-  const handler = createGeminiHookHandler({
+  const decide = createGeminiHookHandler({
     permissions,
     agent: settings.agentName ?? roleId ?? 'gemini',
     ...(settings.eventBus ? { bus: settings.eventBus } : {}),
     ...(config.cwd !== undefined ? { workspace: config.cwd } : {}),
+    // The user's own BeforeTool hook in the home runs beside Troupe's: Troupe's answer (the last) must carry the input.
+    alwaysAnswerInput: otherBeforeToolHooks,
   });
+  const trace = config.env?.[GEMINI_HOOK_TRACE_ENV];
+  const handler = trace ? traceHostTime(decide, trace) : decide;
   const socket = await startTurnDecisionSocket(config, {
     parent: settings.tmpDir ?? tmpdir(),
     prefix: 'troupe-gemini-hook-',
@@ -133,6 +149,17 @@ export async function withGeminiHooks(config: ProcessConfig, settings: ResolvedG
     handler,
   });
   return { ...config, env: { ...config.env, [GEMINI_HOOK_SOCKET_ENV]: socket.path }, cleanup: socket.cleanup };
+}
+
+/** `handler`, appending its time per event to `file` after answering (best effort: a failed write changes nothing). */
+function traceHostTime(handler: ReturnType<typeof createGeminiHookHandler>, file: string): ReturnType<typeof createGeminiHookHandler> {
+  return async (event, signal) => {
+    const started = performance.now();
+    const answer = await handler(event, signal);
+    const line = { side: 'host', event: event.hook_event_name, host_ms: Math.round((performance.now() - started) * 1000) / 1000 };
+    appendFile(file, `${JSON.stringify(line)}\n`).catch(() => {});
+    return answer;
+  };
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, EventBus, type ToolUseRequest } from '@troupe/core';
-import { listenDecisionSocket } from '@troupe/core/util';
+import { connectDecisionSocket, listenDecisionSocket } from '@troupe/core/util';
 import { replayThroughAdapter } from '@troupe/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGeminiCliAdapter } from './index';
-import { assertGeminiWorkspaceKeepsHook, GEMINI_HOOK_SOCKET_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
+import { assertGeminiWorkspaceKeepsHook, GEMINI_HOOK_SOCKET_ENV, GEMINI_HOOK_TRACE_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
 import { createGeminiHookHandler, GEMINI_DEFER_UNSUPPORTED, geminiToolKind, geminiToolTarget } from './gemini-cli-permissions';
 
 /** Hook events Gemini CLI 0.61.0 wrote on the hook's stdin (read, write, shell, list; AfterTool; AfterAgent), against the fake API. */
@@ -68,12 +68,13 @@ describe('createGeminiHookHandler (recorded hook events)', () => {
       ['list_directory', 'read', '.'],
     ]);
     expect(asked.every((request) => request.agent === 'coder' && request.adapter === 'gemini' && request.sessionId === recorded[0]?.session_id)).toBe(true);
+    // Only a changed input goes back: Gemini CLI tells the model of every call answered with a tool_input that a hook changed it.
     expect(answers).toEqual([
-      { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { file_path: 'a.txt' } } },
+      { decision: 'allow' },
       {},
       { decision: 'deny', reason: 'no writes' },
       { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: 'echo changed' } } },
-      { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { dir_path: '.' } } },
+      { decision: 'allow' },
       {},
       {},
       {},
@@ -131,7 +132,7 @@ describe('the hook script', () => {
       expect(JSON.parse(denied.stdout)).toMatchObject({ decision: 'deny' });
       const allowed = await runHook(geminiHookCommand(), { ...before, tool_name: 'read_file', tool_input: { file_path: 'x' } }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
       expect(allowed.code).toBe(0);
-      expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { file_path: 'x' } } });
+      expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow' });
       // An error frame from the host (its handler threw) denies the call.
       const broken = await runHook(geminiHookCommand(), { ...before, tool_name: 'broken' }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
       expect(JSON.parse(broken.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('fail closed') });
@@ -182,6 +183,10 @@ describe('hook settings and the command line', () => {
     expect(settings.hooks.BeforeTool[1].matcher).toBeUndefined();
     expect(settings.hooks.AfterAgent).toHaveLength(1);
     expect(settings.hooks.AfterTool).toBeUndefined();
+    // The user's BeforeTool hook runs beside Troupe's: Troupe's answer then always carries the input to run.
+    expect(await writeGeminiHookSettings(scratch, {})).toEqual({ otherBeforeToolHooks: true });
+    const echoing = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: () => true }, alwaysAnswerInput: true });
+    expect(await echoing({ hook_event_name: 'BeforeTool', tool_name: 'glob', tool_input: { pattern: '*' } }, signal)).toEqual({ decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { pattern: '*' } } });
   });
 
   it('refuses a workspace settings file that switches hooks off or adds BeforeTool hooks, naming the file and setting', async () => {
@@ -206,11 +211,17 @@ describe('hook settings and the command line', () => {
 
   it('runs with --yolo and the hook socket, and refuses a turn in the user\'s own home', async () => {
     scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
-    const adapter = createGeminiCliAdapter({ apiKey: 'k', home: join(scratch, 'home'), tmpDir: join(scratch, 'tmp'), permissionMode: 'ask', permissions: { canUseTool: () => true } });
+    const trace = join(scratch, 'trace.jsonl');
+    const adapter = createGeminiCliAdapter({ apiKey: 'k', home: join(scratch, 'home'), tmpDir: join(scratch, 'tmp'), permissionMode: 'ask', env: { [GEMINI_HOOK_TRACE_ENV]: trace }, permissions: { canUseTool: () => true } });
     const config = await adapter.getProcessConfig({ workDir: scratch }, undefined, { roleId: 'coder' } as never);
     try {
       expect(config.args).toContain('--yolo');
       expect(config.env?.[GEMINI_HOOK_SOCKET_ENV]).toMatch(/hook\.sock$/);
+      // With a trace file, the host appends its own time per decision.
+      const host = connectDecisionSocket(String(config.env?.[GEMINI_HOOK_SOCKET_ENV]), 'test');
+      await host.request({ hook_event_name: 'BeforeTool', session_id: 's', tool_name: 'read_file', tool_input: { file_path: 'a' } });
+      host.close();
+      await vi.waitFor(() => expect(JSON.parse(readFileSync(trace, 'utf8'))).toMatchObject({ side: 'host', event: 'BeforeTool', host_ms: expect.any(Number) }));
     } finally {
       await config.cleanup?.();
     }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { serializeError } from '@troupe/core/util';
 import { decideToolUse, type EventBus, type ToolKind, type ToolPermissionOptions, type ToolUseRequest } from '@troupe/core';
 
@@ -72,12 +73,19 @@ export interface GeminiHookHandlerOptions {
   agent: string;
   /** The agent's work directory. */
   workspace?: string;
+  /**
+   * Answer an allowed call's input even when it is unchanged: needed when another BeforeTool hook runs beside Troupe's
+   * (one of the user's in the home), whose `tool_input` would otherwise be the one that runs. Default false: Gemini CLI
+   * marks every call answered with a `tool_input` as changed ("[System] Tool input parameters were modified by a hook
+   * before execution." is appended to its result, which the model reads and the history keeps).
+   */
+  alwaysAnswerInput?: boolean;
 }
 
 /**
  * Answers the hook events of one Gemini CLI turn: every `BeforeTool` event (every tool call, reads included: the hook
- * has no matcher) is decided by {@link decideToolUse} and answered `{ decision: 'allow', hookSpecificOutput:
- * { tool_input } }` (the input to run, changed or not) or `{ decision: 'deny', reason }`, which the CLI sends the model
+ * has no matcher) is decided by {@link decideToolUse} and answered `{ decision: 'allow' }`, `{ decision: 'allow',
+ * hookSpecificOutput: { tool_input } }` (a changed input, or any with `alwaysAnswerInput`) or `{ decision: 'deny', reason }`, which the CLI sends the model
  * as the call's error. `AfterTool` goes to `hooks.postToolUse`, `AfterAgent` to `hooks.stop`; one that throws is
  * reported as a warning and changes nothing.
  *
@@ -127,6 +135,7 @@ export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (eve
           if (input === null || typeof input !== 'object' || Array.isArray(input)) {
             return { decision: 'deny', reason: 'The tool call was refused: the changed input is not an object of tool arguments.' };
           }
+          if (!options.alwaysAnswerInput && isDeepStrictEqual(input, event.tool_input)) return { decision: 'allow' };
           return { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: input } };
         }
         return { decision: 'deny', reason: verdict.behavior === 'deny' ? verdict.message : GEMINI_DEFER_UNSUPPORTED };
