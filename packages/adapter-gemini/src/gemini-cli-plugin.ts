@@ -2,12 +2,12 @@ import { ConfigError } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
+  registryPolicySettings,
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
   type AgentCapabilities,
   type AgentDefinition,
-  type RegistryAgentSettings,
 } from '@troupe/core/cli-turn';
 import { createGeminiCliAdapter, type GeminiCliAdapter } from './gemini-cli-adapter';
 import { GEMINI_CLI_RESULT_TYPE } from './gemini-cli-events';
@@ -54,17 +54,10 @@ export function geminiCliSettingsFromDefinition(definition: AgentDefinition, set
     ...(entry.home !== undefined ? { home: entry.home } : {}),
     ...(entry.env !== undefined ? { env: entry.env } : {}),
     ...(entry.maxRetries !== undefined ? { maxAttempts: entry.maxRetries + 1, prepareHome: true } : {}),
-    ...policyOf(entry, settings),
+    ...registryPolicySettings(entry, settings.permissions),
   };
 }
 
-/** The entry's `policy` replaces the settings' one; a callback and hooks can only come from code (`settings.permissions`). */
-function policyOf(entry: RegistryAgentSettings, settings: GeminiCliSettings): Pick<GeminiCliSettings, 'permissions' | 'policyFile'> {
-  const { policy: _codePolicy, ...rest } = settings.permissions ?? {};
-  if (entry.policy !== undefined) return { permissions: { ...rest, policy: entry.policy }, policyFile: undefined };
-  if (entry.policyFile !== undefined) return { permissions: rest, policyFile: entry.policyFile };
-  return {};
-}
 
 function settingsFromBaseArgs(definition: AgentDefinition): { model: string | undefined; extraArgs: string[] } {
   const extraArgs: string[] = [];
