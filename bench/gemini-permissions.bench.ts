@@ -1,15 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { createFakeLlmServer, findRealCli, type FakeToolCall } from '@troupe/test-server';
 import { connectDecisionSocket, listenDecisionSocket } from '@troupe/core/util';
+import { GEMINI_HOOK_SOCKET_ENV, geminiPermissionHookPath } from '../packages/adapter-gemini/src/gemini-cli-hook-process';
 import { createGeminiHookHandler } from '../packages/adapter-gemini/src/gemini-cli-permissions';
 import { median, percentile, type BenchKit } from './bench-kit';
 
 const CALLS = 1000;
+/** Hook processes started per variant (now, before) for the start-up comparison. */
+const HOOK_RUNS = 100;
 const PER_RESPONSE = 25;
 /**
  * Model responses per turn: past about 30 model turns in one prompt Gemini CLI's loop detection starts asking the
@@ -64,16 +69,21 @@ export default async function (kit: BenchKit): Promise<void> {
         server.enqueue('gemini', { toolCalls: calls });
       }
       server.enqueue('gemini', { text: `turn ${turn} done` });
+      const before = server.requests.length;
       const result = await manager.send('coder', `Turn ${turn}: make ${(RESPONSES_PER_TURN * PER_RESPONSE) / 2} files`).result;
-      made += result.parts.filter((part) => part.type === 'tool-call').length;
+      const turnMade = result.parts.filter((part) => part.type === 'tool-call').length;
+      made += turnMade;
+      if (turnMade !== RESPONSES_PER_TURN * PER_RESPONSE) kit.note(`  turn ${turn}: ${turnMade} calls made of ${RESPONSES_PER_TURN * PER_RESPONSE}, ${server.requests.length - before} requests`);
     }
     const wallMs = Date.now() - started;
 
-    const lines = readFileSync(trace, 'utf8')
+    const traced = readFileSync(trace, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { event: string; elapsed_ms: number; uptime_ms: number })
+      .map((line) => JSON.parse(line) as { side?: string; event: string; elapsed_ms: number; uptime_ms: number; host_ms: number })
       .filter((line) => line.event === 'BeforeTool');
+    const lines = traced.filter((line) => line.side === undefined);
+    const host = traced.filter((line) => line.side === 'host').map((line) => line.host_ms);
     const elapsed = lines.map((line) => line.elapsed_ms);
     const uptime = lines.map((line) => line.uptime_ms);
     const request: ToolUseRequest = { id: 'call', agent: 'coder', adapter: 'gemini', tool: 'run_shell_command', kind: 'execute', input: { command: 'touch a' }, target: 'touch a', signal: new AbortController().signal };
@@ -101,9 +111,42 @@ export default async function (kit: BenchKit): Promise<void> {
       await socket.close();
       rmSync(socketDir, { recursive: true, force: true });
     }
+    // The hook process itself, the script as it is and as it was (importing @troupe/core/util, simulated by preloading
+    // the same module with --import), alternated in this run against a live host socket: spawn → exit, as Gemini CLI waits.
+    const hookProcess = { now: [] as number[], before: [] as number[] };
+    const coreUtil = fileURLToPath(new URL('../packages/core/dist/util.js', import.meta.url));
+    const hostDir = mkdtempSync(join(tmpdir(), 'troupe-bench-gemini-hook-'));
+    const hookHost = await listenDecisionSocket(join(hostDir, 'hook.sock'), { name: 'bench hook socket', handler });
+    try {
+      const event = JSON.stringify({ hook_event_name: 'BeforeTool', session_id: 's', cwd: workDir, tool_name: 'read_file', tool_input: { file_path: 'seed.txt' } });
+      const runHook = (preload: string[]) =>
+        new Promise<number>((resolve, reject) => {
+          const at = performance.now();
+          const child = spawn(process.execPath, [...preload, geminiPermissionHookPath], { env: { PATH: process.env.PATH, [GEMINI_HOOK_SOCKET_ENV]: hookHost.path }, stdio: ['pipe', 'ignore', 'ignore'] });
+          child.on('error', reject);
+          child.on('close', () => resolve(performance.now() - at));
+          child.stdin.end(event);
+        });
+      const withCore = existsSync(coreUtil) ? ['--import', pathToFileURL(coreUtil).href] : undefined;
+      for (let index = 0; index < HOOK_RUNS; index++) {
+        hookProcess.now.push(await runHook([]));
+        if (withCore) hookProcess.before.push(await runHook(withCore));
+      }
+    } finally {
+      await hookHost.close();
+      rmSync(hostDir, { recursive: true, force: true });
+    }
+
+    kit.note(`load average at the end: ${loadavg().map((load) => load.toFixed(2)).join(', ')} (${availableParallelism()} cores)`);
     kit.note(`gemini hooks: ${CALLS} calls scripted over ${turns} turns (${CALLS / PER_RESPONSE} responses of ${PER_RESPONSE} parallel calls); the CLI made ${made}, ${asked} asked (bypasses: ${Math.max(0, made - asked)}), ${lines.length} hook answers traced, ${wallMs} ms wall`);
     kit.note(`  event read → answer written: p90 ${percentile(elapsed, 90).toFixed(2)} ms, p99 ${percentile(elapsed, 99).toFixed(2)} ms, max ${Math.max(...elapsed).toFixed(2)} ms`);
     kit.note(`  whole hook process (Node start included): median ${median(uptime).toFixed(1)} ms, p95 ${percentile(uptime, 95).toFixed(1)} ms`);
+    kit.report({ name: 'gemini host, request read → answer ready (Troupe alone, in the real run), p50', value: percentile(host, 50), unit: 'ms', baselineName: 'decideToolUse alone, p50', baselineValue: percentile(alone, 50) });
+    kit.report({ name: 'gemini host, request read → answer ready (Troupe alone, in the real run), p95', value: percentile(host, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });
+    if (hookProcess.before.length > 0) {
+      kit.report({ name: `gemini hook process, spawn → exit, now (node:net only), p50 of ${HOOK_RUNS}`, value: percentile(hookProcess.now, 50), unit: 'ms', baselineName: 'as before (with @troupe/core/util), p50', baselineValue: percentile(hookProcess.before, 50) });
+      kit.report({ name: `gemini hook process, spawn → exit, now (node:net only), p95 of ${HOOK_RUNS}`, value: percentile(hookProcess.now, 95), unit: 'ms', baselineName: 'as before (with @troupe/core/util), p95', baselineValue: percentile(hookProcess.before, 95) });
+    }
     kit.report({ name: 'gemini hook, event read → answer written, median', value: median(elapsed), unit: 'ms', baselineName: 'decideToolUse alone, median', baselineValue: median(alone) });
     kit.report({ name: 'gemini hook, event read → answer written, p95', value: percentile(elapsed, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });
     kit.report({ name: 'host socket round trip + decision (no CLI), p95', value: percentile(roundTrips, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });

@@ -1,4 +1,9 @@
 // Runs one policy and one set of tool calls through each adapter's own request-building path, and renders the table.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listenDecisionSocket } from '@troupe/core/util';
 import { EventBus, loadToolPolicyFile, type CompiledToolPolicy, type ToolDecisionRecord, type ToolPermissionOptions } from '@troupe/core';
 import type { AcpPermissionRequest } from '../../packages/adapter-acp/src/acp-permissions';
 import { acpToolName } from '../../packages/adapter-acp/src/acp-stream-parser';
@@ -11,9 +16,11 @@ import {
   decideCodexApproval,
   type CodexApprovalFrame,
 } from '../../packages/adapter-codex/src/codex-app-server-permissions';
+import { GEMINI_HOOK_SOCKET_ENV, geminiHookCommand } from '../../packages/adapter-gemini/src/gemini-cli-hook-process';
+import { createGeminiHookHandler } from '../../packages/adapter-gemini/src/gemini-cli-permissions';
 
 /** The adapters compared, in table order. */
-export const PARITY_ADAPTERS = ['Claude Code', 'Codex', 'ACP'] as const;
+export const PARITY_ADAPTERS = ['Claude Code', 'Codex', 'Gemini CLI', 'ACP'] as const;
 export type ParityAdapter = (typeof PARITY_ADAPTERS)[number];
 
 /** One call, in each CLI's own tool names and shapes; `string` = the CLI never asks about such a call (why). */
@@ -21,6 +28,8 @@ export interface ParityCase {
   label: string;
   claude: { tool_name: string; input: Record<string, unknown> } | string;
   codex: CodexApprovalFrame | string;
+  /** The BeforeTool hook event's tool fields, as Gemini CLI 0.61.0 writes them on the hook's stdin. */
+  gemini: { tool_name: string; tool_input: Record<string, unknown>; mcp_context?: { server_name: string; tool_name: string } } | string;
   acp: { toolCall: { toolCallId: string; kind: string; title: string; rawInput: unknown; locations: { path: string }[]; _meta?: unknown } } | string;
 }
 
@@ -50,6 +59,8 @@ const acpCall = (tool: string, kind: string, rawInput: Record<string, unknown>, 
 const acpMcpCall = (tool: string, rawInput: Record<string, unknown>) => ({
   toolCall: { toolCallId: 'toolu_01', kind: 'other', title: tool, rawInput, locations: [], _meta: { claudeCode: { toolName: tool } } },
 });
+/** An MCP call as Gemini CLI's hook sees it: the tool as the model named it, the server and tool in `mcp_context`. */
+const geminiMcp = (server: string, tool: string, input: Record<string, unknown>) => ({ tool_name: `mcp_${server}_${tool}`, tool_input: input, mcp_context: { server_name: server, tool_name: tool } });
 const CODEX_NO_READ = 'not asked: Codex reads inside its sandbox without an approval request';
 const CODEX_NO_FETCH = 'not asked: `codex app-server` sends no approval request for web search';
 const NO_SUBAGENT = 'no sub-agents';
@@ -60,19 +71,19 @@ const acpTaskCall = {
 
 /** The representative calls: every kind, target globs, MCP names, unmatched calls. */
 export const PARITY_CASES: readonly ParityCase[] = [
-  { label: 'read `src/app.ts`', claude: { tool_name: 'Read', input: { file_path: `${ROOT}/src/app.ts` } }, codex: CODEX_NO_READ, acp: acpCall('read_file', 'read', { absolute_path: `${ROOT}/src/app.ts` }, `${ROOT}/src/app.ts`) },
-  { label: 'write `src/app.ts`', claude: { tool_name: 'Write', input: { file_path: `${ROOT}/src/app.ts`, content: 'x' } }, codex: codexPatch(`${ROOT}/src/app.ts`), acp: acpCall('write_file', 'edit', { file_path: `${ROOT}/src/app.ts`, content: 'x' }, `${ROOT}/src/app.ts`) },
-  { label: 'write `.env`', claude: { tool_name: 'Write', input: { file_path: `${ROOT}/.env`, content: 'x' } }, codex: codexPatch(`${ROOT}/.env`), acp: acpCall('write_file', 'edit', { file_path: `${ROOT}/.env`, content: 'x' }, `${ROOT}/.env`) },
-  { label: 'write `README.md` (no rule)', claude: { tool_name: 'Edit', input: { file_path: `${ROOT}/README.md`, old_string: 'a', new_string: 'b' } }, codex: codexPatch(`${ROOT}/README.md`), acp: acpCall('replace', 'edit', { file_path: `${ROOT}/README.md`, old_string: 'a', new_string: 'b' }, `${ROOT}/README.md`) },
-  { label: 'run `git status`', claude: { tool_name: 'Bash', input: { command: 'git status --short' } }, codex: codexCommand('git status --short'), acp: acpCall('run_shell_command', 'execute', { command: 'git status --short' }) },
-  { label: 'run `rm -rf build`', claude: { tool_name: 'Bash', input: { command: 'rm -rf build' } }, codex: codexCommand('rm -rf build'), acp: acpCall('run_shell_command', 'execute', { command: 'rm -rf build' }) },
-  { label: 'run `git push origin main` (ask rule)', claude: { tool_name: 'Bash', input: { command: 'git push origin main' } }, codex: codexCommand('git push origin main'), acp: acpCall('run_shell_command', 'execute', { command: 'git push origin main' }) },
-  { label: 'run `npm test` (no rule)', claude: { tool_name: 'Bash', input: { command: 'npm test' } }, codex: codexCommand('npm test'), acp: acpCall('run_shell_command', 'execute', { command: 'npm test' }) },
-  { label: 'fetch `https://example.com`', claude: { tool_name: 'WebFetch', input: { url: 'https://example.com', prompt: 'summarise' } }, codex: CODEX_NO_FETCH, acp: acpCall('web_fetch', 'fetch', { url: 'https://example.com' }) },
-  { label: 'MCP `mcp__docs__search`', claude: { tool_name: 'mcp__docs__search', input: { query: 'x' } }, codex: codexMcpCall('mcp__docs__search', { query: 'x' }), acp: acpMcpCall('mcp__docs__search', { query: 'x' }) },
-  { label: 'MCP `mcp__github__delete_repo`', claude: { tool_name: 'mcp__github__delete_repo', input: { repo: 'a/b' } }, codex: codexMcpCall('mcp__github__delete_repo', { repo: 'a/b' }), acp: acpMcpCall('mcp__github__delete_repo', { repo: 'a/b' }) },
-  { label: 'MCP `mcp__github__create_issue` (no rule)', claude: { tool_name: 'mcp__github__create_issue', input: { title: 't' } }, codex: codexMcpCall('mcp__github__create_issue', { title: 't' }), acp: acpMcpCall('mcp__github__create_issue', { title: 't' }) },
-  { label: 'sub-agent (no rule)', claude: { tool_name: 'Task', input: { subagent_type: 'general-purpose', description: 'look around', prompt: 'p' } }, codex: NO_SUBAGENT, acp: acpTaskCall },
+  { label: 'read `src/app.ts`', claude: { tool_name: 'Read', input: { file_path: `${ROOT}/src/app.ts` } }, codex: CODEX_NO_READ, gemini: { tool_name: 'read_file', tool_input: { file_path: `${ROOT}/src/app.ts` } }, acp: acpCall('read_file', 'read', { absolute_path: `${ROOT}/src/app.ts` }, `${ROOT}/src/app.ts`) },
+  { label: 'write `src/app.ts`', claude: { tool_name: 'Write', input: { file_path: `${ROOT}/src/app.ts`, content: 'x' } }, codex: codexPatch(`${ROOT}/src/app.ts`), gemini: { tool_name: 'write_file', tool_input: { file_path: `${ROOT}/src/app.ts`, content: 'x' } }, acp: acpCall('write_file', 'edit', { file_path: `${ROOT}/src/app.ts`, content: 'x' }, `${ROOT}/src/app.ts`) },
+  { label: 'write `.env`', claude: { tool_name: 'Write', input: { file_path: `${ROOT}/.env`, content: 'x' } }, codex: codexPatch(`${ROOT}/.env`), gemini: { tool_name: 'write_file', tool_input: { file_path: `${ROOT}/.env`, content: 'x' } }, acp: acpCall('write_file', 'edit', { file_path: `${ROOT}/.env`, content: 'x' }, `${ROOT}/.env`) },
+  { label: 'write `README.md` (no rule)', claude: { tool_name: 'Edit', input: { file_path: `${ROOT}/README.md`, old_string: 'a', new_string: 'b' } }, codex: codexPatch(`${ROOT}/README.md`), gemini: { tool_name: 'replace', tool_input: { file_path: `${ROOT}/README.md`, old_string: 'a', new_string: 'b' } }, acp: acpCall('replace', 'edit', { file_path: `${ROOT}/README.md`, old_string: 'a', new_string: 'b' }, `${ROOT}/README.md`) },
+  { label: 'run `git status`', claude: { tool_name: 'Bash', input: { command: 'git status --short' } }, codex: codexCommand('git status --short'), gemini: { tool_name: 'run_shell_command', tool_input: { command: 'git status --short' } }, acp: acpCall('run_shell_command', 'execute', { command: 'git status --short' }) },
+  { label: 'run `rm -rf build`', claude: { tool_name: 'Bash', input: { command: 'rm -rf build' } }, codex: codexCommand('rm -rf build'), gemini: { tool_name: 'run_shell_command', tool_input: { command: 'rm -rf build' } }, acp: acpCall('run_shell_command', 'execute', { command: 'rm -rf build' }) },
+  { label: 'run `git push origin main` (ask rule)', claude: { tool_name: 'Bash', input: { command: 'git push origin main' } }, codex: codexCommand('git push origin main'), gemini: { tool_name: 'run_shell_command', tool_input: { command: 'git push origin main' } }, acp: acpCall('run_shell_command', 'execute', { command: 'git push origin main' }) },
+  { label: 'run `npm test` (no rule)', claude: { tool_name: 'Bash', input: { command: 'npm test' } }, codex: codexCommand('npm test'), gemini: { tool_name: 'run_shell_command', tool_input: { command: 'npm test' } }, acp: acpCall('run_shell_command', 'execute', { command: 'npm test' }) },
+  { label: 'fetch `https://example.com`', claude: { tool_name: 'WebFetch', input: { url: 'https://example.com', prompt: 'summarise' } }, codex: CODEX_NO_FETCH, gemini: { tool_name: 'web_fetch', tool_input: { prompt: 'summarise https://example.com' } }, acp: acpCall('web_fetch', 'fetch', { url: 'https://example.com' }) },
+  { label: 'MCP `mcp__docs__search`', claude: { tool_name: 'mcp__docs__search', input: { query: 'x' } }, codex: codexMcpCall('mcp__docs__search', { query: 'x' }), gemini: geminiMcp('docs', 'search', { query: 'x' }), acp: acpMcpCall('mcp__docs__search', { query: 'x' }) },
+  { label: 'MCP `mcp__github__delete_repo`', claude: { tool_name: 'mcp__github__delete_repo', input: { repo: 'a/b' } }, codex: codexMcpCall('mcp__github__delete_repo', { repo: 'a/b' }), gemini: geminiMcp('github', 'delete_repo', { repo: 'a/b' }), acp: acpMcpCall('mcp__github__delete_repo', { repo: 'a/b' }) },
+  { label: 'MCP `mcp__github__create_issue` (no rule)', claude: { tool_name: 'mcp__github__create_issue', input: { title: 't' } }, codex: codexMcpCall('mcp__github__create_issue', { title: 't' }), gemini: geminiMcp('github', 'create_issue', { title: 't' }), acp: acpMcpCall('mcp__github__create_issue', { title: 't' }) },
+  { label: 'sub-agent (no rule)', claude: { tool_name: 'Task', input: { subagent_type: 'general-purpose', description: 'look around', prompt: 'p' } }, codex: NO_SUBAGENT, gemini: { tool_name: 'invoke_agent', tool_input: { agent_name: 'generalist', prompt: 'look around' } }, acp: acpTaskCall },
 ];
 
 /** What one adapter decided for one call: the audit record's verdict and source, and what the CLI is answered. */
@@ -110,6 +121,11 @@ export async function decideOn(adapter: ParityAdapter, item: ParityCase, permiss
     if (typeof item.codex === 'string') return item.codex;
     const outcome = await decideCodexApproval(item.codex, { agent: 'parity', workspace: ROOT, signal }, { ...permissions, bus });
     answer = `\`${outcome.decision}\``;
+  } else if (adapter === 'Gemini CLI') {
+    if (typeof item.gemini === 'string') return item.gemini;
+    const handler = createGeminiHookHandler({ permissions, bus, agent: 'parity', workspace: ROOT });
+    const printed = await runGeminiHook(handler, { session_id: 'session-1', cwd: ROOT, hook_event_name: 'BeforeTool', timestamp: '2026-11-27T00:00:00.000Z', ...item.gemini });
+    answer = `\`${String(printed.decision)}\``;
   } else {
     if (typeof item.acp === 'string') return item.acp;
     const { toolCall } = item.acp;
@@ -139,6 +155,29 @@ export async function decideOn(adapter: ParityAdapter, item: ParityCase, permiss
   return { decision: describeRecord(records[0]), answer };
 }
 
+/**
+ * Gemini CLI's whole decision path for one BeforeTool event: the hook command run as Gemini CLI runs it (through the
+ * shell, the event on stdin), asking `handler` over a private decision socket; resolves with what it printed for Gemini.
+ */
+async function runGeminiHook(handler: ReturnType<typeof createGeminiHookHandler>, event: Record<string, unknown>): Promise<{ decision?: unknown }> {
+  const dir = await mkdtemp(join(tmpdir(), 'troupe-parity-gemini-'));
+  const socket = await listenDecisionSocket(join(dir, 'hook.sock'), { name: 'parity Gemini CLI hook socket', handler });
+  try {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', geminiHookCommand()], { env: { ...process.env, [GEMINI_HOOK_SOCKET_ENV]: socket.path }, stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      child.on('error', reject);
+      child.on('close', () => resolve(out));
+      child.stdin.end(JSON.stringify(event));
+    });
+    return JSON.parse(stdout) as { decision?: unknown };
+  } finally {
+    await socket.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Every call on every adapter, in both scenarios. */
 export async function parityResults(policy: CompiledToolPolicy): Promise<Record<ParityScenario, { item: ParityCase; cells: Record<ParityAdapter, ParityCell | string> }[]>> {
   const results = {} as Record<ParityScenario, { item: ParityCase; cells: Record<ParityAdapter, ParityCell | string> }[]>;
@@ -161,8 +200,11 @@ export function renderParityTable(policyText: string, results: Awaited<ReturnTyp
     '<!-- Generated by tests/permissions/permissions-parity.test.ts: run `TROUPE_UPDATE_PARITY=1 npx vitest run tests/permissions` after changing a permission path. Do not edit by hand. -->',
     '',
     'Each call below is written in each CLI\'s own tool names and shapes (Claude Code\'s `can_use_tool` control request, Codex\'s',
-    '`codex app-server` approval requests (an MCP call\'s is an elicitation), an ACP `session/request_permission` from Gemini CLI) and decided through that',
-    'adapter\'s own request-building path and `decideToolUse`. The test fails when any two adapters decide a call differently,',
+    '`codex app-server` approval requests (an MCP call\'s is an elicitation), Gemini CLI\'s BeforeTool hook event, an ACP `session/request_permission` from Gemini',
+    'CLI) and decided through that adapter\'s own request-building path and `decideToolUse`. The Gemini CLI column runs the',
+    'whole hook path: Troupe\'s hook command, run through the shell as Gemini CLI runs it with the event on its stdin, asks the',
+    'host over its socket, and the cell shows what it printed back for Gemini (its MCP rows carry `mcp_context`, as Gemini CLI',
+    'sends for an MCP tool). The test fails when any two adapters decide a call differently,',
     'and when this page is stale. A cell reads: the decision and who made it (a policy rule, the `canUseTool` callback, or the',
     'default: no callback, so denied), then what the CLI was answered. The ACP column takes Gemini CLI\'s tool calls as it',
     'sends them (`write_file__…` call ids), the read as the agent\'s `fs/read_text_file` through the client (how reads reach',

@@ -2,6 +2,7 @@ import { ConfigError } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
+  registryPolicySettings,
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
@@ -113,21 +114,10 @@ function applyEntry(entry: RegistryAgentSettings, definition: AgentDefinition, s
     ...(entry.home !== undefined ? { home: entry.home } : {}),
     ...(entry.maxRetries !== undefined ? { maxRetries: entry.maxRetries } : {}),
     ...(entry.env !== undefined ? { env: { ...settings.env, ...entry.env } } : {}),
-    ...policyOf(entry, settings),
+    ...registryPolicySettings(entry, settings.permissions),
   };
 }
 
-/**
- * The entry's `policy` replaces the settings' one: a checked object as `permissions.policy`, a path not read yet
- * (an entry parsed without its registry file) as `policyFile`. A callback can only come from code
- * (`settings.permissions.canUseTool`); the entry's policy goes with it.
- */
-function policyOf(entry: RegistryAgentSettings, settings: ClaudeCodeSettings): Pick<ClaudeCodeSettings, 'permissions' | 'policyFile'> {
-  const { policy: _codePolicy, ...rest } = settings.permissions ?? {};
-  if (entry.policy !== undefined) return { permissions: { ...rest, policy: entry.policy }, policyFile: undefined };
-  if (entry.policyFile !== undefined) return { permissions: rest, policyFile: entry.policyFile };
-  return {};
-}
 
 function systemPromptModeOf(definition: AgentDefinition): Pick<ClaudeCodeSettings, 'systemPromptMode'> {
   const flag = definition.capabilities?.systemPromptFlag;

@@ -76,24 +76,36 @@ export async function updateGeminiCliSettings(home: string, update: (existing: J
   }
 }
 
-async function rewriteSettings(file: string, update: (existing: JsonObject) => JsonObject): Promise<string> {
-  const dir = dirname(file);
-  await mkdir(dir, { recursive: true });
-  let existing: JsonObject = {};
+/**
+ * Reads a Gemini CLI settings file: its object, or `{}` when the file is absent or empty. `fix` ends the error message.
+ *
+ * @throws ConfigError naming the file when it is not a JSON object.
+ * @internal
+ */
+export async function readGeminiSettingsFile(file: string, fix: string): Promise<JsonObject> {
+  return (await readSettings(file, fix)).settings;
+}
+
+async function readSettings(file: string, fix: string): Promise<{ settings: JsonObject; text: string | undefined }> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (text !== undefined && text.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new ConfigError(file, [{ path: [], message: 'is not valid JSON; fix or delete it, or set prepareHome: false' }], { cause: error });
-    }
-    if (!isObject(parsed)) throw new ConfigError(file, [{ path: [], message: 'must hold a JSON object' }]);
-    existing = parsed;
+  if (text === undefined || text.trim() === '') return { settings: {}, text };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(file, [{ path: [], message: `is not valid JSON; ${fix}` }], { cause: error });
   }
+  if (!isObject(parsed)) throw new ConfigError(file, [{ path: [], message: 'must hold a JSON object' }]);
+  return { settings: parsed, text };
+}
+
+async function rewriteSettings(file: string, update: (existing: JsonObject) => JsonObject): Promise<string> {
+  const dir = dirname(file);
+  await mkdir(dir, { recursive: true });
+  const { settings: existing, text } = await readSettings(file, 'fix or delete it, or set prepareHome: false');
   const content = `${JSON.stringify(update(existing), null, 2)}\n`;
   if (content === text) return file;
   // Write then rename, so a CLI starting concurrently never reads half a file.

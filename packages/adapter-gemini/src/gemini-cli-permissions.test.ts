@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EventBus, type ToolUseRequest } from '@troupe/core';
-import { listenDecisionSocket } from '@troupe/core/util';
+import { ConfigError, EventBus, type ToolUseRequest } from '@troupe/core';
+import { connectDecisionSocket, listenDecisionSocket } from '@troupe/core/util';
 import { replayThroughAdapter } from '@troupe/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createGeminiCliAdapter } from './index';
-import { GEMINI_HOOK_SOCKET_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
+import { assertGeminiWorkspaceKeepsHook, GEMINI_HOOK_SOCKET_ENV, GEMINI_HOOK_TRACE_ENV, geminiHookCommand, geminiPermissionHookPath, writeGeminiHookSettings } from './gemini-cli-hook-process';
 import { createGeminiHookHandler, GEMINI_DEFER_UNSUPPORTED, geminiToolKind, geminiToolTarget } from './gemini-cli-permissions';
 
 /** Hook events Gemini CLI 0.61.0 wrote on the hook's stdin (read, write, shell, list; AfterTool; AfterAgent), against the fake API. */
@@ -68,12 +68,13 @@ describe('createGeminiHookHandler (recorded hook events)', () => {
       ['list_directory', 'read', '.'],
     ]);
     expect(asked.every((request) => request.agent === 'coder' && request.adapter === 'gemini' && request.sessionId === recorded[0]?.session_id)).toBe(true);
+    // Only a changed input goes back: Gemini CLI tells the model of every call answered with a tool_input that a hook changed it.
     expect(answers).toEqual([
-      { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { file_path: 'a.txt' } } },
+      { decision: 'allow' },
       {},
       { decision: 'deny', reason: 'no writes' },
       { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { command: 'echo changed' } } },
-      { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { dir_path: '.' } } },
+      { decision: 'allow' },
       {},
       {},
       {},
@@ -83,12 +84,15 @@ describe('createGeminiHookHandler (recorded hook events)', () => {
     expect(decided).toHaveLength(4);
   });
 
-  it('an event with mcp_context is an MCP call, whatever its tool name', async () => {
-    const kinds: string[] = [];
-    const handler = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => (kinds.push(request.kind), true) } });
-    await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' }, mcp_context: { server_name: 'probe', tool_name: 'read_env' } }, signal);
+  it('an event with mcp_context is an MCP call named mcp__<server>__<tool>, whatever its tool name, so mcp__ rules match it', async () => {
+    const seen: string[] = [];
+    const handler = createGeminiHookHandler({ agent: 'a', permissions: { policy: { deny: ['mcp__probe__*'] }, canUseTool: (request) => (seen.push(`${request.kind} ${request.tool}`), true) } });
+    const denied = await handler({ hook_event_name: 'BeforeTool', tool_name: 'mcp_probe_read_env', tool_input: { name: 'X' }, mcp_context: { server_name: 'probe', tool_name: 'read_env' } }, signal);
+    expect(denied).toMatchObject({ decision: 'deny' });
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'search', tool_input: { q: 'X' }, mcp_context: { server_name: 'docs', tool_name: 'search' } }, signal);
     await handler({ hook_event_name: 'BeforeTool', tool_name: 'read_env', tool_input: { name: 'X' } }, signal);
-    expect(kinds).toEqual(['mcp', 'other']);
+    await handler({ hook_event_name: 'BeforeTool', tool_name: 'invoke_agent', tool_input: { agent_name: 'generalist', prompt: 'p' } }, signal);
+    expect(seen).toEqual(['mcp mcp__docs__search', 'other read_env', 'subagent invoke_agent']);
   });
 
   it('denies a deferred call, and a changed input that is no object', async () => {
@@ -116,7 +120,11 @@ describe('the hook script', () => {
 
   it('asks the host over the socket and prints its answer', { timeout: 30_000 }, async () => {
     scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
-    const handler = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => request.tool !== 'write_file' } });
+    const decide = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: (request) => request.tool !== 'write_file' } });
+    const handler: typeof decide = async (event, signal) => {
+      if (event.tool_name === 'broken') throw new Error('the host broke');
+      return decide(event, signal);
+    };
     const socket = await listenDecisionSocket(join(scratch, 'hook.sock'), { name: 'test', handler });
     try {
       const denied = await runHook(geminiHookCommand(), before, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
@@ -124,7 +132,10 @@ describe('the hook script', () => {
       expect(JSON.parse(denied.stdout)).toMatchObject({ decision: 'deny' });
       const allowed = await runHook(geminiHookCommand(), { ...before, tool_name: 'read_file', tool_input: { file_path: 'x' } }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
       expect(allowed.code).toBe(0);
-      expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { file_path: 'x' } } });
+      expect(JSON.parse(allowed.stdout)).toEqual({ decision: 'allow' });
+      // An error frame from the host (its handler threw) denies the call.
+      const broken = await runHook(geminiHookCommand(), { ...before, tool_name: 'broken' }, { [GEMINI_HOOK_SOCKET_ENV]: socket.path });
+      expect(JSON.parse(broken.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('fail closed') });
     } finally {
       await socket.close();
     }
@@ -144,8 +155,11 @@ describe('the hook script', () => {
     expect(result).toEqual({ code: 0, stdout: '{}' });
   });
 
-  it('is a plain script next to the adapter', () => {
+  it('is a plain script next to the adapter, cheap to start: it imports only Node built-ins', () => {
     expect(geminiPermissionHookPath).toMatch(/bin[\\/]gemini-permission-hook\.mjs$/);
+    const source = readFileSync(geminiPermissionHookPath, 'utf8');
+    const imported = [...source.matchAll(/(?:^import .* from |import\()'([^']+)'/gm)].map((match) => match[1]);
+    expect(imported).toEqual(['node:net', 'node:fs']);
     return new Promise<void>((resolve, reject) => execFile(process.execPath, ['--check', geminiPermissionHookPath], (error) => (error ? reject(error) : resolve())));
   });
 });
@@ -157,24 +171,57 @@ describe('hook settings and the command line', () => {
     const mine = { matcher: 'write_file', hooks: [{ type: 'command', command: 'my-audit' }] };
     writeFileSync(join(scratch, '.gemini', 'settings.json'), JSON.stringify({ hooks: { BeforeTool: [mine] }, hooksConfig: { enabled: false, notifications: false } }));
     await writeGeminiHookSettings(scratch, {});
+    const first = JSON.parse(readFileSync(join(scratch, '.gemini', 'settings.json'), 'utf8'));
     await writeGeminiHookSettings(scratch, { hooks: { stop: () => {} } });
     const settings = JSON.parse(readFileSync(join(scratch, '.gemini', 'settings.json'), 'utf8'));
     expect(settings.hooksConfig).toEqual({ enabled: true, notifications: false });
     expect(settings.hooks.BeforeTool).toHaveLength(2);
     expect(settings.hooks.BeforeTool[0]).toEqual(mine);
-    expect(settings.hooks.BeforeTool[1].hooks[0]).toMatchObject({ name: 'troupe-permissions', type: 'command', command: geminiHookCommand() });
+    expect(settings.hooks.BeforeTool[1].hooks[0]).toMatchObject({ name: expect.stringMatching(/^troupe-permissions-[0-9a-f]{16}$/), type: 'command', command: geminiHookCommand() });
+    // A new name every turn: a workspace's hooksConfig.disabled cannot name it.
+    expect(first.hooks.BeforeTool[1].hooks[0].name).not.toBe(settings.hooks.BeforeTool[1].hooks[0].name);
     expect(settings.hooks.BeforeTool[1].matcher).toBeUndefined();
     expect(settings.hooks.AfterAgent).toHaveLength(1);
     expect(settings.hooks.AfterTool).toBeUndefined();
+    // The user's BeforeTool hook runs beside Troupe's: Troupe's answer then always carries the input to run.
+    expect(await writeGeminiHookSettings(scratch, {})).toEqual({ otherBeforeToolHooks: true });
+    const echoing = createGeminiHookHandler({ agent: 'a', permissions: { canUseTool: () => true }, alwaysAnswerInput: true });
+    expect(await echoing({ hook_event_name: 'BeforeTool', tool_name: 'glob', tool_input: { pattern: '*' } }, signal)).toEqual({ decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: { pattern: '*' } } });
+  });
+
+  it('refuses a workspace settings file that switches hooks off or adds BeforeTool hooks, naming the file and setting', async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
+    const home = join(scratch, 'home');
+    const workspace = join(scratch, 'work');
+    mkdirSync(join(workspace, '.gemini'), { recursive: true });
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).resolves.toBeUndefined(); // no file
+    const file = join(workspace, '.gemini', 'settings.json');
+    writeFileSync(file, JSON.stringify({ hooksConfig: { enabled: false, disabled: ['troupe-permissions'] }, hooks: { BeforeTool: [{ hooks: [{ type: 'command', command: 'x' }] }], AfterTool: [{ hooks: [] }] } }));
+    const error = await assertGeminiWorkspaceKeepsHook(workspace, home).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((issue) => issue.path.join('.'))).toEqual(['hooksConfig.enabled', 'hooks.BeforeTool']);
+    expect(String(error)).toContain(file);
+    // The workspace is the home: the CLI reads that file as the user's settings, where Troupe writes its own.
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, workspace)).resolves.toBeUndefined();
+    writeFileSync(file, JSON.stringify({ hooksConfig: { disabled: ['troupe-permissions'], notifications: false }, hooks: { AfterTool: [] } }));
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).resolves.toBeUndefined();
+    writeFileSync(file, '{ // a comment\n}');
+    await expect(assertGeminiWorkspaceKeepsHook(workspace, home)).rejects.toThrow(/is not valid JSON/);
   });
 
   it('runs with --yolo and the hook socket, and refuses a turn in the user\'s own home', async () => {
     scratch = mkdtempSync(join(tmpdir(), 'troupe-gemini-hook-test-'));
-    const adapter = createGeminiCliAdapter({ apiKey: 'k', home: join(scratch, 'home'), tmpDir: join(scratch, 'tmp'), permissionMode: 'ask', permissions: { canUseTool: () => true } });
+    const trace = join(scratch, 'trace.jsonl');
+    const adapter = createGeminiCliAdapter({ apiKey: 'k', home: join(scratch, 'home'), tmpDir: join(scratch, 'tmp'), permissionMode: 'ask', env: { [GEMINI_HOOK_TRACE_ENV]: trace }, permissions: { canUseTool: () => true } });
     const config = await adapter.getProcessConfig({ workDir: scratch }, undefined, { roleId: 'coder' } as never);
     try {
       expect(config.args).toContain('--yolo');
       expect(config.env?.[GEMINI_HOOK_SOCKET_ENV]).toMatch(/hook\.sock$/);
+      // With a trace file, the host appends its own time per decision.
+      const host = connectDecisionSocket(String(config.env?.[GEMINI_HOOK_SOCKET_ENV]), 'test');
+      await host.request({ hook_event_name: 'BeforeTool', session_id: 's', tool_name: 'read_file', tool_input: { file_path: 'a' } });
+      host.close();
+      await vi.waitFor(() => expect(JSON.parse(readFileSync(trace, 'utf8'))).toMatchObject({ side: 'host', event: 'BeforeTool', host_ms: expect.any(Number) }));
     } finally {
       await config.cleanup?.();
     }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { serializeError } from '@troupe/core/util';
 import { decideToolUse, type EventBus, type ToolKind, type ToolPermissionOptions, type ToolUseRequest } from '@troupe/core';
 
@@ -14,6 +15,7 @@ const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
   run_shell_command: 'execute',
   web_fetch: 'fetch',
   google_web_search: 'fetch',
+  invoke_agent: 'subagent',
 };
 
 /**
@@ -25,6 +27,16 @@ export function geminiToolKind(toolName: string): ToolKind {
   if (known !== undefined) return known;
   if (toolName.startsWith('mcp_') || toolName.includes('__')) return 'mcp';
   return 'other';
+}
+
+/**
+ * An MCP tool's name in requests and policy rules: `mcp__<server>__<tool>` from the event's `mcp_context`, as Claude
+ * Code and ACP agents name MCP tools, so one rule (`mcp__github__*`) governs them on every adapter. Gemini CLI's own
+ * name (`mcp_github_create_issue`, or the bare tool name) cannot be split into server and tool reliably.
+ */
+function geminiMcpToolName(context: Record<string, unknown>, fallback: string): string {
+  const { server_name: server, tool_name: tool } = context;
+  return typeof server === 'string' && server !== '' && typeof tool === 'string' && tool !== '' ? `mcp__${server}__${tool}` : fallback;
 }
 
 /** What a Gemini CLI tool call acts on, for target rules: the path, the command, the URL or query. */
@@ -61,12 +73,19 @@ export interface GeminiHookHandlerOptions {
   agent: string;
   /** The agent's work directory. */
   workspace?: string;
+  /**
+   * Answer an allowed call's input even when it is unchanged: needed when another BeforeTool hook runs beside Troupe's
+   * (one of the user's in the home), whose `tool_input` would otherwise be the one that runs. Default false: Gemini CLI
+   * marks every call answered with a `tool_input` as changed ("[System] Tool input parameters were modified by a hook
+   * before execution." is appended to its result, which the model reads and the history keeps).
+   */
+  alwaysAnswerInput?: boolean;
 }
 
 /**
  * Answers the hook events of one Gemini CLI turn: every `BeforeTool` event (every tool call, reads included: the hook
- * has no matcher) is decided by {@link decideToolUse} and answered `{ decision: 'allow', hookSpecificOutput:
- * { tool_input } }` (the input to run, changed or not) or `{ decision: 'deny', reason }`, which the CLI sends the model
+ * has no matcher) is decided by {@link decideToolUse} and answered `{ decision: 'allow' }`, `{ decision: 'allow',
+ * hookSpecificOutput: { tool_input } }` (a changed input, or any with `alwaysAnswerInput`) or `{ decision: 'deny', reason }`, which the CLI sends the model
  * as the call's error. `AfterTool` goes to `hooks.postToolUse`, `AfterAgent` to `hooks.stop`; one that throws is
  * reported as a warning and changes nothing.
  *
@@ -79,12 +98,13 @@ export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (eve
   let calls = 0;
 
   const describe = (event: Record<string, unknown>) => {
-    const tool = typeof event.tool_name === 'string' ? event.tool_name : '';
+    const named = typeof event.tool_name === 'string' ? event.tool_name : '';
     const input = event.tool_input;
-    const target = geminiToolTarget(tool, input);
+    const target = geminiToolTarget(named, input);
     const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : undefined;
     // An MCP tool's event carries `mcp_context` (server and tool name), whatever the tool's name.
     const mcp = event.mcp_context !== null && typeof event.mcp_context === 'object';
+    const tool = mcp ? geminiMcpToolName(event.mcp_context as Record<string, unknown>, named) : named;
     return {
       ...base,
       tool,
@@ -115,6 +135,7 @@ export function createGeminiHookHandler(options: GeminiHookHandlerOptions): (eve
           if (input === null || typeof input !== 'object' || Array.isArray(input)) {
             return { decision: 'deny', reason: 'The tool call was refused: the changed input is not an object of tool arguments.' };
           }
+          if (!options.alwaysAnswerInput && isDeepStrictEqual(input, event.tool_input)) return { decision: 'allow' };
           return { decision: 'allow', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: input } };
         }
         return { decision: 'deny', reason: verdict.behavior === 'deny' ? verdict.message : GEMINI_DEFER_UNSUPPORTED };

@@ -2,6 +2,7 @@ import { ConfigError } from '@troupe/core';
 import {
   defaultAdapterRegistry,
   readRegistryAgentSettings,
+  registryPolicySettings,
   withCompletionStrategy,
   type AdapterRegistry,
   type AgentAdapterPlugin,
@@ -19,21 +20,23 @@ const GEMINI_CLI_CAPABILITIES: AgentCapabilities = { supportsSystemPrompt: false
 const OWN_FLAGS_WITH_VALUE = new Set(['-o', '--output-format']);
 const OWN_FLAGS = new Set(['-p', '--prompt', '--skip-trust']);
 const MODEL_FLAGS = new Set(['-m', '--model']);
-/** What the adapter knows of Gemini CLI: a turn ends with its `result` line. */
-const GEMINI_CLI_FACTS = { adapterId: 'gemini', completionTypes: [GEMINI_CLI_RESULT_TYPE] } as const;
+/** What the adapter knows of Gemini CLI: a turn ends with its `result` line; its BeforeTool hook enforces a policy. */
+const GEMINI_CLI_FACTS = { adapterId: 'gemini', completionTypes: [GEMINI_CLI_RESULT_TYPE], enforcesPolicy: true } as const;
 
 /**
  * Settings from a registry 1.2 entry: its `command`, a `-m`/`--model` in its
  * `baseArgs` as the model, and the rest of `baseArgs` as `extraArgs`
  * (without `-o stream-json`, `-p` and `--skip-trust`, which the adapter sets);
- * then `model` (over `-m`), `baseUrl`, the key in `apiKeyEnv`, `home`, `env`
- * and `maxRetries` (`general.maxAttempts` = retries + 1, written to the
- * prepared home), when set.
+ * then `model` (over `-m`), `baseUrl`, the key in `apiKeyEnv`, `home`, `env`,
+ * `maxRetries` (`general.maxAttempts` = retries + 1, written to the
+ * prepared home) and `policy` (an object as `permissions.policy` over
+ * `settings.permissions`, whose callback and hooks it keeps; a path as
+ * `policyFile`, read when each turn starts), when set.
  *
  * @throws ConfigError naming a field the adapter cannot honour (`usePty`, an
  * unset `apiKeyEnv`, more than 9 retries…).
  */
-export function geminiCliSettingsFromDefinition(definition: AgentDefinition): GeminiCliSettings {
+export function geminiCliSettingsFromDefinition(definition: AgentDefinition, settings: GeminiCliSettings = {}): GeminiCliSettings {
   const entry = readRegistryAgentSettings(definition, GEMINI_CLI_FACTS);
   if (entry.maxRetries !== undefined && entry.maxRetries > 9) {
     throw new ConfigError(`agent registry entry "${definition.name}"`, [
@@ -51,8 +54,10 @@ export function geminiCliSettingsFromDefinition(definition: AgentDefinition): Ge
     ...(entry.home !== undefined ? { home: entry.home } : {}),
     ...(entry.env !== undefined ? { env: entry.env } : {}),
     ...(entry.maxRetries !== undefined ? { maxAttempts: entry.maxRetries + 1, prepareHome: true } : {}),
+    ...registryPolicySettings(entry, settings.permissions),
   };
 }
+
 
 function settingsFromBaseArgs(definition: AgentDefinition): { model: string | undefined; extraArgs: string[] } {
   const extraArgs: string[] = [];
@@ -94,7 +99,7 @@ export function createGeminiCliAdapterPlugin(settings: GeminiCliSettings = {}): 
     registryCapabilities: GEMINI_CLI_CAPABILITIES,
     create(definition?: AgentDefinition): GeminiCliAdapter {
       if (!definition) return createGeminiCliAdapter(settings);
-      const { model, extraArgs, env, ...fromDefinition } = geminiCliSettingsFromDefinition(definition);
+      const { model, extraArgs, env, ...fromDefinition } = geminiCliSettingsFromDefinition(definition, settings);
       const adapter = createGeminiCliAdapter({
         ...settings,
         ...fromDefinition,

@@ -1,4 +1,4 @@
-// `troupe looper --policy FILE` through the built `troupe` binary with the REAL Claude Code against the
+// `troupe looper --policy FILE` through the built `troupe` binary with the REAL Claude Code, Codex and Gemini CLI against the
 // in-repo fake API server: the policy denies the Coder's write of hello.txt, so no file is written, and the deny
 // reason reaches the model's next request. (The fake 'tool' scenario asks for the refused write again on every
 // request, and Codex keeps asking until its turn is stopped: `--step-timeout` bounds the turn.)
@@ -28,7 +28,7 @@ function folder(files: Record<string, string> = {}): string {
   return created.dir;
 }
 
-const CASES: { cli: 'claude' | 'codex'; protocol: FakeProtocol; entry(command: string, scratch: string): Record<string, unknown>; env: Record<string, string> }[] = [
+const CASES: { cli: 'claude' | 'codex' | 'gemini'; protocol: FakeProtocol; entry(command: string, scratch: string): Record<string, unknown>; env: Record<string, string> }[] = [
   {
     cli: 'claude',
     protocol: 'anthropic',
@@ -59,6 +59,22 @@ const CASES: { cli: 'claude' | 'codex'; protocol: FakeProtocol; entry(command: s
       maxRetries: 0,
     }),
     env: { TROUPE_TEST_OPENAI_KEY: 'sk-fake-policy-000' },
+  },
+  {
+    // Gemini CLI's BeforeTool hook asks the host; the entry's home is where Troupe writes the hook.
+    cli: 'gemini',
+    protocol: 'gemini',
+    entry: (command, scratch) => ({
+      name: 'gemini',
+      command,
+      baseArgs: [],
+      capabilities: { supportsSystemPrompt: false, completionDetection: 'jsonl', completionTypes: ['result'] },
+      baseUrl: server.url,
+      apiKeyEnv: 'TROUPE_TEST_GEMINI_KEY',
+      home: join(scratch, 'gemini-home'),
+      maxRetries: 0,
+    }),
+    env: { TROUPE_TEST_GEMINI_KEY: 'fake-gemini-policy-000' },
   },
 ];
 

@@ -53,9 +53,10 @@ const ACP_AUTO_EDIT_KINDS: ReadonlySet<string> = new Set(['read', 'edit', 'delet
  * only), and, for each registry entry of another adapter type, core's
  * generic adapter (its `baseArgs`, `env`, `home` and declared completion detection).
  *
- * With a `policy` (`--policy FILE`), or for a registry entry with its own `policy`, Claude Code, Codex and ACP agents
- * decide every tool call through the permission contract: the policy's rules first, then {@link cliPermissions}'s
- * callback for the calls it leaves open. Gemini CLI (stream-json) and generic adapters cannot decide tool calls, so
+ * With a `policy` (`--policy FILE`), or for a registry entry with its own `policy`, Claude Code, Codex, Gemini CLI
+ * (its BeforeTool hook; it needs a settings home Troupe may write: a registry entry's `home`, or a private one when an
+ * API key is set) and ACP agents decide every tool call through the permission contract: the policy's rules first,
+ * then {@link cliPermissions}'s callback for the calls it leaves open. Generic adapters cannot decide tool calls, so
  * with a policy they are refused (a policy nothing enforces would let every call through).
  */
 export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegistry, policy?: CompiledToolPolicy): AdapterRegistry {
@@ -65,7 +66,7 @@ export function createCliAdapterRegistry(autoAllow: boolean, registry?: CliRegis
   const adapters = new AdapterRegistry();
   adapters.register(governed(createClaudeCodeAdapterPlugin({ permissionMode }), createClaudeCodeAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
   adapters.register(governed(createCodexAdapterPlugin({ permissionMode }), createCodexAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
-  adapters.register(governed(createGeminiCliAdapterPlugin({ permissionMode }), undefined, () => policy !== undefined, policy !== undefined));
+  adapters.register(governed(createGeminiCliAdapterPlugin({ permissionMode }), createGeminiCliAdapterPlugin({ permissionMode, permissions }), governs, policy !== undefined));
   adapters.register(
     governed(
       createAcpAdapterPlugin({ canUseTool: autoAllow ? 'allow' : (request) => request.kind !== undefined && ACP_AUTO_EDIT_KINDS.has(request.kind) }),
@@ -105,7 +106,7 @@ function governed(plain: AgentAdapterPlugin, governedPlugin: AgentAdapterPlugin 
       throw new ConfigError('--policy', [
         {
           path: [],
-          message: `${plain.displayName ?? plain.type} (adapter "${plain.type}") cannot decide its tool calls, so it cannot enforce a policy; choose claude, codex or an ACP agent (Gemini CLI: a registry entry with "adapter": "acp" and baseArgs ["--acp"])`,
+          message: `${plain.displayName ?? plain.type} (adapter "${plain.type}") cannot decide its tool calls, so it cannot enforce a policy; choose claude, codex, gemini or an ACP agent`,
         },
       ]);
     },

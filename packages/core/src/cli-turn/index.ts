@@ -55,6 +55,7 @@ export { migrateRegistry, type MigrateRegistryOptions, type MigrateRegistryResul
 export type { RemovedSystemPrompt } from './registry/convert-legacy-registry';
 export {
   readRegistryAgentSettings,
+  registryPolicySettings,
   withCompletionStrategy,
   type RegistryAdapterFacts,
   type RegistryAgentSettings,

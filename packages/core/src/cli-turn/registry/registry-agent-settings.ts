@@ -2,6 +2,7 @@ import type { AgentAdapterV1 } from '../../adapter/v1/agent-adapter-v1';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error';
 import type { CompletionStrategy } from '../../adapter/v1/completion-strategy';
 import { compileToolPolicy, type CompiledToolPolicy } from '../../permissions/tool-policy';
+import type { ToolPermissionOptions } from '../../permissions/decide-tool-use';
 import type { AgentDefinition } from './registry-schema';
 
 /** What an adapter knows about its CLI, to check a registry entry against. */
@@ -106,6 +107,22 @@ export function readRegistryAgentSettings(definition: AgentDefinition, facts: Re
     policy,
     policyFile: typeof definition.policy === 'string' ? definition.policy : undefined,
   };
+}
+
+/**
+ * An adapter's `permissions` and `policyFile` settings under a registry entry's `policy`: the entry's checked policy
+ * object replaces the code's `permissions.policy` (a callback and hooks can only come from code, and are kept); a policy
+ * file path not read yet (an entry parsed without its registry file) becomes `policyFile`, for an adapter that reads it
+ * when a turn starts. No entry policy: nothing changes (`{}`).
+ */
+export function registryPolicySettings(
+  entry: Pick<RegistryAgentSettings, 'policy' | 'policyFile'>,
+  permissions: ToolPermissionOptions | undefined,
+): { permissions?: ToolPermissionOptions; policyFile?: string | undefined } {
+  const { policy: _codePolicy, ...rest } = permissions ?? {};
+  if (entry.policy !== undefined) return { permissions: { ...rest, policy: entry.policy }, policyFile: undefined };
+  if (entry.policyFile !== undefined) return { permissions: rest, policyFile: entry.policyFile };
+  return {};
 }
 
 function completionOf(definition: AgentDefinition, facts: RegistryAdapterFacts, issues: ConfigIssue[]): CompletionStrategy | undefined {

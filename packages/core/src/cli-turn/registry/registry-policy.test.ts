@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, matchToolPolicy } from '@troupe/core';
-import { createGenericAdapter, loadRegistryFile, parseRegistryConfig, readRegistryAgentSettings, type AgentDefinition } from '@troupe/core/cli-turn';
+import { createGenericAdapter, loadRegistryFile, parseRegistryConfig, readRegistryAgentSettings, registryPolicySettings, type AgentDefinition } from '@troupe/core/cli-turn';
 
 const codex: AgentDefinition = {
   name: 'codex',
@@ -82,5 +82,16 @@ describe('registry entry policy', () => {
 
   it('an entry parsed without its file keeps a policy path as policyFile', () => {
     expect(readRegistryAgentSettings({ ...codex, policy: '/etc/troupe/policy.json' }, facts)).toMatchObject({ policy: undefined, policyFile: '/etc/troupe/policy.json' });
+  });
+
+  it("registryPolicySettings: the entry's policy replaces the code's, keeping the code's callback and hooks; a path becomes policyFile", () => {
+    const canUseTool = () => true;
+    const entry = readRegistryAgentSettings({ ...codex, policy: { deny: ['kind:fetch'] } }, facts);
+    const settings = registryPolicySettings(entry, { policy: { allow: ['kind:execute'] }, canUseTool });
+    expect(settings.permissions?.canUseTool).toBe(canUseTool);
+    expect(settings.permissions?.policy).toBe(entry.policy);
+    expect(settings).toHaveProperty('policyFile', undefined);
+    expect(registryPolicySettings({ policy: undefined, policyFile: '/p.json' }, { policy: { allow: ['Read'] }, canUseTool })).toEqual({ permissions: { canUseTool }, policyFile: '/p.json' });
+    expect(registryPolicySettings({ policy: undefined, policyFile: undefined }, { canUseTool })).toEqual({});
   });
 });
