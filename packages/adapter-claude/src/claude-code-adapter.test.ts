@@ -47,6 +47,7 @@ describe('createClaudeCodeAdapter: command line', () => {
       forkSession: true,
       streamingText: true,
       mcpServers: true,
+      outputSchema: 'structured-field',
     });
     expect(adapter.adapterId).toBe('claude');
   });

@@ -71,6 +71,8 @@ export function createClaudeCodeAdapter(settings: ClaudeCodeSettings = {}): Clau
       forkSession: true,
       streamingText: resolved.includePartialMessages,
       mcpServers: true,
+      // `--json-schema`: the CLI offers the model a StructuredOutput tool and returns its input as `structured_output`.
+      outputSchema: 'structured-field',
     },
     getProcessConfig: (member, workDir, context) => buildClaudeCodeProcessConfig(resolved, baseArgs, member, workDir, context),
     prepareMessage(message) {
@@ -111,6 +113,7 @@ async function buildClaudeCodeProcessConfig(
     args.push(settings.systemPromptMode === 'replace' ? '--system-prompt' : '--append-system-prompt', member.systemInstruction);
   }
   args.push(...claudeCodeSessionArgs(context));
+  if (context.outputSchema !== undefined) args.push('--json-schema', JSON.stringify(context.outputSchema));
   const extraArgs = [...(settings.extraArgs ?? []), ...(member.additionalArgs ?? [])];
 
   const env: Record<string, string | undefined> = {

@@ -106,6 +106,8 @@ export const claudeResultSchema = z.looseObject({
   terminal_reason: z.string().nullable().optional(),
   api_error_status: nullableNumber,
   total_cost_usd: z.number().optional(),
+  /** With `--json-schema`: the input of the model's StructuredOutput tool call (absent when the model never made one). */
+  structured_output: z.unknown().optional(),
   /** Why a turn failed before any request (`subtype:"error_during_execution"`), e.g. "No conversation found with session ID: …". */
   errors: z.array(z.string()).optional().catch(undefined),
   /** Tool calls the permission mode refused during the turn (the turn may still say it did the work). */

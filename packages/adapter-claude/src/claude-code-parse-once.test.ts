@@ -16,6 +16,8 @@ describe('Claude Code: every recording, read from its parts and from its whole o
         "error401-default-retries": "completed: Invalid API key · Fix external API key",
         "error500": "completed: API Error: 500 Internal server error (fake-llm). This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:46287).",
         "error500-max-retries-2": "completed: API Error: 500 Internal server error (fake-llm). This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:46709).",
+        "json-schema-ignored": "completed: Hello from fake-llm.",
+        "json-schema-structured": "completed: {"name":"x","n":3}",
         "resume-1-first-turn": "completed: Hello from fake-llm.",
         "resume-2-resume-flag": "completed: Hello from fake-llm.",
         "resume-3-continue-flag": "completed: Hello from fake-llm.",

@@ -215,7 +215,13 @@ export class ClaudeCodeStreamParser {
     }
     const stopReason = result.stop_reason ?? result.terminal_reason ?? undefined;
     // The answer: the result's own text, else what the turn streamed.
-    parts.push({ type: 'turn-end', text: result.result ?? turn?.text ?? '', isError, ...(stopReason ? { stopReason } : {}) });
+    parts.push({
+      type: 'turn-end',
+      text: result.result ?? turn?.text ?? '',
+      isError,
+      ...(stopReason ? { stopReason } : {}),
+      ...(Object.hasOwn(result, 'structured_output') ? { structuredOutput: result.structured_output } : {}),
+    });
     return parts;
   }
 

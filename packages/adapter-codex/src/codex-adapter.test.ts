@@ -31,6 +31,7 @@ describe('createCodexAdapter', () => {
       forkSession: true,
       streamingText: false,
       mcpServers: true,
+      outputSchema: 'final-text',
     });
     expect(adapter.getCompletionStrategy()).toEqual({ type: 'turn-end' });
   });

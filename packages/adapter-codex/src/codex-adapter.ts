@@ -16,6 +16,7 @@ import { resolveCodexAdapterSettings, type CodexAdapterSettings } from './codex-
 import { CODEX_API_STATUS_LOG_FILTER, describeCodexTurnError } from './codex-api-status';
 import { createCodexAppServerParser, parseCodexAppServerResponse } from './codex-app-server-parser';
 import { decideCodexApproval, withCodexToolHooks } from './codex-app-server-permissions';
+import { toCodexStrictSchema } from './codex-output-schema';
 import { codexAppServerProcessConfig } from './codex-app-server-process';
 import { buildCodexCommandLine, type CodexCommandLine } from './codex-command-line';
 import { createCodexLineParser, parseCodexResponse, type CodexLineParser } from './codex-line-parser';
@@ -95,7 +96,16 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
     specificationVersion: 'v1',
     adapterId: CODEX_ADAPTER_ID,
     // app-server resumes a thread by id only: no "continue the last session" with permissions.
-    capabilities: { systemPrompt: 'flag', resume: true, continueSession: permissions === undefined, forkSession: true, streamingText: false, mcpServers: true },
+    // outputSchema: `--output-schema FILE` (exec) or turn/start's `outputSchema` (app-server); the final agent message is the JSON.
+    capabilities: {
+      systemPrompt: 'flag',
+      resume: true,
+      continueSession: permissions === undefined,
+      forkSession: true,
+      streamingText: false,
+      mcpServers: true,
+      outputSchema: 'final-text',
+    },
 
     async getProcessConfig(member: MemberAgentConfig, workDir?: string, context: AgentTurnContext = {}): Promise<ProcessConfig> {
       // Codex refuses a CODEX_HOME that does not exist; create the isolated folders it is given.
@@ -124,12 +134,19 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
         });
         return { ...config, env: withApiStatusLog(config.env ?? {}) };
       }
+      // The files of this turn's flags (replace-mode instructions, a typed turn's schema), removed when the turn ends.
       let instructionsDir: string | undefined;
       let instructionsFile: string | undefined;
-      if (resolved.systemPromptMode === 'replace' && member.systemInstruction !== undefined && member.systemInstruction.trim() !== '') {
-        instructionsDir = await mkdtemp(join(resolved.tmpDir ?? tmpdir(), 'troupe-codex-'));
+      let outputSchemaFile: string | undefined;
+      const replaceInstructions = resolved.systemPromptMode === 'replace' && member.systemInstruction !== undefined && member.systemInstruction.trim() !== '';
+      if (replaceInstructions || context.outputSchema !== undefined) instructionsDir = await mkdtemp(join(resolved.tmpDir ?? tmpdir(), 'troupe-codex-'));
+      if (replaceInstructions && instructionsDir !== undefined) {
         instructionsFile = join(instructionsDir, 'instructions.md');
-        await writeFile(instructionsFile, member.systemInstruction, { encoding: 'utf8', mode: 0o600 });
+        await writeFile(instructionsFile, member.systemInstruction as string, { encoding: 'utf8', mode: 0o600 });
+      }
+      if (context.outputSchema !== undefined && instructionsDir !== undefined) {
+        outputSchemaFile = join(instructionsDir, 'output-schema.json');
+        await writeFile(outputSchemaFile, JSON.stringify(toCodexStrictSchema(context.outputSchema)), { encoding: 'utf8', mode: 0o600 });
       }
       const removeInstructions = async () => {
         if (instructionsDir !== undefined) await rm(instructionsDir, { recursive: true, force: true });
@@ -144,6 +161,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
           ...(context.continueLastSession === true ? { continueLastSession: true } : {}),
           ...(context.forkSession === true ? { forkSession: true } : {}),
           ...(instructionsFile !== undefined ? { instructionsFile } : {}),
+          ...(outputSchemaFile !== undefined ? { outputSchemaFile } : {}),
         });
       } catch (error) {
         await removeInstructions();

@@ -6,6 +6,7 @@ import { CapabilityUnsupportedError, type AgentTurnContext, type MemberAgentConf
 import type { ResolvedCodexAdapterSettings } from './codex-adapter-settings';
 import { startCodexPermissionSocket, type CodexApprovalFrame, type CodexApprovalOutcome } from './codex-app-server-permissions';
 import { codexSessionArgs, resolveCodexProcess } from './codex-command-line';
+import { toCodexStrictSchema } from './codex-output-schema';
 
 /**
  * Absolute path of the app-server driver (plain JavaScript, run with the current `node`): it holds the JSON-RPC
@@ -54,12 +55,14 @@ export async function codexAppServerProcessConfig(turn: CodexAppServerTurn): Pro
     sandbox: SANDBOX[settings.permissionMode],
     ...(instruction !== undefined ? (settings.systemPromptMode === 'replace' ? { baseInstructions: instruction } : { developerInstructions: instruction }) : {}),
   };
-  const thread =
+  const opened =
     context.resumeSessionId === undefined
       ? { start: overrides }
       : context.forkSession === true
         ? { fork: { threadId: context.resumeSessionId, ...overrides } }
         : { resume: { threadId: context.resumeSessionId, ...overrides } };
+  // A typed turn: turn/start's `outputSchema` constrains the final agent message, as `--output-schema` does for exec.
+  const thread = context.outputSchema === undefined ? opened : { ...opened, turn: { outputSchema: toCodexStrictSchema(context.outputSchema) } };
 
   const dir = await mkdtemp(join(settings.tmpDir ?? tmpdir(), 'troupe-codex-app-'));
   let socket: Awaited<ReturnType<typeof startCodexPermissionSocket>> | undefined;

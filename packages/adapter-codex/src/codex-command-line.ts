@@ -28,6 +28,8 @@ export interface CodexCommandLineInput {
   hostEnv?: Record<string, string | undefined>;
   /** `replace` mode: absolute path of the file holding the member's instructions. */
   instructionsFile?: string;
+  /** A typed turn: absolute path of the file holding the (strict-mode) JSON Schema, passed as `--output-schema`. */
+  outputSchemaFile?: string;
 }
 
 /** The resolved command line of one Codex turn (the prompt is appended by the process runner). */
@@ -51,7 +53,7 @@ export interface CodexCommandLine {
  *  [-c model_provider=troupe -c model_providers.troupe={…}] [-m MODEL]
  *  [-c model_providers.troupe.request_max_retries=N -c …stream_max_retries=N]
  *  [-s workspace-write | --dangerously-bypass-approvals-and-sandbox]
- *  [-c developer_instructions="…" | -c model_instructions_file="…"]
+ *  [-c developer_instructions="…" | -c model_instructions_file="…"] [--output-schema FILE]
  *  [-c mcp_servers.NAME.…] [extraArgs] [member additionalArgs] [resume THREAD_ID | resume --last | fork THREAD_ID] -- PROMPT`
  *
  * `--` ends the options so a prompt starting with `-` is not read as a flag
@@ -81,6 +83,7 @@ export function buildCodexCommandLine(input: CodexCommandLineInput): CodexComman
       args.push('-c', `model_instructions_file=${toTomlString(input.instructionsFile)}`);
     }
   }
+  if (input.outputSchemaFile !== undefined) args.push('--output-schema', input.outputSchemaFile);
   args.push(...shared.mcpArgs);
   args.push(...settings.extraArgs, ...(member.additionalArgs ?? []));
   args.push(...codexSessionArgs(input));

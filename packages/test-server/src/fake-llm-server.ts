@@ -15,7 +15,7 @@ import {
   type FakeScriptedResponse,
   type RecordedRequest,
 } from './fake-llm-types';
-import { planScenarioReply, planScriptedReply, type ReplyPlan } from './fake-reply-plan';
+import { planObjectReply, planScenarioReply, planScriptedReply, type ReplyPlan } from './fake-reply-plan';
 import { anthropicErrorBody, handleAnthropicCountTokens, handleAnthropicMessages } from './protocols/anthropic-messages';
 import { geminiErrorBody, handleGeminiCountTokens, handleGeminiGenerate } from './protocols/gemini-generate-content';
 import { handleOpenAiChat } from './protocols/openai-chat';
@@ -177,7 +177,7 @@ export async function createFakeLlmServer(options: FakeLlmServerOptions = {}): P
         const queued = queues.get(protocol)?.shift();
         if (queued) {
           record.scripted = true;
-          return queued;
+          return planObjectReply(queued, view);
         }
         return planScenarioReply(scenario, protocol, view, { codexTool, slowChunkDelayMs, mcpTool });
       },

@@ -85,6 +85,14 @@ export interface FakeScriptedResponse {
   usage?: FakeUsage;
   /** Gemini-only wire details; the other protocols ignore them. */
   gemini?: FakeGeminiExtras;
+  /**
+   * Answer with this JSON value the way a model answers under the request's
+   * structured-output mechanism: a call of the `StructuredOutput` tool when
+   * the request offers one (Claude Code's `--json-schema`), else the JSON as
+   * the reply text (Codex's Responses `text.format` json_schema, Gemini's
+   * plain text). Instead of `text` and `toolCalls`.
+   */
+  object?: unknown;
 }
 
 /**

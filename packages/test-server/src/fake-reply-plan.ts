@@ -34,7 +34,26 @@ export type ReplyPlan =
       delayMs: number;
       chunkDelayMs: number;
       gemini?: FakeGeminiExtras;
+      /** A scripted `object`: becomes the tool call or the text once the request is seen ({@link planObjectReply}). */
+      object?: unknown;
     };
+
+/** The tool Claude Code offers the model for `--json-schema` (recorded from 2.1.330). */
+export const STRUCTURED_OUTPUT_TOOL = 'StructuredOutput';
+
+/**
+ * A scripted `object` answered as the request asks: a `StructuredOutput` tool
+ * call where the request offers that tool, else the JSON as text. Other plans
+ * are returned as they are.
+ */
+export function planObjectReply(plan: ReplyPlan, view: ConversationView): ReplyPlan {
+  if (plan.kind !== 'reply' || !('object' in plan)) return plan;
+  const { object, ...rest } = plan;
+  if (view.offeredTools.some((tool) => tool.name === STRUCTURED_OUTPUT_TOOL)) {
+    return { ...rest, toolCalls: [{ name: STRUCTURED_OUTPUT_TOOL, arguments: object as Record<string, unknown> }] };
+  }
+  return { ...rest, textChunks: [JSON.stringify(object)] };
+}
 
 /** Settings the scenario planner needs from the server. */
 export interface ScenarioSettings {
@@ -187,8 +206,12 @@ export function planScriptedReply(protocol: FakeProtocol, response: FakeScripted
     }
   });
   const textChunks = text === undefined ? [] : typeof text === 'string' ? [text] : [...text];
-  if (textChunks.length === 0 && toolCalls.length === 0) {
-    throw new FakeLlmServerError('invalid-argument', 'enqueue: a successful response needs "text" or "toolCalls"');
+  const hasObject = 'object' in response && response.object !== undefined;
+  if (hasObject && (textChunks.length > 0 || toolCalls.length > 0)) {
+    throw new FakeLlmServerError('invalid-argument', 'enqueue: give "object" alone, without "text" or "toolCalls"');
+  }
+  if (textChunks.length === 0 && toolCalls.length === 0 && !hasObject) {
+    throw new FakeLlmServerError('invalid-argument', 'enqueue: a successful response needs "text" or "toolCalls" (or "object")');
   }
   return {
     kind: 'reply',
@@ -202,6 +225,7 @@ export function planScriptedReply(protocol: FakeProtocol, response: FakeScripted
     delayMs,
     chunkDelayMs,
     ...gemini,
+    ...(hasObject ? { object: response.object } : {}),
   };
 }
 

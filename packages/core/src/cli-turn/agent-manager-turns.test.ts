@@ -211,7 +211,7 @@ describe('AgentManager.sendAndReceive options', () => {
     }
     // A member config where the options go: named, with where it belongs.
     await expect(manager.sendAndReceive('r', 'hi', { systemInstruction: 'legacy persona' } as never)).rejects.toThrow(
-      'Invalid argument "options.systemInstruction": not an option (options: timeoutMs, signal, member); the member config goes in options.member',
+      'Invalid argument "options.systemInstruction": not an option (options: timeoutMs, signal, member, schema); the member config goes in options.member',
     );
     expect(() => manager.send('r', 'hi', { timout: 5 } as never)).toThrow('Invalid argument "options.timout": not an option; the time limit of a turn is "timeoutMs"');
     expect(mock.calls.filter((call) => call.method === 'prepareMessage')).toHaveLength(0);

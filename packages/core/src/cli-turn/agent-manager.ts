@@ -19,7 +19,9 @@ import { agentErrorOfTurn, answerOfTurn, startAdapterTurn, type AdapterTurnParse
 import { checkSessionOptions, sameSessionOptions, sessionTurnContext, type AgentSessionOptions } from './agent-session-options';
 import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from '../adapter/v1/agent-stream-part';
-import type { MemberAgentConfig } from '../adapter/v1/member-agent-config';
+import type { AgentTurnContext, MemberAgentConfig } from '../adapter/v1/member-agent-config';
+import type { JsonSchema } from '../model/v1/chat-message';
+import { resolveOutputSchema, runStructuredTurn, type AgentOutputOf, type AgentOutputSchema } from './agent-structured-output';
 
 /** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
 export type AgentDefinitionSource =
@@ -90,15 +92,42 @@ export interface AgentSendOptions {
 }
 
 const SEND_OPTION_KEYS: readonly string[] = ['timeoutMs', 'signal', 'member'];
+const RECEIVE_OPTION_KEYS: readonly string[] = [...SEND_OPTION_KEYS, 'schema'];
 
 /** The send options, checked: not an object, or a key that is not a send option, is an error naming the right one. */
-function checkSendOptions(value: unknown): AgentSendOptions {
+function checkSendOptions(value: unknown, keys = SEND_OPTION_KEYS): AgentSendOptions {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object') {
     throw new InvalidArgumentError('options', `expected { member?, signal?, timeoutMs? }, got ${value === null ? 'null' : typeof value}`);
   }
-  assertKnownOptions(value, SEND_OPTION_KEYS, 'options', { hint: 'the member config goes in options.member', deprecated: ['timeout'] });
+  assertKnownOptions(value, keys, 'options', {
+    hint: keys === SEND_OPTION_KEYS ? 'the member config goes in options.member; a schema is a sendAndReceive option' : 'the member config goes in options.member',
+    deprecated: ['timeout'],
+  });
   return value as AgentSendOptions;
+}
+
+/** Options of a typed turn: {@link AgentManager.sendAndReceive} with a `schema`. */
+export interface AgentReceiveObjectOptions<TSchema extends AgentOutputSchema> extends AgentSendOptions {
+  /**
+   * What the answer must be: a zod 4 schema (the result's `object` is typed)
+   * or a JSON Schema object. Adapters with native support hand it to their
+   * CLI (`capabilities.outputSchema`); the others ask for the JSON in the
+   * prompt, with one repair turn in the same session.
+   */
+  schema: TSchema;
+}
+
+/** What a typed turn returns: the validated object next to the answer text. */
+export interface AgentObjectResult<T> {
+  /** The validated object (zod's output type: defaults applied, transforms run). */
+  object: T;
+  /** The raw answer it was read from (redacted). */
+  text: string;
+  /** Turns run: 1, or 2 after the repair turn of an adapter without native schema support. */
+  attempts: number;
+  /** The turn the object came from. */
+  result: AgentTurnResult;
 }
 
 /** Everything a finished turn produced. */
@@ -260,6 +289,11 @@ export class AgentManager {
    * is reported with a `TroupeWarning` (`TROUPE_TURN_END_REPEATED`).
    */
   send(roleId: string, message: string, options: AgentSendOptions = {}): AgentTurn {
+    return this.startTurn(roleId, message, options, undefined);
+  }
+
+  /** A turn; `outputSchema` only for adapters with native schema support (their process is started with it). */
+  private startTurn(roleId: string, message: string, options: AgentSendOptions, outputSchema: JsonSchema | undefined): AgentTurn {
     const instance = this.agents.get(roleId);
     if (!instance) {
       throw new InvalidStateError(`Role "${roleId}" has no running agent; call ensureAgentStarted() first`, {
@@ -295,8 +329,13 @@ export class AgentManager {
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     const startRun = async (): Promise<ProcessRun> => {
+      // The schema goes on the command line: a warm process started without it is replaced.
+      if (outputSchema !== undefined && instance.processId !== undefined) {
+        await this.processManager.stopProcess(instance.processId);
+        instance.processId = undefined;
+      }
       if (!instance.processId || !this.processManager.isReady(instance.processId)) {
-        instance.processId = await this.spawn(instance);
+        instance.processId = await this.spawn(instance, outputSchema === undefined ? {} : { outputSchema });
       }
       const processId = instance.processId;
       instance.processId = undefined; // one turn per process
@@ -434,11 +473,47 @@ export class AgentManager {
    * const answer = await manager.sendAndReceive('coder', 'Add a README', { timeoutMs: 300_000, signal });
    * ```
    */
-  async sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string> {
-    const result = await this.send(roleId, message, checkSendOptions(options)).result;
-    outputOrThrow(result.outcome);
-    if (result.agentError) throw result.agentError;
-    return result.text;
+  async sendAndReceive(roleId: string, message: string, options?: AgentSendOptions): Promise<string>;
+  /**
+   * A typed turn: resolves with the answer's validated `object` next to its
+   * text. Never a silent success: an answer that is empty, prose, invalid, or
+   * a CLI that ignored the schema, is a `StructuredOutputError` carrying the
+   * raw (redacted) text and the issues.
+   *
+   * @throws StructuredOutputError when no valid object came back; the process
+   * and CLI errors of the untyped form.
+   *
+   * @example
+   * ```ts
+   * const Review = z.object({ verdict: z.enum(['approve', 'reject']), reasons: z.array(z.string()) });
+   * const { object } = await manager.sendAndReceive('reviewer', 'Review the diff', { schema: Review });
+   * if (object.verdict === 'reject') console.log(object.reasons);
+   * ```
+   */
+  async sendAndReceive<TSchema extends AgentOutputSchema>(
+    roleId: string,
+    message: string,
+    options: AgentReceiveObjectOptions<TSchema>,
+  ): Promise<AgentObjectResult<AgentOutputOf<TSchema>>>;
+  async sendAndReceive(
+    roleId: string,
+    message: string,
+    options?: AgentSendOptions | AgentReceiveObjectOptions<AgentOutputSchema>,
+  ): Promise<string | AgentObjectResult<unknown>> {
+    const checked = checkSendOptions(options, RECEIVE_OPTION_KEYS) as AgentSendOptions & { schema?: unknown };
+    const { schema: rawSchema, ...sendOptions } = checked;
+    const receive = async (text: string, outputSchema: JsonSchema | undefined): Promise<AgentTurnResult> => {
+      const result = await this.startTurn(roleId, text, sendOptions, outputSchema).result;
+      outputOrThrow(result.outcome);
+      if (result.agentError) throw result.agentError;
+      return result;
+    };
+    if (!('schema' in checked)) return (await receive(message, undefined)).text;
+    const schema = resolveOutputSchema(rawSchema);
+    const instance = this.agents.get(roleId);
+    if (!instance) return (await receive(message, undefined)).text; // throws AGENT_NOT_RUNNING
+    const { object, turn, attempts } = await runStructuredTurn(instance.adapter, message, schema, receive);
+    return { object, text: turn.text, attempts, result: turn };
   }
 
   /**
@@ -494,11 +569,11 @@ export class AgentManager {
     return definition ? this.adapters.create(definition) : this.adapters.create(configId);
   }
 
-  private async spawn(instance: AgentInstance): Promise<string> {
+  private async spawn(instance: AgentInstance, turn: Pick<AgentTurnContext, 'outputSchema'> = {}): Promise<string> {
     const { adapter } = instance;
     const member = await this.toolServers.adapterMember(instance.roleId, adapter, instance.member);
     const context = sessionTurnContext(adapter, instance.sessionId, this.pendingSessionStarts.get(instance.roleId));
-    const config = await adapter.getProcessConfig(member, member.workDir, { ...context, roleId: instance.roleId });
+    const config = await adapter.getProcessConfig(member, member.workDir, { ...context, ...turn, roleId: instance.roleId });
     const secrets = this.options.secrets;
     return this.processManager.startProcess(secrets && secrets.length > 0 ? { ...config, secrets: [...(config.secrets ?? []), ...secrets] } : config);
   }

@@ -13,7 +13,10 @@ export {
   type AgentTurn,
   type AgentTurnResult,
   type AgentPermissionDenial,
+  type AgentObjectResult,
+  type AgentReceiveObjectOptions,
 } from './agent-manager';
+export { dropNullOptionals, resolveOutputSchema, type AgentOutputOf, type AgentOutputSchema, type ResolvedOutputSchema } from './agent-structured-output';
 export type { AgentSessionOptions } from './agent-session-options';
 export { AdapterRegistry, defaultAdapterRegistry, registerAdapter, type AgentAdapterPlugin } from './adapter-registry';
 export { createGenericAdapter } from './generic-adapter';

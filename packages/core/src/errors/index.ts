@@ -7,3 +7,4 @@ export { ConfigError, formatIssuePath, type ConfigIssue } from './config-error';
 export { InvalidArgumentError, InvalidStateError } from './invalid-argument-error';
 export { AgentError } from './agent-error';
 export { CapabilityUnsupportedError } from './capability-unsupported-error';
+export { StructuredOutputError, type StructuredOutputFailure, type StructuredOutputErrorDetails } from './structured-output-error';

@@ -19,6 +19,7 @@ export type TroupeErrorCode =
   | 'AGENT_ERROR'
   | 'MODEL_ERROR'
   | 'MODEL_OUTPUT_INVALID'
+  | 'STRUCTURED_OUTPUT_INVALID'
   | 'TOOL_ERROR'
   | 'STORE_ERROR'
   | 'MCP_ERROR'

@@ -1,11 +1,10 @@
 import type { EventBus } from '../events/event-bus';
 import type { z } from 'zod';
 import { InvalidArgumentError } from '../errors/invalid-argument-error';
-import { formatIssuePath } from '../errors/config-error';
 import { toJsonSchema, isZodSchema } from '../tools/tool-json-schema';
 import { addChatUsage, emptyChatUsage } from '../model/chat-usage';
-import { ModelOutputError, type ModelOutputIssue } from '../model/model-error';
-import { parseJsonText } from './parse-json-text';
+import { ModelOutputError } from '../model/model-error';
+import { jsonInstruction, objectRepairMessage, validateObjectText } from './validate-object-text';
 import { assertChatModel } from './assert-chat-model';
 import { callModel, initialMessages } from './run-tool-loop';
 import type { ChatMessage, JsonSchema } from '../model/v1/chat-message';
@@ -48,14 +47,6 @@ export interface GenerateObjectResult<T> {
   attempts: number;
   /** The last model response. */
   response: ChatModelV1Response;
-}
-
-/** @internal The system prompt addition asking for JSON where the provider cannot enforce the schema. */
-export function jsonInstruction(schema: JsonSchema): string {
-  return (
-    'Answer with a single JSON value and nothing else: no prose, no Markdown code fences. ' +
-    `It must match this JSON Schema:\n${JSON.stringify(schema)}`
-  );
 }
 
 /**
@@ -112,7 +103,7 @@ export async function generateObject<TSchema extends z.ZodType>(options: Generat
     };
     const response = await callModel(model, request, false, signal, undefined, undefined, options.eventBus);
     usage = addChatUsage(usage, response.usage);
-    const issues = validate(schema, response.text);
+    const issues = validateObjectText(schema, response.text);
     if (issues.success) return { object: issues.data as z.output<TSchema>, text: response.text, usage, attempts: attempt, response };
     if (attempt > maxRepairs) {
       const list = issues.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
@@ -124,26 +115,7 @@ export async function generateObject<TSchema extends z.ZodType>(options: Generat
     }
     messages.push(
       { role: 'assistant', content: response.text },
-      {
-        role: 'user',
-        content:
-          `Your answer could not be used:\n${issues.issues.map((issue) => `- ${issue.path}: ${issue.message}`).join('\n')}\n` +
-          'Answer again with only the corrected JSON value, matching the schema.',
-      },
+      { role: 'user', content: objectRepairMessage(issues.issues) },
     );
   }
-}
-
-function validate(schema: z.ZodType, text: string): { success: true; data: unknown } | { success: false; issues: ModelOutputIssue[] } {
-  const json = parseJsonText(text);
-  if (!json.success) return { success: false, issues: [{ path: '(root)', message: json.message }] };
-  const parsed = schema.safeParse(json.value);
-  if (parsed.success) return { success: true, data: parsed.data };
-  return {
-    success: false,
-    issues: parsed.error.issues.map((issue) => ({
-      path: formatIssuePath(issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))),
-      message: issue.message,
-    })),
-  };
 }

@@ -33,7 +33,7 @@ export interface MockAgentAdapterOptions {
 /**
  * An adapter that records every call and runs the fake agent CLI. Lines of
  * the form `{"type":"text","text":…}` become `text-delta`, `{"type":"result",
- * "result":…}` a `turn-end`, `{"type":"session","id":…,"model"?:…}` a `session`
+ * "result":…}` a `turn-end` (its `structured_output`, when present, the part's `structuredOutput`), `{"type":"session","id":…,"model"?:…}` a `session`
  * part, `{"type":"usage","inputTokens":…,"outputTokens":…,"costUsd"?:…}` a `usage` part.
  *
  * @example
@@ -120,7 +120,14 @@ export class MockAgentAdapter implements AgentAdapterV1 {
         return [{ type: 'usage', usage }];
       }
       case 'result':
-        return [{ type: 'turn-end', text: String(json.result ?? ''), isError: json.is_error === true }];
+        return [
+          {
+            type: 'turn-end',
+            text: String(json.result ?? ''),
+            isError: json.is_error === true,
+            ...(Object.hasOwn(json, 'structured_output') ? { structuredOutput: json.structured_output } : {}),
+          },
+        ];
       default:
         return [];
     }

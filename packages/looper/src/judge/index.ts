@@ -1,4 +1,4 @@
-// judge area of @troupe/looper: JUDGE's decision schema, input format, prompt, model judge and rule policy.
+// judge area of @troupe/looper: JUDGE's decision schema, input format, prompt, model judge, CLI-agent judge and rule policy.
 export type { Judge, JudgeDecideOptions } from './judge';
 export {
   judgeDecisionOutputSchema,
@@ -12,4 +12,5 @@ export {
 export { formatJudgeInput, type FormatJudgeInputOptions, type JudgeInput, type PendingTask } from './judge-input';
 export { JUDGE_SYSTEM_PROMPT } from './judge-prompt';
 export { createModelJudge, type ModelJudgeOptions } from './model-judge';
+export { createAgentJudge, type AgentJudgeOptions } from './agent-judge';
 export { baseTask, createRuleJudge, decideByRules, FOLLOW_UP_HEADING, type RuleJudgeOptions } from './rule-judge';

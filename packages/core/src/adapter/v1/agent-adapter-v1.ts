@@ -34,6 +34,16 @@ export interface AgentAdapterCapabilities {
    * either, with `CapabilityUnsupportedError`.
    */
   mcpServers?: boolean;
+  /**
+   * The CLI can be told a JSON Schema its answer must match
+   * (`AgentTurnContext.outputSchema`, which the adapter maps to its flag), and
+   * where it then puts the object: `structured-field` — in the `turn-end`
+   * part's `structuredOutput` (Claude Code's `structured_output`; absent means
+   * the CLI ignored the schema); `final-text` — the turn's final message is
+   * the JSON (Codex's `--output-schema`). Without it, `AgentManager` asks for
+   * the JSON in the prompt, extracts and validates it, with one repair turn.
+   */
+  outputSchema?: 'structured-field' | 'final-text';
 }
 
 /** What a runner tells an adapter when one turn of a member starts (see {@link AgentAdapterV1.startTurn}). */

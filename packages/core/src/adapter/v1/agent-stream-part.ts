@@ -58,12 +58,17 @@ export const agentStreamPartSchema = z.discriminatedUnion('type', [
     toolName: z.string().optional(),
     input: z.unknown().optional(),
   }),
-  /** The turn ended; `text` is the final answer. */
+  /**
+   * The turn ended; `text` is the final answer. `structuredOutput`: the
+   * CLI's own structured result when the turn was given an output schema and
+   * the CLI returns it apart from the text (Claude Code's `structured_output`).
+   */
   z.object({
     type: z.literal('turn-end'),
     text: z.string(),
     isError: z.boolean(),
     stopReason: z.string().optional(),
+    structuredOutput: z.unknown().optional(),
   }),
 ]);
 /** One normalized piece of an agent CLI's output. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnyTool } from '../../tools/define-tool';
 import { mcpServersSchema } from './mcp-server-config';
+import type { JsonSchema } from '../../model/v1/chat-message';
 
 function isTool(value: unknown): value is AnyTool {
   const tool = value as AnyTool | null;
@@ -72,4 +73,10 @@ export interface AgentTurnContext {
    * `continueLastSession`.
    */
   forkSession?: boolean;
+  /**
+   * The JSON Schema the turn's answer must match, for an adapter whose
+   * `capabilities.outputSchema` is set (it maps it to its CLI's flag, after
+   * making it acceptable to the CLI). Never sent to other adapters.
+   */
+  outputSchema?: JsonSchema;
 }
