@@ -1,4 +1,4 @@
-import { AbortError, type EventBus, type EventScopeRun } from '@troupe/core';
+import { AbortError, withEventScope, type EventBus, type EventScopeRun } from '@troupe/core';
 import type { AgentManager } from '@troupe/core/cli-turn';
 import { serializeError } from '@troupe/core/util';
 import type { UsageLedger } from '@troupe/usage';
@@ -75,47 +75,9 @@ export async function runAttempt(spec: BestOfNAttemptSpec, context: AttemptConte
     scorecard.branch = workspace.branch;
     const owner = `${context.runId}/${spec.id}`;
     bus.emit('workspace:created', { name: workspace.name, owner, path: workspace.path, branch: workspace.branch, baseCommit: workspace.baseCommit, repo: workspace.repo });
-    bus.emit('best-of-n:attempt-started', { runId: context.runId, id: spec.id, agent: spec.agent, workspace: workspace.name, branch: workspace.branch, timestamp: Date.now() });
-    AbortError.throwIfAborted(signal, `Attempt ${spec.id}`);
-    await manager.ensureAgentStarted(spec.id, spec.agent, { ...spec.member, workDir: workspace.path });
-    const turn = await manager.send(spec.id, context.task, { signal, ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}) }).result;
-    await manager.stopAgent(spec.id);
-    if (turn.outcome.status === 'canceled') throw turn.outcome.error;
-    // What the agent did, committed on its branch: its diff is fixed before the tests run (and write what they write).
-    const result = await workspaceResult(workspace, { commit: true });
-    scorecard.diffstat = { files: result.diffstat.files.length, insertions: result.diffstat.insertions, deletions: result.diffstat.deletions };
-    const turnError = turn.outcome.status !== 'completed' ? turn.outcome.error : turn.agentError;
-    if (turnError) {
-      scorecard.status = 'error';
-      scorecard.error = serializeError(turnError);
-    } else {
-      let passed = true;
-      if (context.testCommand) {
-        const tests = await runTestCommand(context.testCommand, workspace.path, { timeoutMs: context.testTimeoutMs, signal: context.testSignal });
-        AbortError.throwIfAborted(context.testSignal, `Attempt ${spec.id}`);
-        scorecard.tested = true;
-        scorecard.test = tests.test;
-        passed = tests.passed;
-      }
-      scorecard.passed = passed;
-      scorecard.status = passed ? 'passed' : 'failed';
-      finished = {
-        workspace,
-        result,
-        candidate: {
-          id: spec.id,
-          agent: spec.agent,
-          passed,
-          tested: scorecard.tested,
-          diff: result.diff,
-          diffstat: scorecard.diffstat,
-          text: turn.text,
-          tokens: scorecard.tokens,
-          costUsd: 0,
-          wallTimeMs: 0,
-        },
-      };
-    }
+    const started = bus.emit('best-of-n:attempt-started', { runId: context.runId, id: spec.id, agent: spec.agent, workspace: workspace.name, branch: workspace.branch, timestamp: Date.now() });
+    // The attempt's scope: its turn (and what traces it) belongs to the attempt, inside the run.
+    finished = await withEventScope({ event: started, bus }, () => turnAndTests(spec, context, workspace, scorecard));
   } catch (error) {
     scorecard.status = error instanceof AbortError && signal.aborted ? 'canceled' : 'error';
     scorecard.passed = false;
@@ -131,4 +93,50 @@ export async function runAttempt(spec: BestOfNAttemptSpec, context: AttemptConte
   scorecard.wallTimeMs = Math.round(performance.now() - startedAt);
   if (finished) finished.candidate = { ...finished.candidate, tokens: scorecard.tokens, costUsd: scorecard.costUsd, wallTimeMs: scorecard.wallTimeMs };
   return { scorecard, ...(finished ? { finished } : {}) };
+}
+
+/**
+ * The agent's turn in the workspace, the commit of what it did, and the test run; fills `scorecard`. Returns the
+ * finished attempt when the turn completed (passing or not), `undefined` when it failed.
+ */
+async function turnAndTests(spec: BestOfNAttemptSpec, context: AttemptContext, workspace: Workspace, scorecard: BestOfNScorecard): Promise<FinishedAttempt | undefined> {
+  const { manager, signal } = context;
+  AbortError.throwIfAborted(signal, `Attempt ${spec.id}`);
+  await manager.ensureAgentStarted(spec.id, spec.agent, { ...spec.member, workDir: workspace.path });
+  const turn = await manager.send(spec.id, context.task, { signal, ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}) }).result;
+  await manager.stopAgent(spec.id);
+  if (turn.outcome.status === 'canceled') throw turn.outcome.error;
+  // What the agent did, committed on its branch: its diff is fixed before the tests run (and write what they write).
+  const result = await workspaceResult(workspace, { commit: true });
+  scorecard.diffstat = { files: result.diffstat.files.length, insertions: result.diffstat.insertions, deletions: result.diffstat.deletions };
+  const turnError = turn.outcome.status !== 'completed' ? turn.outcome.error : turn.agentError;
+  if (turnError) {
+    scorecard.status = 'error';
+    scorecard.error = serializeError(turnError);
+    return undefined;
+  }
+  let passed = true;
+  if (context.testCommand) {
+    const tests = await runTestCommand(context.testCommand, workspace.path, { timeoutMs: context.testTimeoutMs, signal: context.testSignal });
+    AbortError.throwIfAborted(context.testSignal, `Attempt ${spec.id}`);
+    scorecard.tested = true;
+    scorecard.test = tests.test;
+    passed = tests.passed;
+  }
+  scorecard.passed = passed;
+  scorecard.status = passed ? 'passed' : 'failed';
+  const candidate: BestOfNCandidate = {
+    id: spec.id,
+    agent: spec.agent,
+    passed,
+    tested: scorecard.tested,
+    diff: result.diff,
+    diffstat: scorecard.diffstat,
+    text: turn.text,
+    // Filled from the ledger once the attempt is over.
+    tokens: scorecard.tokens,
+    costUsd: 0,
+    wallTimeMs: 0,
+  };
+  return { workspace, result, candidate };
 }
