@@ -8,7 +8,7 @@ import { createCodexAdapter } from '@troupe/adapter-codex';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import type { AgentAdapter } from '@troupe/core';
 import { AdapterRegistry } from '@troupe/core/cli-turn';
-import { fakeAgentCliArgs, fakeAgentCliPath, wrapAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
+import { withFakeAgentCli, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 
 /** The CLI kinds the fakes play. */
@@ -42,16 +42,7 @@ export function fakeAgentRegistry(script: FakeScript): AdapterRegistry {
   for (const kind of FAKE_KINDS) {
     adapters.register({
       type: kind,
-      create: () => {
-        const adapter = CREATE[kind]();
-        return wrapAgentAdapter(adapter, {
-          async getProcessConfig(member, workDir, context) {
-            const real = await adapter.getProcessConfig(member, workDir, context);
-            const fake = fakeAgentCliArgs(script(context?.roleId ?? 'unknown', kind));
-            return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...fake, ...(real.args ?? [])] };
-          },
-        });
-      },
+      create: () => withFakeAgentCli(CREATE[kind](), ({ context }) => script(context?.roleId ?? 'unknown', kind)),
     });
   }
   return adapters;
