@@ -21,6 +21,7 @@ const RUNNERS = {
   looper: async () => (await import('./commands/looper-command')).runLooperCommand,
   devhub: async () => (await import('./commands/devhub-command')).runDevHubCommand,
   team: async () => (await import('./commands/team-command')).runTeamCommand,
+  'best-of-n': async () => (await import('./commands/best-of-n-command')).runBestOfNCommand,
   dashboard: async () => (await import('./commands/dashboard-command')).runDashboardCommand,
   doctor: async () => (await import('./commands/doctor-command')).runDoctorCommand,
   'migrate-registry': async () => (await import('./commands/migrate-registry-command')).runMigrateRegistryCommand,

@@ -2,7 +2,7 @@ import type { SerializedError } from '@troupe/core';
 import { defined, GEN_AI } from './otel-attributes';
 import type { SpanActions } from './otel-span-rules';
 
-// The runner packages (looper, orchestrator, pipeline, team) are not
+// The runner packages (looper, orchestrator, pipeline, team, best-of-n) are not
 // dependencies of this one: their events are read by shape, as they travel.
 type Payload = Record<string, unknown> & { error?: SerializedError };
 type RunnerRule = (event: { type: string; timestamp: number; payload: Payload }, spans: SpanActions) => void;
@@ -206,5 +206,59 @@ const teamRules: Record<string, RunnerRule> = {
   },
 };
 
+// ---------------------------------------------------------------- best-of-N: run → attempts (each with its agent's turn inside)
+const bestOfNRun = (p: Payload) => `best-of-n|${str(p.runId)}`;
+const bestOfNAttempt = (p: Payload, id: unknown) => `${bestOfNRun(p)}|${str(id)}`;
+
+const bestOfNRules: Record<string, RunnerRule> = {
+  'best-of-n:run-started': (e, spans) =>
+    spans.start(bestOfNRun(e.payload), {
+      name: 'invoke_workflow best-of-n',
+      attributes: {
+        [GEN_AI.operationName]: 'invoke_workflow',
+        'troupe.best_of_n.run_id': str(e.payload.runId),
+        'troupe.best_of_n.attempts': Array.isArray(e.payload.attempts) ? e.payload.attempts.length : 0,
+        'troupe.best_of_n.select': str(e.payload.select),
+        'troupe.best_of_n.mode': str(e.payload.mode),
+      },
+    }),
+  'best-of-n:attempt-started': (e, spans) =>
+    spans.start(bestOfNAttempt(e.payload, e.payload.id), {
+      name: `invoke_agent ${str(e.payload.id)}`,
+      parentKey: spans.has(bestOfNRun(e.payload)) ? bestOfNRun(e.payload) : undefined,
+      attributes: {
+        [GEN_AI.operationName]: 'invoke_agent',
+        [GEN_AI.agentId]: str(e.payload.id),
+        [GEN_AI.agentName]: str(e.payload.agent),
+        'troupe.workspace.branch': str(e.payload.branch),
+      },
+    }),
+  'best-of-n:attempt-finished': (e, spans) => {
+    const card = (e.payload.scorecard ?? {}) as Payload & { tokens?: { input?: number; output?: number }; diffstat?: { insertions?: number; deletions?: number } };
+    spans.end(bestOfNAttempt(e.payload, card.id), {
+      attributes: defined({
+        'troupe.outcome': str(card.status),
+        'troupe.best_of_n.passed': card.passed === true,
+        [GEN_AI.usageInputTokens]: card.tokens?.input,
+        [GEN_AI.usageOutputTokens]: card.tokens?.output,
+        'troupe.cost.usd': card.costUsd as number | undefined,
+        'troupe.best_of_n.wall_time_ms': card.wallTimeMs as number | undefined,
+        'troupe.best_of_n.diff_lines': (card.diffstat?.insertions ?? 0) + (card.diffstat?.deletions ?? 0),
+      }),
+      error: failed(card.status === 'error', card.error),
+    });
+  },
+  'best-of-n:run-finished': (e, spans) => {
+    spans.endUnder(`${bestOfNRun(e.payload)}|`);
+    spans.end(bestOfNRun(e.payload), {
+      attributes: defined({
+        'troupe.outcome': e.payload.winner === null ? 'no-winner' : 'selected',
+        'troupe.best_of_n.winner': (e.payload.winner ?? undefined) as string | undefined,
+        'troupe.best_of_n.stopped_by': e.payload.stoppedBy as string | undefined,
+      }),
+    });
+  },
+};
+
 /** Span rules of the runner packages' events. */
-export const runnerSpanRules: Readonly<Record<string, RunnerRule>> = { ...looperRules, ...orchestratorRules, ...pipelineRules, ...teamRules };
+export const runnerSpanRules: Readonly<Record<string, RunnerRule>> = { ...looperRules, ...orchestratorRules, ...pipelineRules, ...teamRules, ...bestOfNRules };

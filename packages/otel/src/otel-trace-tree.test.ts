@@ -9,11 +9,13 @@ import { defineAgent } from '@troupe/core/agent-runtime';
 import { ApprovalStore, decideToolUse, defineTool, deferTo, EventBus, MemoryStore, MessageStore } from '@troupe/core';
 import { runToolLoop } from '@troupe/core/model-runtime';
 import { createScriptedChatModel, withFakeAgentCli } from '@troupe/core/testing';
+import { bestOfN } from '@troupe/best-of-n';
 import { Looper } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';
 import { createBatchPipeline } from '@troupe/pipeline';
 import { ConversationCoordinator } from '@troupe/team';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestRepo } from '@troupe/worktree/testing';
 import { z } from 'zod';
 import { instrumentTroupe } from './index';
 
@@ -192,6 +194,20 @@ describe('OpenTelemetry trace tree', () => {
       '  invoke_agent You',
     ]);
     expect(spanNamed('invoke_workflow team duo').attributes).toMatchObject({ 'gen_ai.conversation.id': coordinator.conversationId, 'troupe.outcome': 'max-turns' });
+  });
+
+  it('a best-of-N run: each attempt with its CLI turn inside, and its scorecard as attributes', async () => {
+    const bus = instrumented();
+    const { repo, cleanup } = makeTestRepo();
+    cleanups.push(cleanup);
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'claude', create: () => withFakeAgentCli(createClaudeCodeAdapter(), { replay: fixture('claude/text.stdout.jsonl'), writeFiles: { 'a.txt': 'a\n' } }) });
+    const result = await bestOfN({ task: 'Write a.txt', repo, candidates: [{ agent: 'claude', n: 2 }], select: (candidates) => candidates[1]?.id, adapters, bus, concurrency: 1 });
+    expect(result.winner?.id).toBe('claude-2');
+    expect(tree('invoke_workflow best-of-n')).toEqual(['invoke_workflow best-of-n', '  invoke_agent claude-1', '    invoke_agent claude-1', '  invoke_agent claude-2', '    invoke_agent claude-2']);
+    expect(spanNamed('invoke_workflow best-of-n').attributes).toMatchObject({ 'troupe.outcome': 'selected', 'troupe.best_of_n.winner': 'claude-2', 'troupe.best_of_n.attempts': 2 });
+    const attempt = exporter.getFinishedSpans().find((span) => span.name === 'invoke_agent claude-1' && span.attributes['troupe.best_of_n.passed'] !== undefined);
+    expect(attempt?.attributes).toMatchObject({ 'troupe.outcome': 'passed', 'troupe.best_of_n.passed': true, 'gen_ai.agent.name': 'claude', 'troupe.best_of_n.diff_lines': 1 });
   });
 
   it('a pipeline run: batches with planning and execution, tasks, and the model and tool calls a task makes', async () => {

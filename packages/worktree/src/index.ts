@@ -1,7 +1,7 @@
 // `@troupe/worktree`: isolated workspaces, a git worktree per agent on its own branch.
 export { createWorkspace, type CreateWorkspaceOptions, type Workspace, type WorkspaceSetup } from './worktree-create';
 export { workspaceResult, type WorkspaceFileStat, type WorkspaceResult, type WorkspaceResultOptions } from './worktree-result';
-export { gcWorkspaces, removeWorkspace, type GcKeptReason, type GcWorkspaceEntry, type GcWorkspacesResult, type RemoveWorkspaceResult } from './worktree-remove';
+export { gcWorkspaces, removeWorkspace, type GcKeptReason, type GcWorkspaceEntry, type GcWorkspacesResult, type RemoveWorkspaceOptions, type RemoveWorkspaceResult } from './worktree-remove';
 export { mergeWorkspace, parseConflictHunks, type MergeConflict, type MergeConflictHunk, type MergeWorkspaceOptions, type MergeWorkspaceResult } from './worktree-merge';
 export { checkParentUntouched, snapshotParent, type ParentSnapshot } from './worktree-parent-snapshot';
 export { GitCommandError, WorkspaceEscapeError, type ParentChange } from './worktree-errors';

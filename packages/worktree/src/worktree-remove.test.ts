@@ -47,6 +47,20 @@ describe('removeWorkspace', () => {
     expect(git(repo, 'branch', '--list', 'troupe/*')).toBe('troupe/worked');
     await checkParentUntouched(before);
   });
+
+  it('with discardCommits, deletes a branch that holds commits too (dropped work nobody merges)', async () => {
+    const repo = repoWith();
+    const before = await snapshotParent(repo);
+    const dropped = await createWorkspace({ repo, name: 'dropped' });
+    writeFileSync(join(dropped.path, 'x.txt'), 'x\n');
+    git(dropped.path, 'add', 'x.txt');
+    git(dropped.path, 'commit', '--quiet', '-m', 'x');
+    expect(await removeWorkspace(dropped, { discardCommits: true })).toEqual({ branchDeleted: true });
+    expect(existsSync(dropped.path)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'troupe/*')).toBe('');
+    expect(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree '))).toHaveLength(1);
+    await checkParentUntouched(before);
+  });
 });
 
 describe('gcWorkspaces', () => {

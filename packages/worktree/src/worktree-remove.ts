@@ -31,8 +31,13 @@ async function worktreeAdminDir(info: RepoInfo, path: string): Promise<string | 
   return inWorktrees !== '' && !inWorktrees.startsWith('..') && !isAbsolute(inWorktrees) && !inWorktrees.includes(sep) ? admin : undefined;
 }
 
-async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<RemoveWorkspaceResult> {
-  const commits = await commitsBeyondBase(info, ws.branch, ws.baseCommit, signal);
+async function removeFolderAndBranch(
+  info: RepoInfo,
+  ws: Pick<Workspace, 'name' | 'path' | 'branch' | 'baseCommit'>,
+  signal?: AbortSignal,
+  discardCommits = false,
+): Promise<RemoveWorkspaceResult> {
+  const commits = discardCommits ? 0 : await commitsBeyondBase(info, ws.branch, ws.baseCommit, signal);
   // The files go first, outside the lock (removals of large workspaces run side by side); the bookkeeping of the
   // now missing folder is pruned under it.
   // Only a folder of this repository's workspaces folder, and only a linked worktree (a marker could name any path).
@@ -58,13 +63,24 @@ async function removeFolderAndBranch(info: RepoInfo, ws: Pick<Workspace, 'name' 
   return { branchDeleted };
 }
 
+/** Options of {@link removeWorkspace}. */
+export interface RemoveWorkspaceOptions {
+  /** Stops the git calls. */
+  signal?: AbortSignal;
+  /**
+   * Delete the branch even when it holds commits beyond the base: for work that was judged and dropped (a losing
+   * best-of-N attempt), whose commits nobody will merge. Default `false`: a branch with commits is kept.
+   */
+  discardCommits?: boolean;
+}
+
 /**
  * Removes a workspace's folder (uncommitted changes in it are discarded) and its branch when the branch holds no
- * commits beyond the base; a branch with commits is kept for review or merge.
+ * commits beyond the base; a branch with commits is kept for review or merge (unless `discardCommits`).
  */
-export async function removeWorkspace(ws: Workspace, options: { signal?: AbortSignal } = {}): Promise<RemoveWorkspaceResult> {
+export async function removeWorkspace(ws: Workspace, options: RemoveWorkspaceOptions = {}): Promise<RemoveWorkspaceResult> {
   const info = await readRepo(ws.repo, options.signal);
-  return removeFolderAndBranch(info, ws, options.signal);
+  return removeFolderAndBranch(info, ws, options.signal, options.discardCommits === true);
 }
 
 /** Why {@link gcWorkspaces} kept a workspace. */

@@ -165,6 +165,22 @@ export const SUBMIT_OPTIONS: readonly CliCommandOption[] = [
   HELP,
 ];
 
+/** Options of `troupe best-of-n`. */
+export const BEST_OF_N_OPTIONS: readonly CliCommandOption[] = [
+  { name: 'task', short: 'p', type: 'string', value: 'TEXT', help: 'bestOfNTask' },
+  { name: 'attempts', type: 'string', value: 'AGENT:N,…', help: 'bestOfNAttempts' },
+  { name: 'select', type: 'string', value: 'tests|judge', help: 'bestOfNSelect' },
+  { name: 'test-cmd', type: 'string', value: 'COMMAND', help: 'bestOfNTestCmd' },
+  { name: 'first-pass', type: 'boolean', help: 'bestOfNFirstPass' },
+  { name: 'concurrency', type: 'string', value: 'N', help: 'bestOfNConcurrency' },
+  { name: 'max-cost', type: 'string', value: 'USD', help: 'bestOfNMaxCost' },
+  { ...MODEL, help: 'bestOfNModel' },
+  { ...WORKSPACE, help: 'bestOfNWorkspace' },
+  REGISTRY,
+  AUTO_ALLOW,
+  HELP,
+];
+
 /** Options of `troupe dashboard`. */
 export const DASHBOARD_OPTIONS: readonly CliCommandOption[] = [
   { ...WORKSPACE, help: 'dashboardWorkspace' },
@@ -190,7 +206,7 @@ export const ROOT_OPTIONS: readonly CliCommandOption[] = [
 export const HELP_OPTIONS: readonly CliCommandOption[] = [HELP];
 
 /** The commands, in the order `troupe --help` lists them; also the names "did you mean" picks from. */
-export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'approvals', 'approve', 'deny', 'help'] as const;
+export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'best-of-n', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'approvals', 'approve', 'deny', 'help'] as const;
 
 /** A `troupe` command. */
 export type CliCommandName = (typeof COMMAND_NAMES)[number];

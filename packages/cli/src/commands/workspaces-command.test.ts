@@ -1,10 +1,10 @@
 // `troupe looper --isolate worktree`, its merge, and `troupe workspaces list|gc`, run in this process (runCliCaptured)
 // with the fake `claude` on PATH, on temporary git repositories.
 import { existsSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeBinDir, runCliCaptured, tempWorkspace, testEnv } from '../testing/cli-test-kit';
+import { fakeClaudeOnPath, runCliCaptured, tempWorkspace, testEnv } from '../testing/cli-test-kit';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -73,16 +73,9 @@ describe('troupe looper --isolate / --merge and troupe workspaces: bad input, ex
 
 /** The agent CLIs are spawned with this process's environment: the fake claude first on its PATH, writing `files`. */
 function fakeClaude(files: Record<string, string>): { env: NodeJS.ProcessEnv } {
-  const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
-  process.env.PATH = `${fakeBinDir}${delimiter}${process.env.PATH ?? ''}`;
-  process.env.FAKE_CLAUDE_FILES = JSON.stringify(files);
-  cleanups.push(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  });
-  return { env: testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES }) };
+  const { env, restore } = fakeClaudeOnPath(files);
+  cleanups.push(restore);
+  return { env };
 }
 
 describe('troupe looper --isolate worktree', () => {

@@ -167,6 +167,21 @@ export const englishCliMessages = {
       path === undefined ? `${member}: no change (workspace ${branch} removed)` : `${member}: ${branch}, ${files} file(s) +${insertions} -${deletions}, kept at ${path}`,
     workspaceUnreadable: (member: string, message: string) => `${member}: its workspace could not be read: ${message}`,
   },
+  bestOfN: {
+    needsTask: 'give the task with --task TEXT (or -p TEXT)',
+    needsAttempts: 'give the attempts with --attempts AGENT:N,… (e.g. claude:2,codex:2)',
+    badAttempts: (value: string) => `option --attempts expects AGENT:N,… (e.g. claude:2,codex:2), got "${value}"`,
+    needsTestCommand: '--select tests needs --test-cmd COMMAND (the test run in each workspace)',
+    badMaxCost: (value: string) => `option --max-cost expects a number of US dollars > 0, got "${value}"`,
+    judgeNeedsModel: '--select judge needs a model: --model PROVIDER[:MODEL], TROUPE_MODEL, or a provider API key',
+    attempt: (id: string, status: string, tokens: number, cost: string, seconds: string, files: number, insertions: number, deletions: number) =>
+      `${id}: ${status}, ${tokens} tokens, $${cost}, ${seconds} s, ${files} files +${insertions} -${deletions}`,
+    stoppedBy: (why: 'firstPass' | 'budget'): string => (why === 'firstPass' ? 'An attempt passed: the others were stopped.' : 'The budget was reached: the remaining attempts were stopped.'),
+    winner: (id: string, branch: string, path: string) => `Winner: ${id}, branch ${branch} (workspace ${path}); merge it with: git merge ${branch}`,
+    reasons: (text: string) => `Judge: ${text}`,
+    noWinner: (attempts: number) => `No winner: none of the ${attempts} attempts passed.`,
+    couldNotRun: (message: string) => `best-of-n could not run: ${message}`,
+  },
   dashboard: {
     serving: (url: string) => `Dashboard: ${url}\n(open it in a browser on this machine; Ctrl-C stops it)`,
     source: (root: string) => `workspace ${root}`,

@@ -49,6 +49,23 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
+/**
+ * Puts the fake claude first on this process's PATH (agent CLIs are spawned with this process's environment), writing
+ * `files` in its working folder; `restore` puts PATH and FAKE_CLAUDE_FILES back. `env` is the matching `testEnv`.
+ */
+export function fakeClaudeOnPath(files: Record<string, string>): { env: NodeJS.ProcessEnv; restore: () => void } {
+  const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
+  process.env.PATH = `${fakeBinDir}${delimiter}${process.env.PATH ?? ''}`;
+  process.env.FAKE_CLAUDE_FILES = JSON.stringify(files);
+  const restore = () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+  return { env: testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES }), restore };
+}
+
 /** A temporary workspace folder (removed by `cleanup`). */
 export function tempWorkspace(files: Record<string, string> = {}): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'troupe-cli-ws-'));

@@ -1,4 +1,4 @@
-import type { AgentAdapter } from '@troupe/core';
+import type { AgentAdapter, AgentTurnContext } from '@troupe/core';
 import { fakeAgentCliArgs, fakeAgentCliPath, type FakeAgentCliOptions } from './fake-agent-cli';
 import { wrapAgentAdapter } from './wrap-agent-adapter';
 
@@ -7,7 +7,9 @@ import { wrapAgentAdapter } from './wrap-agent-adapter';
  * (replaying a recording, hanging, failing…), while its command-line
  * building, message preparation, completion strategy and parsing all run for
  * real. The real CLI's arguments are kept after the fake's own flags (the
- * fake ignores them), so argument delivery still works.
+ * fake ignores them), so argument delivery still works. A function `cli` is
+ * called for each process with its working folder and turn context (its
+ * `roleId`), so one adapter can script each member differently.
  *
  * @example
  * ```ts
@@ -17,14 +19,14 @@ import { wrapAgentAdapter } from './wrap-agent-adapter';
  */
 export function withFakeAgentCli(
   adapter: AgentAdapter,
-  cli: FakeAgentCliOptions | (() => FakeAgentCliOptions),
+  cli: FakeAgentCliOptions | ((process: { workDir: string | undefined; context: AgentTurnContext | undefined }) => FakeAgentCliOptions),
   options: { onProcessConfig?: (args: readonly string[]) => void } = {},
 ): AgentAdapter {
   return wrapAgentAdapter(adapter, {
     async getProcessConfig(member, workDir, context) {
       const real = await adapter.getProcessConfig(member, workDir, context);
       options.onProcessConfig?.(real.args ?? []);
-      const fake = fakeAgentCliArgs(typeof cli === 'function' ? cli() : cli);
+      const fake = fakeAgentCliArgs(typeof cli === 'function' ? cli({ workDir, context }) : cli);
       return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...fake, ...(real.args ?? [])] };
     },
   });

@@ -1,0 +1,100 @@
+// `troupe best-of-n`, run in this process (runCliCaptured) with the fake `claude` on PATH (it writes the files of
+// FAKE_CLAUDE_FILES in its working folder: each attempt's workspace), on temporary git repositories.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { git, makeTestRepo } from '@troupe/worktree/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { englishCliMessages } from '../i18n/cli-messages';
+import { fakeClaudeOnPath, runCliCaptured } from '../testing/cli-test-kit';
+import { parseAttempts } from './best-of-n-command';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function repo(): string {
+  const made = makeTestRepo({ 'README.md': 'hello\n' });
+  cleanups.push(made.cleanup);
+  return made.repo;
+}
+
+/** The agent CLIs are spawned with this process's environment: the fake claude first on its PATH, writing `files`. */
+function fakeClaude(files: Record<string, string>): { env: NodeJS.ProcessEnv } {
+  const { env, restore } = fakeClaudeOnPath(files);
+  cleanups.push(restore);
+  return { env };
+}
+
+/** Bad input: one line on stderr, exit code 2, nothing on stdout. */
+async function expectUsageError(args: string[], message: string) {
+  const result = await runCliCaptured(args);
+  expect(result.code, result.stderr).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  expect(result.stderr).toContain(message);
+}
+
+describe('troupe best-of-n', () => {
+  it('runs the attempts in workspaces, prints a scorecard line each and the winner, whose branch is kept', async () => {
+    const dir = repo();
+    const env = fakeClaude({ 'hello.txt': 'hello\n' });
+    const run = await runCliCaptured(['best-of-n', '-w', dir, '--task', 'Add hello.txt', '--attempts', 'claude:2', '--select', 'tests', '--test-cmd', 'test -f hello.txt'], env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter(Boolean);
+    expect(lines.filter((line) => /^claude-[12]: passed, \d+ tokens, \$\d+\.\d{4}, \d+\.\d s, 1 files \+1 -0$/.test(line))).toHaveLength(2);
+    // A tie on diff size and cost: the first attempt wins.
+    const winner = lines.at(-1) as string;
+    expect(winner).toMatch(/^Winner: claude-1, branch troupe\/bon-[a-z0-9-]+-claude-1 \(workspace .+\); merge it with: git merge troupe\/bon-[a-z0-9-]+-claude-1$/);
+    const branch = /branch (\S+)/.exec(winner)?.[1] as string;
+    expect(git(dir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/troupe/')).toBe(branch);
+    expect(git(dir, 'show', `${branch}:hello.txt`)).toBe('hello');
+    // The parent checkout is untouched.
+    expect(existsSync(join(dir, 'hello.txt'))).toBe(false);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
+  it('exits 1 when no attempt passes, leaving no workspace and no branch', async () => {
+    const dir = repo();
+    const env = fakeClaude({ 'hello.txt': 'hello\n' });
+    const run = await runCliCaptured(['best-of-n', '-w', dir, '-p', 'Add hello.txt', '--attempts', 'claude', '--test-cmd', 'test -f missing.txt', '--first-pass'], env);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^claude-1: failed, .*\nNo winner: none of the 1 attempts passed\.\n$/);
+    expect(git(dir, 'for-each-ref', 'refs/heads/troupe/')).toBe('');
+    expect(git(dir, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree '))).toHaveLength(1);
+  }, 60_000);
+
+  it('bad input: exit code 2 and one line naming what is wrong', async () => {
+    const dir = repo();
+    await expectUsageError(['best-of-n', '-w', dir, '--attempts', 'claude:2', '--test-cmd', 'true'], 'give the task with --task TEXT');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--test-cmd', 'true'], 'give the attempts with --attempts AGENT:N');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude:0', '--test-cmd', 'true'], 'option --attempts expects AGENT:N,… (e.g. claude:2,codex:2), got "claude:0"');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude:2'], '--select tests needs --test-cmd COMMAND');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--select', 'vote', '--test-cmd', 'true'], 'option --select expects one of tests, judge, got "vote"');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--max-cost', '-1'], '--max-cost');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--frist-pass'], 'did you mean --first-pass');
+  });
+
+  it('help in English and Chinese, and in the command list', async () => {
+    const en = await runCliCaptured(['best-of-n', '--help']);
+    expect(en.code).toBe(0);
+    expect(en.stdout).toMatch(/^Usage: troupe best-of-n --task TEXT --attempts AGENT:N,…/);
+    for (const option of ['--attempts AGENT:N,…', '--select tests|judge', '--test-cmd COMMAND', '--first-pass', '--max-cost USD']) expect(en.stdout).toContain(option);
+    const zh = await runCliCaptured(['--lang', 'zh-CN', 'best-of-n', '--help']);
+    expect(zh.stdout).toMatch(/^用法: troupe best-of-n/);
+    expect(zh.stdout).toContain('一旦有一次尝试通过，立即停止其他尝试');
+    expect((await runCliCaptured(['--help'])).stdout).toMatch(/\n {2}best-of-n {9}Give one task to N agents at once/);
+  });
+});
+
+describe('parseAttempts', () => {
+  it('reads AGENT:N lists (AGENT alone is one attempt)', () => {
+    expect(parseAttempts('claude:2,codex:2, gemini', englishCliMessages)).toEqual([
+      { agent: 'claude', n: 2 },
+      { agent: 'codex', n: 2 },
+      { agent: 'gemini', n: 1 },
+    ]);
+    expect(parseAttempts('acp:gemini:3', englishCliMessages)).toEqual([{ agent: 'acp:gemini', n: 3 }]);
+    expect(() => parseAttempts('claude:2,,codex', englishCliMessages)).toThrow(/--attempts expects/);
+  });
+});
