@@ -2,3 +2,4 @@
 // pass rates with confidence intervals, paired comparisons, and reports.
 export { evalTaskFileSchema, type EvalSuite, type EvalTask, type EvalTaskError, type EvalTaskFile } from './eval-task';
 export { loadEvalSuite, loadEvalTask, type LoadEvalSuiteOptions } from './eval-task-loader';
+export { exactMcNemar, passAtK, perSolved, signTestPValue, wilsonInterval, Z_95, type PairedComparison, type ProportionInterval } from './eval-statistics';
