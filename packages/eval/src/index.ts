@@ -3,3 +3,7 @@
 export { evalTaskFileSchema, type EvalSuite, type EvalTask, type EvalTaskError, type EvalTaskFile } from './eval-task';
 export { loadEvalSuite, loadEvalTask, type LoadEvalSuiteOptions } from './eval-task-loader';
 export { exactMcNemar, passAtK, perSolved, signTestPValue, wilsonInterval, Z_95, type PairedComparison, type ProportionInterval } from './eval-statistics';
+export { builtInEvalModes, runEval, type EvalRun, type RunEvalOptions } from './eval-run';
+export type { EvalAgent, EvalMode, EvalModeContext, EvalModeOutcome, EvalModeRun } from './eval-mode';
+export { singleMode } from './eval-mode-single';
+export { evalTrialRecordSchema, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
