@@ -7,3 +7,16 @@ export { builtInEvalModes, runEval, type EvalRun, type RunEvalOptions } from './
 export type { EvalAgent, EvalMode, EvalModeContext, EvalModeOutcome, EvalModeRun } from './eval-mode';
 export { singleMode } from './eval-mode-single';
 export { evalTrialRecordSchema, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
+export {
+  buildEvalReport,
+  EVAL_REPORT_SCHEMA,
+  evalComparisonSchema,
+  evalConfigurationSummarySchema,
+  evalReportSchema,
+  type BuildEvalReportOptions,
+  type EvalComparison,
+  type EvalConfigurationSummary,
+  type EvalReport,
+} from './eval-report';
+export { evalReportMarkdown } from './eval-report-markdown';
+export { evalReportHtml } from './eval-report-html';

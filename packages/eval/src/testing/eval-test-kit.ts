@@ -1,3 +1,5 @@
+import type { EvalRun } from '../eval-run';
+import type { EvalTrialRecord } from '../eval-trial-record';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -38,5 +40,49 @@ export function answerTask(options: { start?: string; timeLimitSeconds?: number 
     files: { 'answer.js': options.start ?? 'module.exports = 0;\n' },
     hidden: { 'answer.test.mjs': "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { createRequire } from 'node:module';\ntest('answer', () => assert.strictEqual(createRequire(import.meta.url)('./answer.js'), 42));\n" },
     solution: { 'answer.js': 'module.exports = 42;\n' },
+  };
+}
+
+/** A trial record for report tests: pass, fail or error, with a fixed cost, time and trace. */
+export function testTrialRecord(task: string, agent: string, trial: number, status: 'pass' | 'fail' | 'error', extra: Partial<EvalTrialRecord> = {}): EvalTrialRecord {
+  return {
+    task,
+    agent,
+    mode: 'single',
+    trial,
+    status,
+    turns: 1,
+    inputTokens: 100,
+    outputTokens: 10,
+    costUsd: 0.01,
+    wallMs: 1000,
+    diff: '',
+    traceId: '0'.repeat(31) + String(trial),
+    startedAt: '2026-11-27T09:00:00.000Z',
+    gradeOutput: '',
+    ...extra,
+  };
+}
+
+/** The hand-worked eval of the report tests: A passes 3 of 4, B 1 of 3 (one error); see eval-report.test.ts. */
+export function handWorkedRun(): EvalRun {
+  return {
+    tasks: ['t1', 't2'],
+    agents: ['A', 'B'],
+    modes: ['single'],
+    trials: 2,
+    resumed: 0,
+    ran: 8,
+    taskErrors: [{ task: 'bad', file: '/suite/bad/task.json', field: 'gradingCommand', message: 'missing' }],
+    records: [
+      testTrialRecord('t1', 'A', 0, 'pass', { diff: '+<script>alert("x")</script>\n' }),
+      testTrialRecord('t1', 'A', 1, 'pass'),
+      testTrialRecord('t2', 'A', 0, 'pass'),
+      testTrialRecord('t2', 'A', 1, 'fail'),
+      testTrialRecord('t1', 'B', 0, 'fail'),
+      testTrialRecord('t1', 'B', 1, 'fail'),
+      testTrialRecord('t2', 'B', 0, 'pass'),
+      testTrialRecord('t2', 'B', 1, 'error', { message: 'setup failed' }),
+    ],
   };
 }
