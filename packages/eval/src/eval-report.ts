@@ -66,8 +66,11 @@ export const evalReportSchema = z.object({
   trials: z.array(evalTrialRecordSchema),
 });
 
+/** The JSON report: see {@link evalReportSchema}. */
 export type EvalReport = z.infer<typeof evalReportSchema>;
+/** One configuration's figures: see {@link evalConfigurationSummarySchema}. */
 export type EvalConfigurationSummary = z.infer<typeof evalConfigurationSummarySchema>;
+/** A paired comparison: see {@link evalComparisonSchema}. */
 export type EvalComparison = z.infer<typeof evalComparisonSchema>;
 
 function summarize(agent: string, mode: string, records: EvalTrialRecord[], trialsPerTask: number): EvalConfigurationSummary {
