@@ -20,3 +20,4 @@ export {
 } from './eval-report';
 export { evalReportMarkdown } from './eval-report-markdown';
 export { evalReportHtml } from './eval-report-html';
+export { importSweBench, SWE_BENCH_TEST_PATCH, sweBenchInstanceSchema, type ImportSweBenchOptions, type ImportSweBenchResult, type SweBenchInstance } from './eval-swe-bench';
