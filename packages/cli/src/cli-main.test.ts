@@ -41,7 +41,7 @@ describe('troupe --help', () => {
     [['migrate-registry', '--help'], /Usage: troupe migrate-registry \[PATH\] \[--dry-run\][\s\S]*~\/\.troupe\/agents\/config\.json/],
     [['team', '--help'], /Usage: troupe team/],
     [['dashboard', '--help'], /Usage: troupe dashboard \[--workspace DIR\] \[--port N\] \[--allowed-host A,B\][\s\S]*401[\s\S]*--allowed-host A,B/],
-    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, best-of-n, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, approvals, approve, deny, help[\s\S]*-h, --help/],
+    [['help', '--help'], /^Usage: troupe help \[COMMAND\][\s\S]*Commands: looper, devhub, team, best-of-n, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, eval, approvals, approve, deny, help[\s\S]*-h, --help/],
     [['approvals', '--help'], /^Usage: troupe approvals \[--workspace DIR \| --store FILE\] \[--json\][\s\S]*--store FILE/],
     [['approve', '--help'], /^Usage: troupe approve ID[\s\S]*--reason TEXT[\s\S]*--by NAME/],
     [['deny', '--help'], /^Usage: troupe deny ID --reason TEXT/],

@@ -29,6 +29,7 @@ const RUNNERS = {
   submit: async () => (await import('./commands/submit-command')).runSubmitCommand,
   usage: async () => (await import('./commands/usage-command')).runUsageCommand,
   workspaces: async () => (await import('./commands/workspaces-command')).runWorkspacesCommand,
+  eval: async () => (await import('./commands/eval-command')).runEvalCommand,
   approvals: async () => (await import('./commands/approvals-command')).runApprovalsCommand,
   approve: async () => (await import('./commands/approvals-command')).runApproveCommand,
   deny: async () => (await import('./commands/approvals-command')).runDenyCommand,

@@ -242,7 +242,7 @@ describe('bad input through the binary: one line on stderr and the exit code', (
   it('unknown command, malformed JSON and a missing workspace exit 2', async () => {
     const unknown = await runTroupe(['lopper']);
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toBe('troupe: unknown command "lopper" (did you mean "looper"?); commands: looper, devhub, team, best-of-n, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, approvals, approve, deny, help; run "troupe --help"\n');
+    expect(unknown.stderr).toBe('troupe: unknown command "lopper" (did you mean "looper"?); commands: looper, devhub, team, best-of-n, dashboard, doctor, worker, submit, migrate-registry, usage, workspaces, eval, approvals, approve, deny, help; run "troupe --help"\n');
     const json = await runTroupe(['--workspace', workspace(), '--looper', '-p', '{"type":"start","task":']);
     expect(json.code).toBe(2);
     expect(json.stderr).toMatch(/^troupe: invalid -p command: malformed JSON \([^\n]+\)\n$/);

@@ -106,6 +106,17 @@ const APPROVAL_STORE_OPTIONS: readonly CliCommandOption[] = [
   { name: 'store', type: 'string', value: 'FILE', help: 'approvalsStore' },
 ];
 
+/** Options of `troupe eval`. */
+export const EVAL_OPTIONS: readonly CliCommandOption[] = [
+  { name: 'suite', type: 'string', value: 'DIR', help: 'evalSuite' },
+  { name: 'agents', type: 'string', value: 'A,B', help: 'evalAgents' },
+  { name: 'modes', type: 'string', value: 'A,B', help: 'evalModes' },
+  { name: 'trials', type: 'string', value: 'N', help: 'evalTrials' },
+  { name: 'concurrency', type: 'string', value: 'N', help: 'evalConcurrency' },
+  { name: 'out', type: 'string', value: 'DIR', help: 'evalOut' },
+  HELP,
+];
+
 /** Options of `troupe approvals`. */
 export const APPROVALS_OPTIONS: readonly CliCommandOption[] = [...APPROVAL_STORE_OPTIONS, { name: 'json', type: 'boolean', help: 'approvalsJson' }, HELP];
 
@@ -206,7 +217,7 @@ export const ROOT_OPTIONS: readonly CliCommandOption[] = [
 export const HELP_OPTIONS: readonly CliCommandOption[] = [HELP];
 
 /** The commands, in the order `troupe --help` lists them; also the names "did you mean" picks from. */
-export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'best-of-n', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'approvals', 'approve', 'deny', 'help'] as const;
+export const COMMAND_NAMES = ['looper', 'devhub', 'team', 'best-of-n', 'dashboard', 'doctor', 'worker', 'submit', 'migrate-registry', 'usage', 'workspaces', 'eval', 'approvals', 'approve', 'deny', 'help'] as const;
 
 /** A `troupe` command. */
 export type CliCommandName = (typeof COMMAND_NAMES)[number];

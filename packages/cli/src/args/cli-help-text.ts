@@ -18,6 +18,7 @@ import {
   DENY_OPTIONS,
   WORKER_OPTIONS,
   WORKSPACES_OPTIONS,
+  EVAL_OPTIONS,
   type CliCommandOption,
 } from './cli-command-options';
 
@@ -50,6 +51,7 @@ const LAYOUTS: Readonly<Record<CliHelpTopic, HelpLayout>> = {
   doctor: { options: DOCTOR_OPTIONS },
   usage: { options: USAGE_OPTIONS },
   workspaces: { options: WORKSPACES_OPTIONS },
+  eval: { options: EVAL_OPTIONS },
   approvals: { options: APPROVALS_OPTIONS },
   approve: { options: APPROVE_OPTIONS },
   deny: { options: DENY_OPTIONS },

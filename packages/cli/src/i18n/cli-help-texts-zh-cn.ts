@@ -46,6 +46,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     approve: '从任意进程批准一个被推迟的工具调用；智能体会执行它（一次）。',
     deny: '从任意进程拒绝一个被推迟的工具调用；智能体会得知原因。',
     workspaces: '列出仓库的隔离 git 工作区，或清理被杀进程留下的工作区（gc）。',
+    eval: '运行评测: 对每个智能体和模式运行任务集；给出带 95% 区间的通过率，以及 JSON、Markdown 和 HTML 报告。',
     help: '显示某个命令的帮助。',
   },
   commands: {
@@ -160,6 +161,15 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
         '没有价格的模型，其轮次只计 token，不计费用。',
       ],
     },
+    eval: {
+      usage: '用法: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]',
+      about: [
+        '对每个智能体和模式运行任务集中的每个任务（每个任务一个文件夹: task.json、files/、hidden/），',
+        '每次试验在各自的 git 工作区中进行，复制入隐藏测试后由任务的评分命令判定。',
+        '在 --out 文件夹中写入 report.json、report.md 和 report.html，并打印 Markdown 摘要。',
+        '试验结束即保存到 OUT/eval.db: 再次运行同一命令即可从中断处继续。',
+      ],
+    },
     workspaces: {
       usage: '用法: troupe workspaces list|gc [--repo DIR]',
       about: [
@@ -255,6 +265,12 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     denyReason: '拒绝的原因: 会告知智能体。必填。',
     approvalBy: '作出决定的人，用于审计记录。默认: cli:USER（登录名）。',
     usageJson: '以 JSON 打印合计（每个会话: totals、byAgent、byRun、byModel）。',
+    evalSuite: '任务集文件夹（例如 packages/eval/suites/starter）。必填。',
+    evalAgents: '要比较的智能体名称（claude、codex、gemini、acp:…）。默认: claude。',
+    evalModes: '每个智能体尝试任务的方式。已知: single（一轮）。默认: single。',
+    evalTrials: '每个任务、智能体和模式的试验次数。默认: 1。',
+    evalConcurrency: '同时进行的试验数。默认: 1。',
+    evalOut: '报告和试验存储的位置。默认: ./eval-report。',
     workerRedis: '队列所在的 Redis 服务器（redis://[user:password@]host:port[/db]）。',
     workerConcurrency: '本 worker 上每个队列同时运行的作业数。默认: 1。',
     workerQueues:

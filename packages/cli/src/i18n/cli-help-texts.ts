@@ -46,6 +46,7 @@ export const englishCliHelpTexts = {
     'migrate-registry': 'Migrate an agent registry file from schema 1.1 to 1.2 (keeps a backup).',
     usage: 'Show the tokens and cost of the sessions of a workspace (per agent, run and model).',
     workspaces: 'List the isolated git workspaces of a repository, or remove the leftovers of killed processes (gc).',
+    eval: 'Run an eval: a task suite for each agent and mode; pass rates with 95% intervals, and JSON, Markdown and HTML reports.',
     approvals: 'List the tool calls waiting for an approval (deferred by a permission callback).',
     approve: 'Allow a deferred tool call, from any process; the agent runs it (once).',
     deny: 'Refuse a deferred tool call, from any process; the agent is told the reason.',
@@ -169,6 +170,15 @@ export const englishCliHelpTexts = {
         'model from the price table; turns of a model without a price are counted in tokens only.',
       ],
     },
+    eval: {
+      usage: 'Usage: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]',
+      about: [
+        'Runs every task of the suite (one folder per task: task.json, files/, hidden/) for each agent and mode,',
+        'each trial in its own git workspace, graded by the task\'s grading command once its hidden tests are copied in.',
+        'Writes report.json, report.md and report.html to the --out folder and prints the Markdown summary. Trials are',
+        'kept in OUT/eval.db as they end: run the same command again to resume an interrupted eval.',
+      ],
+    },
     workspaces: {
       usage: 'Usage: troupe workspaces list|gc [--repo DIR]',
       about: [
@@ -269,6 +279,12 @@ export const englishCliHelpTexts = {
     denyReason: 'Why it is refused: what the agent is told. Required.',
     approvalBy: 'Who decides, for the audit record. Default: cli:USER (the login name).',
     usageJson: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).',
+    evalSuite: 'The task suite folder (e.g. packages/eval/suites/starter). Required.',
+    evalAgents: 'The agents to compare, by name (claude, codex, gemini, acp:…). Default: claude.',
+    evalModes: 'How each agent attempts a task. Known: single (one turn). Default: single.',
+    evalTrials: 'Trials per task, agent and mode. Default: 1.',
+    evalConcurrency: 'Trials at once. Default: 1.',
+    evalOut: 'Where the reports and the trial store go. Default: ./eval-report.',
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
     workerConcurrency: 'Jobs run at once on this worker, per queue. Default: 1.',
     workerQueues:

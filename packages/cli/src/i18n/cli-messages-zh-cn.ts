@@ -106,6 +106,12 @@ export const simplifiedChineseCliMessages: CliMessages = {
     mergeHint: (root, branch) =>
       `合并方法: troupe looper -w ${root} -p '{"type":"merge"}'（可加 "strategy":"squash"|"rebase"、"into":"分支"），或 git merge ${branch}`,
   },
+  eval: {
+    needsSuite: '需要 --suite DIR（每个任务一个文件夹的目录）',
+    taskError: (task, field, message) => `任务 ${task} 未能加载: ${field}: ${message}`,
+    trial: (task, configuration, trial, status, seconds) => `${task}  ${configuration}  #${trial}  ${status}  ${seconds} 秒`,
+    wrote: (folder) => `报告已写入 ${folder}（report.json、report.md、report.html）。`,
+  },
   workspaces: {
     removed: (name, branch) => `已删除 ${name}（${branch}）: 其进程已不在，且没有提交和改动`,
     kept: (name, branch, reason, pid) =>

@@ -89,6 +89,12 @@ export const englishCliMessages = {
     mergeHint: (root: string, branch: string) =>
       `Merge it with: troupe looper -w ${root} -p '{"type":"merge"}' (or add "strategy":"squash"|"rebase", "into":"BRANCH"), or git merge ${branch}`,
   },
+  eval: {
+    needsSuite: 'expected --suite DIR (a folder with one folder per task)',
+    taskError: (task: string, field: string, message: string) => `task ${task} not loaded: ${field}: ${message}`,
+    trial: (task: string, configuration: string, trial: number, status: string, seconds: string) => `${task}  ${configuration}  #${trial}  ${status}  ${seconds} s`,
+    wrote: (folder: string) => `Reports written to ${folder} (report.json, report.md, report.html).`,
+  },
   workspaces: {
     removed: (name: string, branch: string) => `removed ${name} (${branch}): its process is gone and it held no commits and no changes`,
     kept: (name: string, branch: string, reason: GcKeptReason, pid: number) =>

@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeBinDir, runCliCaptured, testEnv } from '../testing/cli-test-kit';
+
+const FAKE_PATH = `${fakeBinDir}${delimiter}${dirname(process.execPath)}`;
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A one-task suite: answer.js must export 42 (hidden node --test test). */
+function answerSuite(): string {
+  const root = mkdtempSync(join(tmpdir(), 'troupe-cli-eval-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const task = join(root, 'suite', 'answer');
+  mkdirSync(join(task, 'files'), { recursive: true });
+  mkdirSync(join(task, 'hidden'));
+  writeFileSync(join(task, 'task.json'), JSON.stringify({ prompt: 'Make answer.js export 42.', gradingCommand: ['node', '--test', 'answer.test.mjs'] }));
+  writeFileSync(join(task, 'files', 'answer.js'), 'module.exports = 0;\n');
+  writeFileSync(
+    join(task, 'hidden', 'answer.test.mjs'),
+    "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { createRequire } from 'node:module';\ntest('answer', () => assert.strictEqual(createRequire(import.meta.url)('./answer.js'), 42));\n",
+  );
+  return root;
+}
+
+describe('troupe eval', () => {
+  it('runs the suite with the (fake) claude CLI, prints the summary, writes the three reports, and resumes from OUT/eval.db', { timeout: 120_000 }, async () => {
+    const root = answerSuite();
+    // The agent CLIs are spawned with this process's environment: the fake claude first on its PATH.
+    const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
+    process.env.PATH = `${FAKE_PATH}${delimiter}${process.env.PATH ?? ''}`;
+    process.env.FAKE_CLAUDE_FILES = JSON.stringify({ 'answer.js': 'module.exports = 42;\n' });
+    cleanups.push(() => {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    });
+    const env = testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES });
+    const args = ['eval', '--suite', 'suite', '--agents', 'claude', '--trials', '2', '--out', 'out'];
+    const first = await runCliCaptured(args, { cwd: root, env });
+    expect(first.stderr).toMatch(/^answer {2}claude\/single {2}#0 {2}pass {2}[\d.]+ s$/m);
+    expect(first.stdout).toContain('| claude/single | 100.0% | 34.2% – 100.0% | 2/2 | 0 |');
+    expect(first.stdout).toContain(`Reports written to ${join(root, 'out')}`);
+    expect(first.code).toBe(0);
+    for (const file of ['report.json', 'report.md', 'report.html']) expect(existsSync(join(root, 'out', file))).toBe(true);
+    expect(JSON.parse(readFileSync(join(root, 'out', 'report.json'), 'utf8'))).toMatchObject({ schema: 'troupe-eval-report/1', configurations: [{ id: 'claude/single', passes: 2, judged: 2 }] });
+    // Again: every trial has a record in OUT/eval.db, so none runs (no trial line), and the summary is the same.
+    const again = await runCliCaptured(args, { cwd: root, env });
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toContain('| claude/single | 100.0% | 34.2% – 100.0% | 2/2 | 0 |');
+  });
+
+  it('needs --suite, refuses an unknown mode, and has help in both languages', async () => {
+    const root = answerSuite();
+    const missing = await runCliCaptured(['eval'], { cwd: root });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('expected --suite DIR');
+    const mode = await runCliCaptured(['eval', '--suite', 'suite', '--modes', 'single,best-of-9', '--out', 'out'], { cwd: root });
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toMatch(/modes.*single.*best-of-9|modes.*best-of-9.*single/);
+    expect((await runCliCaptured(['eval', '--help'])).stdout).toContain('Usage: troupe eval --suite DIR');
+    expect((await runCliCaptured(['--lang', 'zh-CN', 'eval', '--help'])).stdout).toContain('任务集');
+  });
+});

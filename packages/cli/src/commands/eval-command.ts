@@ -1,0 +1,63 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildEvalReport, builtInEvalModes, evalReportHtml, evalReportMarkdown, loadEvalSuite, runEval } from '@troupe/eval';
+import { openSqliteStore } from '@troupe/store-sqlite';
+import { EVAL_OPTIONS } from '../args/cli-command-options';
+import { helpText } from '../args/cli-help-text';
+import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { CliUsageError, EXIT_CODES } from '../cli-errors';
+import { catalogueOf, type CliIo } from '../cli-io';
+
+/** A comma-separated option as its non-empty items. */
+function listOption(value: string | boolean | undefined, fallback: string[]): string[] {
+  if (typeof value !== 'string') return fallback;
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/**
+ * `troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]`: runs an eval
+ * with `@troupe/eval`, prints a line per trial on stderr and the Markdown summary on stdout, and writes the JSON,
+ * Markdown and HTML reports to OUT. Trials are kept in OUT/eval.db, so the same command resumes an interrupted eval.
+ */
+export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const catalogue = catalogueOf(io);
+  const m = catalogue.cli;
+  const { options, positionals } = parseCliArgs(argv, EVAL_OPTIONS, 'eval', m);
+  if (options.help) {
+    io.stdout.write(`${helpText('eval', catalogue)}\n`);
+    return EXIT_CODES.ok;
+  }
+  if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'eval' });
+  if (typeof options.suite !== 'string') throw new CliUsageError(m.eval.needsSuite, { command: 'eval' });
+  const trials = positiveIntegerOption(options.trials, 'trials', 'eval', m) ?? 1;
+  const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'eval', m) ?? 1;
+  const agents = listOption(options.agents, ['claude']).map((name) => ({ id: name, agent: name as 'claude' }));
+  const modes = listOption(options.modes, ['single']);
+  const known = Object.keys(builtInEvalModes);
+  for (const mode of modes) if (!known.includes(mode)) throw new CliUsageError(m.usage.choice('modes', known, mode), { command: 'eval' });
+  const out = resolve(io.cwd, typeof options.out === 'string' ? options.out : 'eval-report');
+  const suite = await loadEvalSuite(resolve(io.cwd, options.suite));
+  for (const error of suite.errors) io.stderr.write(`${m.eval.taskError(error.task, error.field, error.message)}\n`);
+  mkdirSync(out, { recursive: true });
+  const store = openSqliteStore(join(out, 'eval.db'));
+  try {
+    const run = await runEval({
+      suite,
+      agents,
+      modes,
+      trials,
+      concurrency,
+      store,
+      onTrial: (record) => io.stderr.write(`${m.eval.trial(record.task, `${record.agent}/${record.mode}`, record.trial, record.status, (record.wallMs / 1000).toFixed(1))}\n`),
+    });
+    const report = buildEvalReport(run, { name: suite.dir });
+    const markdown = evalReportMarkdown(report);
+    writeFileSync(join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(out, 'report.md'), markdown);
+    writeFileSync(join(out, 'report.html'), evalReportHtml(report));
+    io.stdout.write(`${markdown}\n${m.eval.wrote(out)}\n`);
+  } finally {
+    await store.close();
+  }
+  return EXIT_CODES.ok;
+}

@@ -1,0 +1,3 @@
+export function groupBy(items, key) {
+  throw new Error('not implemented');
+}

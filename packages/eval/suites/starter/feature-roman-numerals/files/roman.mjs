@@ -1,0 +1,3 @@
+export function toRoman(n) {
+  throw new Error('not implemented');
+}

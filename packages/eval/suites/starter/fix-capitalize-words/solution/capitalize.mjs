@@ -1,0 +1,3 @@
+export function capitalizeWords(text) {
+  return text.split(' ').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(' ');
+}

@@ -1,0 +1,3 @@
+export function isPalindrome(text) {
+  return text === [...text].reverse().join('');
+}

@@ -1,0 +1,3 @@
+export function parseNumberList(text) {
+  return text.split(',').map(Number);
+}

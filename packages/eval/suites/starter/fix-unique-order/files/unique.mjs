@@ -1,0 +1,3 @@
+export function unique(values) {
+  return [...new Set(values)].sort();
+}

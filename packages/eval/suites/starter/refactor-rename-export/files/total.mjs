@@ -1,0 +1,3 @@
+export function calc(items) {
+  return items.reduce((total, item) => total + item.price * item.quantity, 0);
+}
