@@ -156,8 +156,9 @@ createInterface({ input: cli.stdout, crlfDelay: Infinity }).on('line', (line) =>
     return;
   }
   if (message?.type === 'control_request' && message.request && typeof message.request.subtype === 'string') {
-    process.stdout.write(`${line}\n`);
+    // The question goes to the host's socket first; the copy for the host's stream parser after it.
     void answerControlRequest(message, readAt);
+    process.stdout.write(`${line}\n`);
     return;
   }
   if (message?.type === 'control_cancel_request') {
