@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ConfigError,
+  createToolHookObserver,
   InvalidArgumentError,
   isMcpHttpServer,
   mcpServerSecrets,
@@ -22,6 +23,8 @@ import { acpMcpServers } from './acp-mcp-servers';
 import { startAcpPermissionSocket } from './acp-permission-socket';
 import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
 import { ACP_COMPLETION_TYPES, AcpStreamParser, acpToolName, parseAcpResponse } from './acp-stream-parser';
+import { AcpSubagentGate } from './acp-subagent-gate';
+import { acpSubagentOf, acpToolCall } from './acp-tool-use';
 
 /**
  * Absolute path of the ACP driver script (plain JavaScript on the official
@@ -80,6 +83,22 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
   // writes go through this client too, each decided before it runs.
   const clientFs = resolved.permissions ? new AcpClientFs(resolved.permissions) : undefined;
   const servesFiles = clientFs !== undefined && resolved.clientFs !== false;
+  // The observing hooks (postToolUse, stop, subagentStart/Stop) follow the parts; each turn gets its own observer.
+  const hookObserver = (turn: { agent?: string; workspace?: string }) =>
+    createToolHookObserver({
+      hooks: resolved.permissions?.hooks,
+      agent: turn.agent ?? adapterId,
+      adapter: adapterId,
+      requestOf: (toolCallId) => {
+        const call = parser.reportedCall(toolCallId);
+        return call ? acpToolCall(call, { adapterId, ...turn }) : undefined;
+      },
+      subagentOf: (part) => acpSubagentOf(part),
+      ...(resolved.eventBus ? { bus: resolved.eventBus } : {}),
+    });
+  let observeHooks = hookObserver({});
+  // subagentStart waits until the sub-agent's call is allowed (or has run unasked).
+  const subagentGate = new AcpSubagentGate((part) => acpSubagentOf(part) !== undefined);
   const capabilities: AgentAdapterCapabilities = Object.freeze({
     systemPrompt: resolved.systemPrompt === 'none' ? 'none' : 'message',
     resume: resolved.resume === true,
@@ -141,6 +160,7 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
       if (resumeId !== undefined && !SESSION_ID.test(resumeId)) {
         throw new InvalidArgumentError('context.resumeSessionId', `expected an ACP session id, got ${JSON.stringify(resumeId)}`);
       }
+      observeHooks = hookObserver({ ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) });
       const dir = await mkdtemp(join(tmpdir(), 'troupe-acp-'));
       const cleanups: Array<() => void | Promise<void>> = [() => rm(dir, { recursive: true, force: true })];
       const cleanup = async () => {
@@ -208,7 +228,9 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
     getCompletionStrategy: () => ({ type: 'jsonl', completionTypes: ACP_COMPLETION_TYPES }),
 
     parseLine(_line: string, json: unknown): AgentStreamPart[] {
-      return parser.parse(json);
+      const parts = parser.parse(json);
+      observeHooks?.(subagentGate.filter(json, parts));
+      return parts;
     },
   };
 }

@@ -253,6 +253,67 @@ describe('claude-code-acp permissions (real ACP agent, fake API)', () => {
     expect(result.permissionDenials.map((denial) => denial.message).join('\n')).toContain('its input was changed, and an ACP agent can only run the input it asked for');
   });
 
+  it('hooks: postToolUse once per executed call, after its decision, in order; stop once per turn with its stop reason; Task → subagentStart/subagentStop', { timeout: 240_000 }, async () => {
+    const log: string[] = [];
+    const posted: Array<{ id: string; tool: string; kind: string; isError: boolean }> = [];
+    let workDir = '';
+    const started = await startCoder({
+      canUseTool: () => true,
+      hooks: {
+        postToolUse: (outcome) => {
+          posted.push({ id: outcome.request.id, tool: outcome.request.tool, kind: outcome.request.kind, isError: outcome.isError });
+          log.push(`post ${outcome.request.id}`);
+        },
+        stop: (event) => void log.push(`stop ${event.agent} ${event.stopReason}`),
+        subagentStart: (event) => void log.push(`subagentStart ${event.subagent}`),
+        subagentStop: (event) => void log.push(`subagentStop ${event.subagent}`),
+      },
+    });
+    workDir = started.workDir;
+    started.bus.on('permission:decided', ({ payload }) => void log.push(`decide ${payload.id}`));
+    // Turn 1: two calls in parallel. Turn 2: a sub-agent (Task) that writes a file.
+    server.enqueue('anthropic', {
+      toolCalls: [
+        { id: 'toolu_hook_write', name: 'mcp__acp__Write', arguments: { file_path: join(workDir, 'hooked.txt'), content: 'hooked' } },
+        { id: 'toolu_hook_bash', name: 'Bash', arguments: { command: 'touch hooked-command.txt', description: 'touch' } },
+      ],
+    });
+    for (let index = 0; index < 4; index++) server.enqueue('anthropic', { text: 'first done' });
+    const first = await started.manager.send('coder', 'write and run').result;
+    expect(first.agentError, first.outcome.output.slice(-3000)).toBeUndefined();
+    server.reset();
+    server.enqueue('anthropic', { toolCalls: [{ id: 'toolu_hook_task', name: 'Task', arguments: { description: 'sub', prompt: 'write sub.txt', subagent_type: 'general-purpose' } }] });
+    server.enqueue('anthropic', { toolCalls: [{ id: 'toolu_hook_sub_write', name: 'mcp__acp__Write', arguments: { file_path: join(workDir, 'sub.txt'), content: 'from the sub-agent' } }] });
+    for (let index = 0; index < 4; index++) server.enqueue('anthropic', { text: 'sub done' });
+    const second = await started.manager.send('coder', 'delegate').result;
+    expect(second.agentError, second.outcome.output.slice(-3000)).toBeUndefined();
+    console.log(`[claude-code-acp hooks] ${log.join(' | ')}`);
+
+    expect(readFileSync(join(workDir, 'hooked.txt'), 'utf8')).toBe('hooked');
+    expect(readFileSync(join(workDir, 'sub.txt'), 'utf8')).toBe('from the sub-agent');
+    // Once per executed call, each after its decision.
+    const ids = posted.map((call) => call.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['toolu_hook_write', 'toolu_hook_bash', 'toolu_hook_task']));
+    for (const id of ids) expect(log.indexOf(`decide ${id}`), id).toBeGreaterThanOrEqual(0);
+    for (const id of ids) expect(log.indexOf(`post ${id}`), id).toBeGreaterThan(log.indexOf(`decide ${id}`));
+    expect(posted.find((call) => call.id === 'toolu_hook_write')).toEqual({ id: 'toolu_hook_write', tool: 'Write', kind: 'edit', isError: false });
+    expect(posted.find((call) => call.id === 'toolu_hook_task')).toMatchObject({ tool: 'Task', kind: 'subagent', isError: false });
+    // stop once per turn, last in its turn.
+    const stops = log.filter((entry) => entry.startsWith('stop'));
+    expect(stops).toEqual(['stop coder end_turn', 'stop coder end_turn']);
+    const firstStop = log.indexOf('stop coder end_turn');
+    expect(log.slice(0, firstStop)).toEqual(expect.arrayContaining(['post toolu_hook_write', 'post toolu_hook_bash']));
+    expect(log.at(-1)).toBe('stop coder end_turn');
+    // The sub-agent starts after its call is allowed and stops with its result; the sub-agent's own write happens in between.
+    const start = log.indexOf('subagentStart general-purpose');
+    const stop = log.indexOf('subagentStop general-purpose');
+    expect(log.filter((entry) => entry.startsWith('subagent'))).toEqual(['subagentStart general-purpose', 'subagentStop general-purpose']);
+    expect(start).toBeGreaterThan(log.indexOf('decide toolu_hook_task'));
+    expect(log.indexOf('decide toolu_hook_sub_write')).toBeGreaterThan(start);
+    expect(stop).toBeGreaterThan(log.indexOf('post toolu_hook_task'));
+  });
+
   it('decides a sub-agent call (Task) and the sub-agent\'s own calls before they run; a write outside the working directory is refused', { timeout: 180_000 }, async () => {
     const asked: ToolUseRequest[] = [];
     const outside = join(tmpdir(), `troupe-acp-outside-${process.pid}.txt`);

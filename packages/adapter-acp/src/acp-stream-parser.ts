@@ -1,5 +1,8 @@
 import type { AgentStreamPart, AgentUsage } from '@troupe/core';
 import { z } from 'zod';
+import type { AcpPermissionRequest } from './acp-permissions';
+
+type AcpLocation = AcpPermissionRequest['locations'][number];
 
 /** Event types (`type` of the driver's own lines) that end a turn. */
 export const ACP_COMPLETION_TYPES: readonly string[] = ['acp.prompt-result', 'acp.error'];
@@ -92,8 +95,11 @@ const sessionSchema = z.looseObject({ type: z.literal('acp.session'), sessionId:
  */
 export class AcpStreamParser {
   private text = '';
+  private sessionId: string | undefined;
   private readonly toolNames = new Map<string, string>();
   private readonly toolInputs = new Map<string, unknown>();
+  /** The ACP kind, title and locations of each call reported in this turn (for the hooks' requests). */
+  private readonly toolDetails = new Map<string, { kind?: string; title?: string; locations: AcpLocation[] }>();
   /** Option kinds by tool call id and option id, from the permission requests. */
   private readonly optionKinds = new Map<string, Map<string, string>>();
   private readonly denials = new Map<string, AcpDenial>();
@@ -107,6 +113,26 @@ export class AcpStreamParser {
   /** The calls refused in the current turn so far. */
   get turnDenials(): readonly Readonly<AcpDenial>[] {
     return [...this.denials.values()];
+  }
+
+  /**
+   * A call the agent reported in the current turn, as a permission request would describe it (with no options),
+   * or `undefined` for one it did not report.
+   */
+  reportedCall(toolCallId: string): AcpPermissionRequest | undefined {
+    const toolName = this.toolNames.get(toolCallId);
+    if (toolName === undefined) return undefined;
+    const details = this.toolDetails.get(toolCallId);
+    return {
+      sessionId: this.sessionId ?? '',
+      toolCallId,
+      toolName,
+      title: details?.title,
+      kind: details?.kind,
+      input: this.toolInputs.get(toolCallId),
+      locations: details?.locations ?? [],
+      options: [],
+    };
   }
 
   /** The assistant text of the current turn so far. */
@@ -131,6 +157,7 @@ export class AcpStreamParser {
         const parsed = sessionSchema.safeParse(json);
         if (!parsed.success) return [];
         this.reset();
+        this.sessionId = parsed.data.sessionId;
         return [{ type: 'session', sessionId: parsed.data.sessionId }];
       }
       case 'acp.prompt-result':
@@ -248,6 +275,8 @@ export class AcpStreamParser {
       call.rawInput ??
       Object.fromEntries(Object.entries({ title: call.title, kind: call.kind, locations: call.locations, content: call.content }).filter(([, value]) => value !== undefined));
     this.toolInputs.set(call.toolCallId, input);
+    const locations = Array.isArray(call.locations) ? (call.locations as AcpLocation[]).filter((location) => typeof location?.path === 'string') : [];
+    this.toolDetails.set(call.toolCallId, { ...(call.kind !== undefined ? { kind: call.kind } : {}), ...(call.title !== undefined ? { title: call.title } : {}), locations });
     return [{ type: 'tool-call', toolCallId: call.toolCallId, toolName, input }];
   }
 
@@ -267,6 +296,7 @@ export class AcpStreamParser {
     this.text = '';
     this.toolNames.clear();
     this.toolInputs.clear();
+    this.toolDetails.clear();
     this.optionKinds.clear();
     this.denials.clear();
   }

@@ -54,6 +54,11 @@ function acpToolTarget(request: AcpPermissionRequest, kind: ToolKind): string | 
 
 /** The shared {@link ToolUseRequest} for an ACP permission request. */
 export function acpToolUseRequest(request: AcpPermissionRequest, context: { adapterId: string; agent?: string; workspace?: string; signal: AbortSignal }): ToolUseRequest {
+  return { ...acpToolCall(request, context), signal: context.signal };
+}
+
+/** The {@link ToolUseRequest} of an ACP call without its signal: what `postToolUse` sees of a call that ran. */
+export function acpToolCall(request: AcpPermissionRequest, context: { adapterId: string; agent?: string; workspace?: string }): Omit<ToolUseRequest, 'signal'> {
   const kind = acpToolKind(request);
   const target = acpToolTarget(request, kind);
   return {
@@ -66,7 +71,6 @@ export function acpToolUseRequest(request: AcpPermissionRequest, context: { adap
     ...(target !== undefined ? { target } : {}),
     ...(context.workspace !== undefined ? { workspace: context.workspace } : {}),
     ...(request.sessionId !== '' ? { sessionId: request.sessionId } : {}),
-    signal: context.signal,
   };
 }
 
@@ -97,4 +101,14 @@ export async function decideAcpToolUse(
   }
   context.onAllow?.(verdict.input);
   return { behavior: 'allow' };
+}
+
+/**
+ * The sub-agent a reported call starts: claude-code-acp reports Claude Code's `Task` (and `Agent`) calls as tool
+ * calls named in `_meta.claudeCode.toolName`, their input's `subagent_type` naming the sub-agent. `undefined` for any
+ * other call (Gemini CLI reports no sub-agent as such).
+ */
+export function acpSubagentOf(call: { toolName: string; input: unknown }): string | undefined {
+  if (!SUBAGENT_TOOLS.has(call.toolName)) return undefined;
+  return stringField(call.input, 'subagent_type') ?? call.toolName;
 }

@@ -84,7 +84,7 @@ export function createCodexAdapter(settings: CodexAdapterSettings = {}): CodexAd
   const denyReason = (itemId: string) => denyReasons.get(itemId);
   // The requests of the calls Troupe allowed, by item id, for the postToolUse hook.
   const allowed = new Map<string, Omit<ToolUseRequest, 'signal'>>();
-  const appServerParser = () => withCodexToolHooks(createCodexAppServerParser({ ...parserOptions, denyReason }), permissions?.hooks, allowed, CODEX_ADAPTER_ID);
+  const appServerParser = () => withCodexToolHooks(createCodexAppServerParser({ ...parserOptions, denyReason }), permissions?.hooks, allowed, CODEX_ADAPTER_ID, permissions?.bus);
   // Codex does not name its model in its output: the session part gives the one passed with `-m`.
   const parserOptions = { model: resolved.model ?? undefined };
   // Lines parsed without a turn context (direct calls, not through a runner) share one implicit turn.

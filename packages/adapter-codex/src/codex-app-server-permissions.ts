@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { decideToolUse, type DecideToolUseOptions, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
+import { createToolHookObserver, decideToolUse, type DecideToolUseOptions, type EventBus, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
 import { limitedWarning, listenJsonLineRpc, type JsonLineRpcCheck } from '@troupe/core/util';
 import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from './codex-line-parser';
 
@@ -193,8 +193,9 @@ function checkApprovalFrame(value: unknown): JsonLineRpcCheck<CodexApprovalFrame
 
 /**
  * Calls the `postToolUse` hook for each `tool-result` part of a call Troupe allowed (with the request it decided)
- * and the `stop` hook at each `turn-end`, as the parser yields them. Hooks only observe: one that throws or rejects
- * is reported as a `TroupeWarning`, and the parts pass unchanged.
+ * and the `stop` hook at each `turn-end`, as the parser yields them, through core's shared
+ * {@link createToolHookObserver}. Hooks only observe: one that throws or rejects is reported
+ * (`permission:hook-failed` on `bus`, else a `TroupeWarning`), and the parts pass unchanged.
  *
  * @internal
  */
@@ -203,29 +204,14 @@ export function withCodexToolHooks(
   hooks: ToolHooks | undefined,
   allowed: ReadonlyMap<string, Omit<ToolUseRequest, 'signal'>>,
   agent: string,
+  bus?: EventBus,
 ): CodexLineParser {
-  if (!hooks?.postToolUse && !hooks?.stop) return parser;
-  const warn = limitedWarning('Troupe Codex hooks', 5);
-  const call = (name: string, run: () => void | PromiseLike<void>) => {
-    try {
-      void Promise.resolve(run()).catch((error: unknown) => warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`));
-    } catch (error) {
-      warn(`the ${name} hook failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-  let sessionId: string | undefined;
+  const observe = createToolHookObserver({ hooks, agent, adapter: 'codex', requestOf: (id) => allowed.get(id), ...(bus ? { bus } : {}) });
+  if (!observe) return parser;
   return {
     parse(json) {
       const parts = parser.parse(json);
-      for (const part of parts) {
-        if (part.type === 'session') sessionId = part.sessionId;
-        else if (part.type === 'tool-result' && hooks.postToolUse) {
-          const request = allowed.get(part.toolCallId);
-          if (request) call('postToolUse', () => hooks.postToolUse!({ request, output: part.output, isError: part.isError }));
-        } else if (part.type === 'turn-end' && hooks.stop) {
-          call('stop', () => hooks.stop!({ agent, adapter: 'codex', ...(sessionId !== undefined ? { sessionId } : {}) }));
-        }
-      }
+      observe(parts);
       return parts;
     },
   };

@@ -10,6 +10,7 @@ export {
   type ToolUseVerdict,
 } from './decide-tool-use';
 export { hashToolInput } from './tool-input-hash';
+export { createToolHookObserver, type ObservingToolHook, type ToolHookObserverOptions } from './tool-hook-observer';
 export { loadToolPolicyFile } from './tool-policy-file';
 export { permissionSettingsShape, resolvePermissionSettings } from './permission-settings';
 export { permissionEventSchemas, toolDecisionRecordSchema, toolDecisionSourceSchema } from './permission-event-schemas';

@@ -36,4 +36,15 @@ export const toolDecisionRecordSchema = z.object({
 export const permissionEventSchemas = {
   /** A tool call was decided (allowed, denied or deferred): the audit record. */
   'permission:decided': toolDecisionRecordSchema,
+  /** An observing hook (`postToolUse`, `stop`, `subagentStart`, `subagentStop`) threw or rejected; the turn went on. */
+  'permission:hook-failed': z.object({
+    agent: z.string(),
+    adapter: z.string(),
+    hook: z.enum(['postToolUse', 'stop', 'subagentStart', 'subagentStop']),
+    /** The error's message, secrets redacted. */
+    message: z.string(),
+    /** The call the hook was about, for `postToolUse` and the sub-agent hooks. */
+    toolCallId: z.string().optional(),
+    sessionId: z.string().optional(),
+  }),
 } as const;

@@ -73,8 +73,8 @@ export interface ToolHooks {
   preToolUse?: (request: ToolUseRequest) => void | { block: string } | { input: unknown } | PromiseLike<void | { block: string } | { input: unknown }>;
   /** After a call ran, with its output. */
   postToolUse?: (outcome: ToolUseOutcome) => void | PromiseLike<void>;
-  /** The agent's turn ended. */
-  stop?: (event: { agent: string; adapter: string; sessionId?: string }) => void | PromiseLike<void>;
+  /** The agent's turn ended; `stopReason` is the CLI's own word for why (`end_turn`, `cancelled`…), where it gives one. */
+  stop?: (event: { agent: string; adapter: string; sessionId?: string; stopReason?: string }) => void | PromiseLike<void>;
   /** A sub-agent started. */
   subagentStart?: (event: { agent: string; adapter: string; subagent: string; sessionId?: string }) => void | PromiseLike<void>;
   /** A sub-agent stopped. */
