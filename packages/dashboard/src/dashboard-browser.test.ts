@@ -2,14 +2,15 @@
 // playwright-core. It opens the page, sees a running Looper's iteration appear within 1 s of the event, queues
 // a task from the page and sees the queue change, and reports no console errors. The screenshot goes to
 // .ci/out/dashboard.png (a CI artifact). The Workspaces panel lists each workspace and shows its diff on a click,
-// as text (a diff holding markup never becomes HTML).
+// as text (a diff holding markup never becomes HTML). The Best-of-N panel shows each attempt's scorecard and the
+// winner's diff.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalStore, decideToolUse, deferTo, EventBus, MemoryStore, type ToolUseRequest } from '@troupe/core';
-import { emitSampleActivity, emitWorkspaceActivity, gatedLooper, sampleDiff } from './testing/dashboard-test-kit';
+import { emitBestOfNActivity, emitSampleActivity, emitWorkspaceActivity, gatedLooper, sampleDiff } from './testing/dashboard-test-kit';
 import { serveDashboard, type ServedDashboard } from './index';
 
 const CHROMIUM = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -136,6 +137,38 @@ describe.skipIf(!available)('the dashboard in headless Chromium', () => {
     expect(await page.locator('#injected').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.getByTestId('workspace-diff-truncated').textContent()).toContain('diff truncated');
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a best-of-N run's attempts live with their scorecards, the winner, the judge's reasons and the winner's diff", async () => {
+    const bus = new EventBus();
+    const { page, problems } = await openPage({ bus });
+    emitBestOfNActivity(bus, { finish: false });
+    const panel = page.getByTestId('best-of-n');
+    const rows = panel.getByTestId('bon-attempt');
+    await rows.filter({ hasText: 'gemini-1' }).getByTestId('bon-attempt-state').filter({ hasText: 'running' }).waitFor();
+    expect(await panel.getByTestId('bon-run-state').textContent()).toBe('running');
+
+    // The attempts finish, the judge picks claude-1, the winner's workspace is kept with its diff.
+    const hostile = sampleDiff('src/dates.ts', ['fixed', '<img src=x onerror="window.__pwned = 3">']);
+    emitBestOfNActivity(bus, { winnerDiff: hostile });
+    await panel.getByTestId('bon-run-state').filter({ hasText: 'finished' }).waitFor();
+    expect(await panel.getByTestId('bon-winner').textContent()).toBe('claude-1');
+    const cells = async (id: string) => (await rows.filter({ hasText: id }).locator('td').allTextContents()).map((cell) => cell.replace(/\s+/g, ' ').trim());
+    expect(await cells('claude-1')).toEqual(['claude-1 winner', 'claude', 'passed', 'pass', '1,500', '$0.0123', '4.2 s', '1 file(s) +2 -0', 'Smallest diff that passes; keeps the parser pure.']);
+    expect(await cells('codex-1')).toEqual(['codex-1', 'codex', 'failed', 'fail (exit 1)', '2,500', '$0.0200', '1 m 05 s', '2 file(s) +10 -3', 'codex-1 did not pass.']);
+    expect(await cells('gemini-1')).toEqual(['gemini-1', 'gemini', 'error', '—', '0', '$0.0000', '900 ms', '0 file(s) +0 -0', 'gemini-1 did not pass.gemini exited with code 1']);
+    expect(await panel.getByTestId('bon-winner-mark').count()).toBe(1);
+
+    await panel.getByTestId('bon-show-diff').click();
+    const diff = panel.getByTestId('workspace-diff');
+    await diff.waitFor();
+    expect(await diff.textContent()).toBe(hostile);
+    expect(await diff.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: join(OUT, 'dashboard-best-of-n.png'), fullPage: true });
     await page.close();
     expect(problems).toEqual([]);
   });

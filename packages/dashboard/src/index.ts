@@ -9,6 +9,8 @@ export {
   type AgentUsageView,
   type AgentView,
   type BatchView,
+  type BestOfNAttemptView,
+  type BestOfNRunView,
   type ChannelMessageView,
   type ConversationView,
   type DashboardInput,

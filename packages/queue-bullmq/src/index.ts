@@ -29,12 +29,12 @@ export {
   looperJobNamespace,
   looperJobSpecSchema,
   looperJobStateStore,
-  looperWorkspaceSchema,
   type LooperJobEnvironment,
   type LooperJobHandlerOptions,
   type LooperJobResult,
   type LooperJobSpec,
 } from './looper-job';
+export { looperWorkspaceSchema, type JobRepositoryOptions, type JobRepositorySpec } from './queue-job-repository';
 export { QueuedLooper, submitLooperJob, type QueuedLooperOptions } from './queued-looper';
 export { DEFAULT_MAX_RESULT_BYTES, type JobChangeFormat, type JobWorkspaceResult, type QueueIsolation } from './queue-job-workspace';
 export { applyJobResult, readOriginCheckout, type AppliedJobResult, type ApplyJobResultOptions } from './queue-apply-job-result';
@@ -57,3 +57,13 @@ export {
   type SubAgentJob,
   type SubAgentJobResult,
 } from './sub-agent-job';
+export {
+  applyBestOfNAttempt,
+  BEST_OF_N_QUEUE,
+  bestOfNAttemptJobSchema,
+  createBestOfNAttemptJobHandler,
+  submitBestOfNAttempt,
+  type BestOfNAttemptJob,
+  type BestOfNAttemptJobHandlerOptions,
+  type BestOfNAttemptJobResult,
+} from './best-of-n-attempt-job';

@@ -6,6 +6,7 @@ import { applyDashboardInput } from '../state/dashboard-reducer';
 import type { DashboardInput, DashboardState } from '../state/dashboard-state';
 import { ApprovalsPanel, type ApprovalsApi, type ApprovalView } from './dashboard-approval-views';
 import { AgentTreePanel, PipelinePanel, QueuePanel, TeamPanel, UsagePanel } from './dashboard-activity-views';
+import { BestOfNPanel } from './dashboard-best-of-n-views';
 import { formatClock } from './dashboard-format';
 import { AutoStreamPanel, LooperPanel, PendingPanel, TimelinePanel, type SendCommand } from './dashboard-looper-views';
 import { WorkspacesPanel, type FetchWorkspaceDiff } from './dashboard-workspace-views';
@@ -93,6 +94,7 @@ function App({ state: current }: { state: DashboardState | null }) {
       <${TeamPanel} conversations=${current.conversations} />
       <${PipelinePanel} pipelines=${current.pipelines} now=${current.updatedAt} />
       <${QueuePanel} queues=${current.queues} />
+      <${BestOfNPanel} runs=${current.bestOfN ?? []} fetchDiff=${fetchDiff} />
       <${WorkspacesPanel} workspaces=${current.workspaces ?? []} fetchDiff=${fetchDiff} />
     </main>`;
 }

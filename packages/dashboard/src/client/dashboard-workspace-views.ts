@@ -17,7 +17,8 @@ function lineClass(line: string): string {
   return '';
 }
 
-function DiffView({ name, fetchDiff }: { name: string; fetchDiff: FetchWorkspaceDiff }) {
+/** A workspace's diff, fetched once per workspace shown (also the Best-of-N panel's winner diff). */
+export function DiffView({ name, fetchDiff }: { name: string; fetchDiff: FetchWorkspaceDiff }) {
   const [loaded, setLoaded] = useState<{ name: string; result: Awaited<ReturnType<FetchWorkspaceDiff>> } | null>(null);
   // Fetched once per workspace shown, not on every redraw of the page.
   useEffect(() => {

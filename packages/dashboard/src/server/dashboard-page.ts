@@ -56,5 +56,6 @@ table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 6px;
 .reply{font-size:12px;margin-top:4px}.reply.bad{color:var(--bad)}
 tr.ws{cursor:pointer}tr.ws:hover,tr.ws.open{background:var(--bg)}.stat{margin-right:10px;white-space:nowrap}.stat.total{color:var(--muted)}
 .d-add{color:var(--ok)}.d-del{color:var(--bad)}.d-hunk{color:var(--plan)}.d-file{font-weight:600}.s-finished{background:var(--ok);color:#fff}.s-escaped{background:var(--bad);color:#fff}.s-removed{background:var(--line)}
+.s-passed{background:var(--ok);color:#fff}.s-pending,.s-not-started{background:var(--line)}tr.won{outline:1px solid var(--ok)}.why{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 pre.diff{max-height:480px;overflow:auto;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--bg);padding:8px;border-radius:6px;margin:0}
 `;

@@ -1,6 +1,7 @@
 // One function folds every input into the view model; the server and the page both run it, so what the page
 // shows after a snapshot and N events is what the server holds after the same N events.
 import { count, record, text } from './dashboard-fields';
+import { applyBestOfNEvent } from './dashboard-best-of-n-reducer';
 import { applyOrchestratorEvent, applyPipelineEvent, applyTeamEvent } from './dashboard-activity-reducer';
 import { applyLooperEvent, applyLooperHistory, applyLooperMessage, applyLooperStatus } from './dashboard-looper-reducer';
 import type { DashboardInput, DashboardState } from './dashboard-state';
@@ -60,18 +61,19 @@ export function applyDashboardInput(state: DashboardState, input: DashboardInput
   else if (type.startsWith('team:')) applyTeamEvent(state, type, timestamp, payload);
   else if (type.startsWith('pipeline:')) applyPipelineEvent(state, type, timestamp, payload);
   else if (type.startsWith('workspace:')) applyWorkspaceEvent(state, type, timestamp, payload);
+  else if (type.startsWith('best-of-n:')) applyBestOfNEvent(state, type, timestamp, payload);
   else applyUsageEvent(state, type, payload);
   return state;
 }
 
 /**
  * Whether the dashboard folds this input (others are not sent to pages):
- * the Looper, orchestrator, team, pipeline, workspace and usage events, messages, and
+ * the Looper, orchestrator, team, pipeline, workspace, best-of-N and usage events, messages, and
  * agent usage parts — not text deltas, which would flood the page.
  */
 export function isDashboardInput(input: DashboardInput): boolean {
   const type = input.type;
   if (type === 'agent:part') return record(record(input.payload).part).type === 'usage';
   if (type === 'orchestrator:text-delta') return false;
-  return type === 'message:added' || type === 'agent:turn-completed' || /^(looper|orchestrator|team|pipeline|workspace|usage|dashboard):/.test(type);
+  return type === 'message:added' || type === 'agent:turn-completed' || /^(looper|orchestrator|team|pipeline|workspace|best-of-n|usage|dashboard):/.test(type);
 }

@@ -49,6 +49,8 @@ export interface DashboardLimits {
   workspaceFiles: number;
   /** Characters of one workspace's diff the server keeps for the page (`GET /api/workspaces/diff`). Default 100 000. */
   workspaceDiffChars: number;
+  /** Best-of-N runs (`best-of-n:*` events), oldest dropped first. Default 20. */
+  bestOfNRuns: number;
 }
 
 /** The default {@link DashboardLimits}. */
@@ -66,6 +68,7 @@ export const DEFAULT_DASHBOARD_LIMITS: Readonly<DashboardLimits> = Object.freeze
   workspaces: 100,
   workspaceFiles: 200,
   workspaceDiffChars: 100_000,
+  bestOfNRuns: 20,
 });
 
 /** Where the dashboard gets its data from, as the header shows it. */
@@ -277,6 +280,62 @@ export interface WorkspaceView {
   updatedAt: number;
 }
 
+/**
+ * One attempt of a best-of-N run, from its `best-of-n:*` events: how it ended and its scorecard's figures. `running`
+ * between its start and its end; the other states are the scorecard's.
+ */
+export interface BestOfNAttemptView {
+  /** The attempt (`claude-1`): its agent and its number among that agent's attempts. */
+  id: string;
+  /** The agent it ran (`claude`, `codex`, `acp:gemini`, a registry entry). */
+  agent: string;
+  status: 'pending' | 'running' | 'passed' | 'failed' | 'error' | 'canceled' | 'not-started';
+  /** Its turn completed and its test command passed (or there was none). */
+  passed: boolean;
+  /** The test command ran in its workspace. */
+  tested: boolean;
+  tokens: { input: number; output: number; total: number };
+  costUsd: number;
+  /** From the start of its workspace to the end of its test run, once it finished. */
+  wallTimeMs?: number;
+  /** Files, lines added and removed against the base, once it finished. */
+  diffstat?: { files: number; insertions: number; deletions: number };
+  /** Its workspace's name (the key of its diff on the server, `GET /api/workspaces/diff?name=`). */
+  workspace?: string;
+  branch?: string;
+  /** Its workspace is kept after the run (the winner's, or the caller's `keep`). */
+  kept: boolean;
+  /** It was chosen. */
+  winner: boolean;
+  /** What the judge said of it. */
+  reasons?: string;
+  /** The test command's exit code and the tail of its output. */
+  test?: { exitCode: number | null; durationMs: number; outputTail: string };
+  /** Why it did not complete. */
+  error?: string;
+}
+
+/** A best-of-N run (`@troupe/best-of-n`): its attempts, how it selects, the winner and the judge's reasons. */
+export interface BestOfNRunView {
+  runId: string;
+  repo: string;
+  select: string;
+  mode: string;
+  concurrency: number;
+  status: 'running' | 'finished';
+  startedAt: number;
+  endedAt?: number;
+  durationMs?: number;
+  /** The chosen attempt's id, `null` when none was chosen (or not yet). */
+  winner: string | null;
+  /** What the judge said of the winner. */
+  reasons?: string;
+  /** `firstPass`, `budget` or `canceled` when the run stopped early. */
+  stoppedBy?: string;
+  /** Its attempts, in the run's order. */
+  attempts: BestOfNAttemptView[];
+}
+
 /** Tokens and cost summed over calls. */
 export interface UsageFiguresView {
   /** Turns or model calls counted. */
@@ -333,6 +392,8 @@ export interface DashboardState {
   queues: Record<string, QueueView>;
   /** Isolated workspaces, oldest first. */
   workspaces: WorkspaceView[];
+  /** Best-of-N runs, oldest first. */
+  bestOfN: BestOfNRunView[];
   limits: DashboardLimits;
 }
 
@@ -379,6 +440,7 @@ export function createDashboardState(options: { limits?: Partial<DashboardLimits
     usage: { source: 'none', agents: [], total: emptyUsageFigures(), others: { agents: 0, ...emptyUsageFigures() }, openTurns: {}, recordIds: [] },
     queues: {},
     workspaces: [],
+    bestOfN: [],
     limits: { ...DEFAULT_DASHBOARD_LIMITS, ...options.limits },
   };
 }

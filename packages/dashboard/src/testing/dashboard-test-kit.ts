@@ -12,12 +12,13 @@ import {
   type TroupeEventType,
 } from '@troupe/core';
 import { Looper } from '@troupe/looper';
+import type { BestOfNScorecard } from '@troupe/best-of-n';
 import type {} from '@troupe/orchestrator';
 import type {} from '@troupe/pipeline';
 import type {} from '@troupe/team';
 import type {} from '@troupe/worktree';
-import { isDashboardInput } from '../state/dashboard-reducer';
-import type { DashboardInput, DashboardState } from '../state/dashboard-state';
+import { applyDashboardInput, isDashboardInput } from '../state/dashboard-reducer';
+import { createDashboardState, type DashboardInput, type DashboardState } from '../state/dashboard-state';
 
 /** The inputs a bus produces while `run` emits, as the server forwards them to pages. */
 export function recordDashboardInputs(run: (bus: EventBus) => void): DashboardInput[] {
@@ -29,6 +30,13 @@ export function recordDashboardInputs(run: (bus: EventBus) => void): DashboardIn
   });
   run(bus);
   return inputs;
+}
+
+/** The state after folding `inputs` into a fresh one (with `options`' limits). */
+export function foldDashboardInputs(inputs: DashboardInput[], options: Parameters<typeof createDashboardState>[0] = {}): DashboardState {
+  const state = createDashboardState(options);
+  for (const input of inputs) applyDashboardInput(state, input);
+  return state;
 }
 
 /** A real Looper on a bus and a store, whose Coder waits until the test releases it. */
@@ -207,4 +215,52 @@ export function emitWorkspaceActivity(bus: EventBus, options: { start?: number; 
   emit('workspace:escaped', { name: 'team-bob-c1', owner: 'bob', repo, changed: ['status'], message: 'The parent checkout /repo changed outside its workspaces (status): status +?? stray.txt' }, 20);
   emit('workspace:finished', finished('bob', sampleDiff('src.ts', ['x']), [{ file: 'src.ts', insertions: 1, deletions: 0 }, { file: 'logo.png', insertions: -1, deletions: -1 }]), 30);
   emit('workspace:finished', finished('carol', '', [], { removed: true }), 40);
+}
+
+/**
+ * A best-of-N run judged over three attempts, as `@troupe/best-of-n` emits it: `claude-1` passes and wins (the
+ * judge's reasons), `codex-1` fails its tests, `gemini-1` errors; then the winner's `workspace:finished` with its
+ * diff (`winnerDiff`). With `finish: false` the run stops after the attempts started (a run in progress).
+ */
+export function emitBestOfNActivity(bus: EventBus, options: { start?: number; winnerDiff?: string; finish?: boolean } = {}): void {
+  const start = options.start ?? Date.now();
+  const emit = <T extends TroupeEventType>(type: T, payload: TroupeEventPayloads[T], time: number) =>
+    bus.publish({ type, version: 1, timestamp: start + time, source: 'sample', payload } as TroupeEvent<T> as AnyTroupeEvent);
+  const runId = 'bon-run-1';
+  const attempts = [
+    { id: 'claude-1', agent: 'claude' },
+    { id: 'codex-1', agent: 'codex' },
+    { id: 'gemini-1', agent: 'gemini' },
+  ];
+  emit('best-of-n:run-started', { runId, repo: '/repo', attempts, select: 'judge', mode: 'all', concurrency: 2, timestamp: start }, 0);
+  for (const [index, { id, agent }] of attempts.entries()) {
+    emit('best-of-n:attempt-started', { runId, id, agent, workspace: `${runId}-${id}`, branch: `troupe/${runId}-${id}`, timestamp: start + 1 + index }, 1 + index);
+  }
+  if (options.finish === false) return;
+  const card = (id: string, agent: string, fields: Partial<BestOfNScorecard>): BestOfNScorecard => ({
+    id,
+    agent,
+    status: 'passed',
+    passed: true,
+    tested: true,
+    tokens: { input: 1200, output: 300, total: 1500 },
+    costUsd: 0.0123,
+    wallTimeMs: 4200,
+    diffstat: { files: 1, insertions: 2, deletions: 0 },
+    branch: `troupe/${runId}-${id}`,
+    kept: false,
+    winner: false,
+    ...fields,
+  });
+  const cards = [
+    card('claude-1', 'claude', { test: { exitCode: 0, durationMs: 300, outputTail: 'ok' } }),
+    card('codex-1', 'codex', { status: 'failed', passed: false, tokens: { input: 2000, output: 500, total: 2500 }, costUsd: 0.02, wallTimeMs: 65_000, diffstat: { files: 2, insertions: 10, deletions: 3 }, test: { exitCode: 1, durationMs: 400, outputTail: 'FAIL dates.test.ts' } }),
+    card('gemini-1', 'gemini', { status: 'error', passed: false, tested: false, tokens: { input: 0, output: 0, total: 0 }, costUsd: 0, wallTimeMs: 900, diffstat: { files: 0, insertions: 0, deletions: 0 }, error: { name: 'ProcessError', message: 'gemini exited with code 1' } }),
+  ];
+  for (const [index, scorecard] of cards.entries()) emit('best-of-n:attempt-finished', { runId, scorecard, timestamp: start + 10 + index }, 10 + index);
+  const judged = cards.map((scorecard) => ({ ...scorecard, ...(scorecard.id === 'claude-1' ? { winner: true, kept: true, reasons: 'Smallest diff that passes; keeps the parser pure.' } : { reasons: `${scorecard.id} did not pass.` }) }));
+  const base = '0123456789abcdef0123456789abcdef01234567';
+  const diff = options.winnerDiff ?? sampleDiff('src/dates.ts', ['fixed', 'parser']);
+  emit('workspace:finished', { name: `${runId}-claude-1`, owner: `${runId}/claude-1`, branch: `troupe/${runId}-claude-1`, baseCommit: base, headCommit: 'fedcba9876543210fedcba9876543210fedcba98', committed: true, uncommitted: false, diffstat: { files: [{ file: 'src/dates.ts', insertions: 2, deletions: 0 }], insertions: 2, deletions: 0 }, diff, diffTruncated: false, removed: false }, 20);
+  emit('best-of-n:run-finished', { runId, winner: 'claude-1', reasons: 'Smallest diff that passes; keeps the parser pure.', scorecards: judged, durationMs: 70_000, timestamp: start + 30 }, 30);
 }
