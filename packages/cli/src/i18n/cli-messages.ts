@@ -1,3 +1,5 @@
+import type { GcKeptReason } from '@troupe/worktree';
+
 /**
  * The `troupe` command line's own texts in English: usage errors, banners,
  * notes, progress lines, the interactive session and the exit-code
@@ -5,8 +7,6 @@
  * implement the same {@link CliMessages}; `cli-catalogue.ts` bundles each with
  * the Looper's and DevHub's texts into one catalogue per language.
  */
-import type { GcKeptReason } from '@troupe/worktree';
-
 export const englishCliMessages = {
   locale: 'en',
   usage: {
