@@ -1,7 +1,7 @@
 import type { ChatModelV1, EventBus } from '@troupe/core';
 import { generateObject } from '@troupe/core/model-runtime';
 import { z } from 'zod';
-import type { BestOfNCandidate, BestOfNJudge } from './best-of-n-options';
+import type { BestOfNCandidate, BestOfNJudge, BestOfNJudgeDecision } from './best-of-n-options';
 
 /** Options of {@link modelJudge}. */
 export interface ModelJudgeOptions {
@@ -17,8 +17,8 @@ export interface ModelJudgeOptions {
 
 /**
  * The judge's answer for these candidates: a winner that must be one of their ids, and a reason for each. The
- * schema a model judge answers with (through core's `generateObject`); a CLI-agent judge can ask its turn for the
- * same schema once CLI turns return typed results.
+ * schema a model judge answers with (through core's `generateObject`), and a CLI-agent judge through its typed
+ * turn (`sendAndReceive(role, prompt, { schema })`).
  */
 export function bestOfNJudgeSchema(ids: readonly [string, ...string[]]) {
   const id = z.enum(ids);
@@ -44,13 +44,22 @@ const JUDGE_SYSTEM =
   'repository. Compare their diffs and name the one that solves the task best (correct, complete, minimal, clean). ' +
   'Give a reason for every candidate.';
 
+/** The judge's system prompt, whether it is a model or a CLI agent, with the caller's instructions after it. */
+export function judgeSystemPrompt(instructions: string | undefined): string {
+  return instructions ? `${JUDGE_SYSTEM}\n\n${instructions}` : JUDGE_SYSTEM;
+}
+
+/** A judge's validated answer as the decision `bestOfN` takes: the winner, and the reasons by candidate id. */
+export function judgeDecisionOf(answer: z.output<ReturnType<typeof bestOfNJudgeSchema>>): BestOfNJudgeDecision {
+  return { winner: answer.winner, reasons: Object.fromEntries(answer.reasons.map((entry) => [entry.candidate, entry.reason])) };
+}
+
 /**
  * A judge backed by an API model: it compares the candidates' diffs and must name one, with a reason for each, as
  * structured output (core's `generateObject`, validated against {@link bestOfNJudgeSchema}: a winner that is not a
  * candidate is sent back for repair, then fails with `ModelOutputError`).
  *
- * A CLI agent as the judge needs typed results from CLI turns (`sendAndReceive(role, prompt, { schema })`); with
- * them, the same schema and prompt ({@link bestOfNJudgeSchema}, {@link bestOfNJudgePrompt}) make that judge.
+ * For a coding-agent CLI as the judge, see `agentJudge` (the same prompt and schema, through a typed CLI turn).
  *
  * @example
  * ```ts
@@ -64,11 +73,11 @@ export function modelJudge(options: ModelJudgeOptions): BestOfNJudge {
       model: options.model,
       schema: bestOfNJudgeSchema(ids),
       schemaName: 'best_of_n_judgement',
-      system: options.instructions ? `${JUDGE_SYSTEM}\n\n${options.instructions}` : JUDGE_SYSTEM,
+      system: judgeSystemPrompt(options.instructions),
       prompt: bestOfNJudgePrompt(task, candidates, options.maxDiffChars),
       signal,
       ...(options.bus ? { eventBus: options.bus } : {}),
     });
-    return { winner: object.winner, reasons: Object.fromEntries(object.reasons.map((entry) => [entry.candidate, entry.reason])) };
+    return judgeDecisionOf(object);
   };
 }

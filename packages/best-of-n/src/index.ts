@@ -13,6 +13,7 @@ export {
 } from './best-of-n-options';
 export { pickByTests } from './best-of-n-select';
 export { bestOfNJudgePrompt, bestOfNJudgeSchema, modelJudge, type ModelJudgeOptions } from './best-of-n-judge';
+export { agentJudge, type AgentJudgeOptions } from './best-of-n-agent-judge';
 export {
   bestOfNEventSchemas,
   bestOfNScorecardSchema,

@@ -185,6 +185,7 @@ export const BEST_OF_N_OPTIONS: readonly CliCommandOption[] = [
   { name: 'first-pass', type: 'boolean', help: 'bestOfNFirstPass' },
   { name: 'concurrency', type: 'string', value: 'N', help: 'bestOfNConcurrency' },
   { name: 'max-cost', type: 'string', value: 'USD', help: 'bestOfNMaxCost' },
+  { name: 'judge-agent', type: 'string', value: 'AGENT', help: 'bestOfNJudgeAgent' },
   { ...MODEL, help: 'bestOfNModel' },
   { ...WORKSPACE, help: 'bestOfNWorkspace' },
   REGISTRY,

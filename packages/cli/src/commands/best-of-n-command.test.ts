@@ -1,7 +1,7 @@
 // `troupe best-of-n`, run in this process (runCliCaptured) with the fake `claude` on PATH (it writes the files of
 // FAKE_CLAUDE_FILES in its working folder: each attempt's workspace), on temporary git repositories.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { englishCliMessages } from '../i18n/cli-messages';
@@ -64,6 +64,31 @@ describe('troupe best-of-n', () => {
     expect(git(dir, 'worktree', 'list', '--porcelain').split('\n').filter((line) => line.startsWith('worktree '))).toHaveLength(1);
   }, 60_000);
 
+  it('--select judge --judge-agent claude: the agent judges (a typed turn, in a folder of its own) and its pick wins with its reasons', async () => {
+    const dir = repo();
+    const env = fakeClaude({ 'hello.txt': 'hello\n' });
+    const log = join(dir, '..', `${basename(dir)}-claude.log`);
+    cleanups.push(() => rmSync(log, { force: true }));
+    const decision = { winner: 'claude-2', reasons: [{ candidate: 'claude-2', reason: 'the clearer change' }, { candidate: 'claude-1', reason: 'the same, but later' }] };
+    const judgeEnv = { ...env.env, FAKE_CLAUDE_STRUCTURED: JSON.stringify(decision), FAKE_CLAUDE_LOG: log };
+    Object.assign(process.env, { FAKE_CLAUDE_STRUCTURED: judgeEnv.FAKE_CLAUDE_STRUCTURED, FAKE_CLAUDE_LOG: log });
+    cleanups.push(() => {
+      delete process.env.FAKE_CLAUDE_STRUCTURED;
+      delete process.env.FAKE_CLAUDE_LOG;
+    });
+    const run = await runCliCaptured(['best-of-n', '-w', dir, '-p', 'Add hello.txt', '--attempts', 'claude:2', '--select', 'judge', '--judge-agent', 'claude'], { env: judgeEnv });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter(Boolean);
+    expect(lines.at(-2)).toMatch(/^Winner: claude-2, branch troupe\/bon-[a-z0-9-]+-claude-2 /);
+    expect(lines.at(-1)).toBe('Judge: the clearer change');
+    // Three turns: the two attempts in their workspaces, then the judge, given the schema, outside the repository.
+    const turns = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { cwd: string; argv: string[] });
+    expect(turns).toHaveLength(3);
+    const judgeTurn = turns.find((turn) => turn.argv.includes('--json-schema'));
+    expect(judgeTurn?.cwd).toMatch(/troupe-best-of-n-judge-/);
+    expect(existsSync(judgeTurn?.cwd as string)).toBe(false);
+  }, 60_000);
+
   it('bad input: exit code 2 and one line naming what is wrong', async () => {
     const dir = repo();
     await expectUsageError(['best-of-n', '-w', dir, '--attempts', 'claude:2', '--test-cmd', 'true'], 'give the task with --task TEXT');
@@ -73,13 +98,15 @@ describe('troupe best-of-n', () => {
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--select', 'vote', '--test-cmd', 'true'], 'option --select expects one of tests, judge, got "vote"');
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--max-cost', '-1'], '--max-cost');
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--frist-pass'], 'did you mean --first-pass');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--judge-agent', 'claude'], '--judge-agent needs --select judge');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--select', 'judge', '--judge-agent', 'claude', '--model', 'openai'], 'give the judge as --judge-agent AGENT or --model PROVIDER[:MODEL], not both');
   });
 
   it('help in English and Chinese, and in the command list', async () => {
     const en = await runCliCaptured(['best-of-n', '--help']);
     expect(en.code).toBe(0);
     expect(en.stdout).toMatch(/^Usage: troupe best-of-n --task TEXT --attempts AGENT:N,…/);
-    for (const option of ['--attempts AGENT:N,…', '--select tests|judge', '--test-cmd COMMAND', '--first-pass', '--max-cost USD']) expect(en.stdout).toContain(option);
+    for (const option of ['--attempts AGENT:N,…', '--select tests|judge', '--judge-agent AGENT', '--test-cmd COMMAND', '--first-pass', '--max-cost USD']) expect(en.stdout).toContain(option);
     const zh = await runCliCaptured(['--lang', 'zh-CN', 'best-of-n', '--help']);
     expect(zh.stdout).toMatch(/^用法: troupe best-of-n/);
     expect(zh.stdout).toContain('一旦有一次尝试通过，立即停止其他尝试');

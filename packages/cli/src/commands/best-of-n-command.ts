@@ -1,5 +1,5 @@
-import { bestOfN, modelJudge, type BestOfNCandidateSpec, type BestOfNResult, type BestOfNSelect } from '@troupe/best-of-n';
-import { AbortError, EventBus, TroupeError } from '@troupe/core';
+import { agentJudge, bestOfN, modelJudge, type BestOfNCandidateSpec, type BestOfNResult, type BestOfNSelect } from '@troupe/best-of-n';
+import { AbortError, EventBus, TroupeError, type ChatModelV1 } from '@troupe/core';
 import { BEST_OF_N_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { choiceOption, parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
@@ -27,7 +27,8 @@ export function parseAttempts(value: string, messages: CliMessages): BestOfNCand
 /**
  * `troupe best-of-n --task TEXT --attempts claude:2,codex:2 --select tests --test-cmd "npm test" [--first-pass]`: one
  * task, N attempts by the named agents, each in its own workspace of the repository (`--workspace`, default the
- * current folder), the winner chosen by the test command (run with `sh -c` in each workspace) or by a model judge.
+ * current folder), the winner chosen by the test command (run with `sh -c` in each workspace) or by a judge: a model
+ * (`--model`), or a coding agent (`--judge-agent claude`).
  * Prints one line per attempt as it ends, the scorecards, and the winner's branch (kept, ready to merge). Exits 0
  * with a winner, 1 without one, 2 for bad input, 130 when interrupted.
  */
@@ -51,11 +52,14 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
   const maxCostUsd = options['max-cost'] === undefined ? undefined : Number(options['max-cost']);
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new CliUsageError(t.badMaxCost(String(options['max-cost'])), { command: COMMAND });
   const repo = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd, m);
-  let judge: BestOfNSelect = 'tests';
-  if (select === 'judge') {
+  const judgeAgent = typeof options['judge-agent'] === 'string' ? options['judge-agent'] : undefined;
+  if (judgeAgent !== undefined && select !== 'judge') throw new CliUsageError(t.judgeAgentWithoutJudge, { command: COMMAND });
+  if (judgeAgent !== undefined && options.model !== undefined) throw new CliUsageError(t.judgeAgentAndModel, { command: COMMAND });
+  let model: ChatModelV1 | undefined;
+  if (select === 'judge' && judgeAgent === undefined) {
     const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, COMMAND, m);
     if (!choice) throw new CliUsageError(t.judgeNeedsModel, { command: COMMAND });
-    judge = { judge: modelJudge({ model: await createChatModel(choice) }) };
+    model = await createChatModel(choice);
   }
   const registry = await loadCliRegistry(
     { option: typeof options.registry === 'string' ? options.registry : undefined, workspaceRoot: repo, env: io.env, cwd: io.cwd },
@@ -66,6 +70,13 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
   bus.on('best-of-n:attempt-finished', (event) => void io.stdout.write(`${scorecardLine(event.payload.scorecard, m)}\n`));
   // The CLI's agents: the built-in adapters with the permission mode of --auto-allow, and the registry's entries.
   const adapters = createCliAdapterRegistry(options['auto-allow'] === true, registry);
+  const definitions = registryDefinitions(registry);
+  // The judge: a model, or one of the CLI's agents (its turn in an empty folder of its own, its usage on the bus).
+  const judge: BestOfNSelect = model
+    ? { judge: modelJudge({ model }) }
+    : judgeAgent !== undefined
+      ? { judge: agentJudge({ agent: judgeAgent, adapters, definitions, bus }) }
+      : 'tests';
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   if (io.handleSignals) process.on('SIGINT', onInterrupt);
@@ -80,7 +91,7 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
       ...(concurrency !== undefined ? { concurrency } : {}),
       ...(maxCostUsd !== undefined ? { budget: { maxCostUsd } } : {}),
       adapters,
-      definitions: registryDefinitions(registry),
+      definitions,
       bus,
       signal: controller.signal,
     });

@@ -179,7 +179,9 @@ export const englishCliMessages = {
     badAttempts: (value: string) => `option --attempts expects AGENT:N,… (e.g. claude:2,codex:2), got "${value}"`,
     needsTestCommand: '--select tests needs --test-cmd COMMAND (the test run in each workspace)',
     badMaxCost: (value: string) => `option --max-cost expects a number of US dollars > 0, got "${value}"`,
-    judgeNeedsModel: '--select judge needs a model: --model PROVIDER[:MODEL], TROUPE_MODEL, or a provider API key',
+    judgeNeedsModel: '--select judge needs a judge: --judge-agent AGENT, or a model: --model PROVIDER[:MODEL], TROUPE_MODEL, or a provider API key',
+    judgeAgentWithoutJudge: '--judge-agent needs --select judge',
+    judgeAgentAndModel: 'give the judge as --judge-agent AGENT or --model PROVIDER[:MODEL], not both',
     attempt: (id: string, status: string, tokens: number, cost: string, seconds: string, files: number, insertions: number, deletions: number) =>
       `${id}: ${status}, ${tokens} tokens, $${cost}, ${seconds} s, ${files} files +${insertions} -${deletions}`,
     stoppedBy: (why: 'firstPass' | 'budget'): string => (why === 'firstPass' ? 'An attempt passed: the others were stopped.' : 'The budget was reached: the remaining attempts were stopped.'),
