@@ -38,14 +38,14 @@ export function cliAgentParts(
   resolveStrategy: (strategy: AgentStrategy | string) => AgentStrategy,
 ): { context: AgentTaskContext; strategy: AgentStrategy } {
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('options', 'expected CLI agent options ({ manager, configId, task })');
-  const { manager, configId, type, roleId, member, task, strategy, parentId, variables, labels, workspaceRoot, data } = options;
+  const { manager, configId, type, roleId, member, schema, task, strategy, parentId, variables, labels, workspaceRoot, data } = options;
   if (configId !== undefined && type !== undefined && configId !== type) {
     throw new InvalidArgumentError('configId', `give configId or type, not both (got "${configId}" and "${type}")`);
   }
   const adapter = configId ?? type;
   if (typeof adapter !== 'string' || adapter === '') throw new InvalidArgumentError('configId', 'expected the adapter type or registry config id of the CLI (e.g. "claude")');
   const base = strategy === undefined ? { type: CLI_AGENT_STRATEGY_TYPE, systemPrompt: '' } : resolveStrategy(strategy);
-  const cli: CliAgentSpec = { manager, configId: adapter, ...(roleId !== undefined ? { roleId } : {}), ...(member !== undefined ? { member } : {}) };
+  const cli: CliAgentSpec = { manager, configId: adapter, ...(roleId !== undefined ? { roleId } : {}), ...(member !== undefined ? { member } : {}), ...(schema !== undefined ? { schema } : {}) };
   const context: AgentTaskContext = {
     task,
     ...(parentId !== undefined ? { parentId } : {}),

@@ -6,7 +6,7 @@ import {
   type ChatUsage,
   type MemberAgentConfig,
 } from '@troupe/core';
-import { outputOrThrow } from '@troupe/core/cli-turn';
+import { outputOrThrow, type AgentOutputSchema } from '@troupe/core/cli-turn';
 import type { AgentRecord } from './agent-record';
 import type { CliAgentSpec } from './cli-agent-spec';
 import type { AgentRunnerResult, AgentRunnerSinks, AgentToolCallInfo } from './agent-runner-types';
@@ -25,7 +25,10 @@ export interface CliTurnHost {
 }
 
 /** @internal What one CLI turn ended with (the executor's turn outcome). */
-export type CliTurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' | 'usage' | 'messages' | 'finish'>;
+export type CliTurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' | 'usage' | 'messages' | 'finish'> & {
+  /** The validated object of a typed turn (`cli.schema`). */
+  object?: unknown;
+};
 
 /**
  * @internal Runs one turn of a CLI agent: starts its member (its tools
@@ -59,7 +62,9 @@ export async function runCliTurn(host: CliTurnHost, record: AgentRecord, message
     signal.throwIfAborted();
     // The strategy's limit is the turn's: the manager's default applies only when the strategy sets none.
     const { timeoutMs } = record.strategy;
-    const turn = manager.send(roleId, cliMessage(record, messages), { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    const options = { signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+    // With a schema, a typed turn: its result carries the object, or rejects with a StructuredOutputError.
+    const turn = manager.send<AgentOutputSchema>(roleId, cliMessage(record, messages), cli.schema === undefined ? options : { ...options, schema: cli.schema });
     const calls = new Map<string, { call: AgentToolCallInfo; startedAt: number }>();
     for await (const part of turn) streamPart(host.sinks, part, calls);
     const result = await turn.result;
@@ -77,6 +82,7 @@ export async function runCliTurn(host: CliTurnHost, record: AgentRecord, message
       usage: chatUsage(result.usage),
       messages: [...messages, answer],
       ...(done ? { finish: { result: done.result, success: done.success ?? true } } : {}),
+      ...(cli.schema !== undefined ? { object: result.object } : {}),
     };
   } finally {
     signal.removeEventListener('abort', stop);

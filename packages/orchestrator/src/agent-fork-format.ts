@@ -48,7 +48,13 @@ export function formatForkResult(result: ForkResult): string {
   const header = `${result.results.length} sub-agent${result.results.length === 1 ? '' : 's'} finished: ${result.succeeded} completed, ${result.failed} failed.`;
   const blocks = result.results.map((sub) => {
     const attributes = `agent="${escapeAttribute(sub.agentId)}" task="${escapeAttribute(sub.task)}" status="${sub.status}" attempts="${sub.attempts}"`;
-    const text = sub.status === 'completed' ? (sub.text ?? '') : `${sub.error?.name ?? 'Error'}: ${sub.error?.message ?? sub.status}`;
+    // A typed result goes back as its validated object; an invalid one with the raw answer after the error.
+    const text =
+      sub.status !== 'completed'
+        ? `${sub.error?.name ?? 'Error'}: ${sub.error?.message ?? sub.status}${sub.text !== undefined ? `\nRaw answer:\n${sub.text}` : ''}`
+        : sub.object !== undefined
+          ? `<object>${JSON.stringify(sub.object)}</object>`
+          : (sub.text ?? '');
     const body = sub.workspace ? `${text}\n${formatWorkspaceResult(sub.workspace)}` : text;
     return `<sub_agent_result ${attributes}>\n${body}\n</sub_agent_result>`;
   });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, InvalidStateError, type EventBus, type SerializedError } from '@troupe/core';
+import { InvalidArgumentError, InvalidStateError, StructuredOutputError, type EventBus, type SerializedError } from '@troupe/core';
 import { serializeError } from '@troupe/core/util';
 import { resolveIsolation, type ResolvedIsolation } from './agent-isolation';
 import type { ForkContext } from './agent-orchestrator-options';
@@ -71,7 +71,7 @@ export class AgentForkRunner {
       if (spec === null || typeof spec !== 'object' || typeof spec.task !== 'string' || spec.task.trim() === '') {
         throw new InvalidArgumentError(`subAgents[${index}].task`, 'expected a non-empty string');
       }
-      const strategy = this.host.resolveStrategy(spec.strategy);
+      const strategy = withSchema(this.host.resolveStrategy(spec.strategy), spec.schema, index);
       const own = spec.context ?? {};
       const subContext: AgentTaskContext = {
         task: spec.task,
@@ -221,14 +221,16 @@ export class AgentForkRunner {
       if (!isTerminalStatus(record.status)) {
         try {
           const result = await this.host.execute(record);
-          return { ...base, status: 'completed', text: result.text, ...workspaceOf(result.workspace) };
+          return { ...base, status: 'completed', text: result.text, ...('object' in result ? { object: result.object } : {}), ...workspaceOf(result.workspace) };
         } catch (error) {
           failure = error;
         }
       }
       const status = isTerminalStatus(record.status) ? record.status : 'error';
       const serialized: SerializedError = record.error ?? serializeError(failure);
-      const failed: SubAgentResult = { ...base, status, error: serialized };
+      // A typed result that was not valid: the parent gets the raw answer with the error.
+      const invalid = structuredOutputErrorIn(failure);
+      const failed: SubAgentResult = { ...base, status, error: serialized, ...(invalid ? { text: invalid.text } : {}) };
       if (status !== 'error' || attempt > policy.maxRetries || isTerminalStatus(parent.status)) return failed;
       const delayMs = policy.delayMs ?? 0;
       this.host.bus.emit('orchestrator:agent-retry-scheduled', {
@@ -246,6 +248,26 @@ export class AgentForkRunner {
       this.host.saveFork(stored);
     }
   }
+}
+
+/** The strategy a sub-agent asked for a typed result runs with: its `cli` with the fork call's `schema`. */
+function withSchema(strategy: AgentStrategy, schema: SubAgentSpec['schema'], index: number): AgentStrategy {
+  if (schema === undefined) return strategy;
+  if (!strategy.cli) {
+    throw new InvalidArgumentError(`subAgents[${index}].schema`, `a typed result needs a CLI strategy (one with \`cli\`); strategy "${strategy.type}" runs on a chat model`);
+  }
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    throw new InvalidArgumentError(`subAgents[${index}].schema`, 'expected a zod schema or a JSON Schema object');
+  }
+  return { ...strategy, cli: { ...strategy.cli, schema } };
+}
+
+/** The `StructuredOutputError` in an error's cause chain, if any. */
+function structuredOutputErrorIn(error: unknown): StructuredOutputError | undefined {
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+    if (StructuredOutputError.isInstance(at)) return at;
+  }
+  return undefined;
 }
 
 function workspaceOf(workspace: SubAgentResult['workspace']): Pick<SubAgentResult, 'workspace'> {

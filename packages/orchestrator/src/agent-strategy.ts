@@ -143,6 +143,7 @@ const strategySchema = z.object({
       configId: z.string().min(1, 'expected an adapter type or registry config id'),
       roleId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'expected an agent id (letters, digits, ., _, :, -)').optional(),
       member: z.custom<NonNullable<CliAgentSpec['member']>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected a member config object').optional(),
+      schema: z.custom<NonNullable<CliAgentSpec['schema']>>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected a zod schema or a JSON Schema object').optional(),
     })
     .strict()
     .optional(),

@@ -1,4 +1,4 @@
-import type { AgentManager } from '@troupe/core/cli-turn';
+import type { AgentManager, AgentOutputSchema } from '@troupe/core/cli-turn';
 import type { MemberAgentConfig } from '@troupe/core';
 
 /**
@@ -29,4 +29,14 @@ export interface CliAgentSpec {
    * inside the agent's workspace.
    */
   member?: MemberAgentConfig;
+  /**
+   * Ask the CLI for a typed result: a zod 4 schema or a JSON Schema object,
+   * checked as `AgentManager.sendAndReceive(role, prompt, { schema })`
+   * checks it (the CLI's native flag, or the JSON asked for in the prompt
+   * with one repair turn). The agent's run result (`AgentRunResult.object`)
+   * and, for a sub-agent, its parent's fork result carry the validated
+   * object. A turn without a valid object fails the agent with a
+   * `StructuredOutputError` as its cause (the fork's error, with the raw answer).
+   */
+  schema?: AgentOutputSchema;
 }

@@ -13,6 +13,10 @@ export const forkAgentsParameters = z.object({
       z.object({
         task: z.string().min(1).describe('What the sub-agent must do: a complete, self-contained instruction'),
         strategy: z.string().optional().describe('Type of a registered sub-agent strategy; default: the general sub-agent'),
+        schema: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('A JSON Schema the sub-agent must answer with (CLI sub-agent strategies only); you get the validated object back'),
       }),
     )
     .min(1)
@@ -39,7 +43,7 @@ export function createForkAgentsTool(): Tool<ForkAgentsArgs> {
       const agent = getAgentToolContext(context);
       if (!agent?.fork) throw new ToolError('fork_agents needs an AgentOrchestrator: this agent cannot fork');
       const result = await agent.fork(
-        tasks.map(({ task, strategy }) => (strategy === undefined ? { task } : { task, strategy })),
+        tasks.map(({ task, strategy, schema }) => ({ task, ...(strategy !== undefined ? { strategy } : {}), ...(schema !== undefined ? { schema } : {}) })),
         { signal: context.abortSignal },
       );
       return formatForkResult(result);

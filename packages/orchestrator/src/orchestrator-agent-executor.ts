@@ -33,7 +33,7 @@ export interface AgentRestart {
 }
 
 /** What one turn ended with: the runner's result, or the answer found in the store. */
-type TurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' | 'usage' | 'messages' | 'finish'>;
+type TurnOutcome = Pick<AgentRunnerResult, 'text' | 'stopReason' | 'iterations' | 'usage' | 'messages' | 'finish'> & { object?: unknown };
 
 /**
  * @internal Runs agents: takes a concurrency slot, moves the agent to
@@ -311,6 +311,7 @@ export class AgentExecutor {
       iterations: outcome.iterations,
       usage: outcome.usage,
       messages: outcome.messages,
+      ...('object' in outcome ? { object: outcome.object } : {}),
       ...(record.workspaceResult ? { workspace: record.workspaceResult } : {}),
     };
   }

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatUsage, SerializedError, ToolAgentKind } from '@troupe/core';
+import type { AgentOutputSchema } from '@troupe/core/cli-turn';
 import type { AgentWorkspaceResult } from './agent-isolation';
 import type { AgentStrategy } from './agent-strategy';
 import type { AgentRunnerStopReason } from './agent-runner-stop-reason';
@@ -55,6 +56,12 @@ export interface SubAgentSpec {
   strategy?: AgentStrategy | string;
   /** Extra context for this sub-agent (its own variables, labels, data). */
   context?: Omit<AgentTaskContext, 'task' | 'parentId'>;
+  /**
+   * Ask this sub-agent for a typed result: a zod 4 schema or a JSON Schema
+   * object (its strategy's `cli.schema` otherwise). Needs a CLI strategy
+   * (`strategy.cli`); its `SubAgentResult.object` is the validated object.
+   */
+  schema?: AgentOutputSchema;
 }
 
 /** How one sub-agent of a fork ended, after its retries. */
@@ -65,8 +72,13 @@ export interface SubAgentResult {
   strategyType: string;
   /** `completed`, or how its last attempt failed. */
   status: AgentTerminalStatus;
-  /** Its result text (when completed). */
+  /**
+   * Its result text (when completed); when its typed result was invalid
+   * (error `StructuredOutputError`), the raw answer it gave (redacted).
+   */
   text?: string;
+  /** The validated object, when it was asked for a typed result (`schema`) and completed. */
+  object?: unknown;
   /** Why its last attempt failed. */
   error?: SerializedError;
   /** Id of its last attempt. */
@@ -114,6 +126,11 @@ export interface AgentRunResult {
   usage: ChatUsage;
   /** The whole conversation (without the system prompt). */
   messages: ChatMessage[];
+  /**
+   * The validated object of a CLI agent asked for a typed result (its
+   * strategy's `cli.schema`, or its fork call's `schema`); absent otherwise.
+   */
+  object?: unknown;
   /**
    * What this run changed, when the agent ran in a workspace of its own
    * (a root with `isolation` scope `'tree'`, or a forked sub-agent).

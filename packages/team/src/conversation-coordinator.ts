@@ -329,7 +329,7 @@ export class ConversationCoordinator {
     this.consecutiveFailures = 0;
     const parsed = this.router.parseMessage(outcome.text);
     // An AI's [DONE] only closes its own reply (revised semantics); the conversation goes on.
-    const reply = this.post({ kind: 'member', turn, speaker: member, parsed });
+    const reply = this.post({ kind: 'member', turn, speaker: member, parsed, ...('object' in outcome ? { object: outcome.object } : {}) });
     this.seenThrough.set(member.id, reply.seq);
     return this.route(parsed, member.id);
   }
@@ -430,6 +430,8 @@ export class ConversationCoordinator {
     turn: number;
     speaker: TeamMember | undefined;
     parsed: Pick<ParsedTeamMessage, 'isDone' | 'nextMembers' | 'cleanContent'>;
+    /** The validated object of a typed reply. */
+    object?: unknown;
   }): TeamMessage {
     const { kind, turn, speaker, parsed } = entry;
     const content = redactSecrets(parsed.cleanContent, this.secrets);
@@ -460,6 +462,7 @@ export class ConversationCoordinator {
       isDone: parsed.isDone,
       next: [...parsed.nextMembers],
       timestamp: this.now(),
+      ...('object' in entry ? { object: entry.object } : {}),
     };
     this.messages.push(message);
     this.emit('team:message', { message: { ...message, next: [...message.next] } });

@@ -42,6 +42,8 @@ export function describeFailure(kind: TeamMemberFailureKind): string {
       return 'failed';
     case 'workspace-escaped':
       return 'wrote outside its workspace';
+    case 'invalid-output':
+      return 'gave no valid typed result';
   }
 }
 

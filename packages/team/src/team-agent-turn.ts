@@ -1,12 +1,12 @@
-import { AgentError, CompletionTimeoutError, type AgentUsage, type MemberAgentConfig } from '@troupe/core';
-import { type AgentManager } from '@troupe/core/cli-turn';
+import { AgentError, CompletionTimeoutError, StructuredOutputError, type AgentUsage, type MemberAgentConfig } from '@troupe/core';
+import { type AgentManager, type AgentOutputSchema } from '@troupe/core/cli-turn';
 import type { TeamMember } from './team-config-schema';
 import type { TeamMemberFailureKind } from './team-conversation-types';
 import { isMemberConfigurationError, TeamMemberError } from './team-member-error';
 
 /** How one AI turn ended. */
 export type AgentTurnOutcome =
-  | { status: 'replied'; text: string; usage: AgentUsage | undefined }
+  | { status: 'replied'; text: string; usage: AgentUsage | undefined; /** A typed member's validated object. */ object?: unknown }
   | { status: 'failed'; kind: TeamMemberFailureKind; error: unknown; usage: AgentUsage | undefined }
   | { status: 'canceled'; usage: AgentUsage | undefined };
 
@@ -66,12 +66,18 @@ export async function sendAgentTurn(
   prompt: string,
   options: SendAgentTurnOptions,
 ): Promise<AgentTurnOutcome> {
-  const turn = agentManager.send(member.id, prompt, { timeoutMs: options.timeoutMs, signal: options.signal });
+  // A member with an outputSchema runs typed turns: its result has the object, or rejects with a StructuredOutputError.
+  const turn = agentManager.send<AgentOutputSchema>(member.id, prompt, {
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    ...(member.outputSchema !== undefined ? { schema: member.outputSchema } : {}),
+  });
   turn.run.then((run) => options.trackExit(run.exited), () => {});
   let result;
   try {
     result = await turn.result;
   } catch (error) {
+    if (StructuredOutputError.isInstance(error)) return { status: 'failed', kind: 'invalid-output', error, usage: undefined };
     // `result` rejects only when the adapter's getProcessConfig threw.
     if (isMemberConfigurationError(error)) throw new TeamMemberError(member.id, member.agentConfigId as string, error);
     return { status: 'failed', kind: 'failed', error, usage: undefined };
@@ -105,5 +111,5 @@ export async function sendAgentTurn(
       usage,
     };
   }
-  return { status: 'replied', text: result.text, usage };
+  return { status: 'replied', text: result.text, usage, ...(member.outputSchema !== undefined ? { object: result.object } : {}) };
 }

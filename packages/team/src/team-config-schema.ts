@@ -1,3 +1,4 @@
+import type { AgentOutputSchema } from '@troupe/core/cli-turn';
 import { z } from 'zod';
 
 /** Member ids double as agent role ids and `[NEXT: id]` targets: letters, digits, `_`, `.`, `-`. */
@@ -5,7 +6,7 @@ const MEMBER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Names are `[NEXT: name]` targets, so they cannot hold the marker's own punctuation. */
 const MEMBER_NAME = /^[^[\]\n,]+$/;
 
-const AI_ONLY_FIELDS = ['agentConfigId', 'systemInstruction', 'workDir', 'additionalArgs', 'env', 'isolation', 'setup'] as const;
+const AI_ONLY_FIELDS = ['agentConfigId', 'systemInstruction', 'workDir', 'additionalArgs', 'env', 'isolation', 'setup', 'outputSchema'] as const;
 
 /**
  * Where an AI member's agent works: `none` in the checkout itself (its `workDir`), `worktree` in a workspace of its
@@ -54,6 +55,16 @@ export const teamMemberSchema = z.strictObject({
   isolation: memberIsolationSchema.optional(),
   /** Set-up of this member's workspace. Default: `settings.setup`. */
   setup: workspaceSetupSchema.optional(),
+  /**
+   * Ask this member for a typed result on every turn: a JSON Schema object
+   * (in `team.json`) or a zod 4 schema (in code). Its turns are typed CLI
+   * turns (`AgentManager.send` with a `schema`): its reply's text is the
+   * answer and the message's `object` the validated object; a reply without
+   * a valid object fails the turn (`invalid-output`), never a silent success.
+   */
+  outputSchema: z
+    .custom<AgentOutputSchema>((value) => value !== null && typeof value === 'object' && !Array.isArray(value), 'expected a JSON Schema object (or a zod schema)')
+    .optional(),
 });
 
 /** Spending limits; the conversation ends when one is reached (`token-budget` / `cost-budget`). */

@@ -29,8 +29,11 @@ export type TeamCompletionReason =
 /** Why a member got the turn. */
 export type TeamTurnCause = 'start' | 'next-marker' | 'round-robin' | 'fallback';
 
-/** How an AI member's turn failed (`workspace-escaped`: an isolated member wrote into the parent checkout). */
-export type TeamMemberFailureKind = 'failed' | 'timed-out' | 'agent-error' | 'empty-reply' | 'workspace-escaped';
+/**
+ * How an AI member's turn failed (`workspace-escaped`: an isolated member wrote into the parent checkout;
+ * `invalid-output`: a member with an `outputSchema` gave no valid object, a `StructuredOutputError`).
+ */
+export type TeamMemberFailureKind = 'failed' | 'timed-out' | 'agent-error' | 'empty-reply' | 'workspace-escaped' | 'invalid-output';
 
 /** Tokens and cost spent by AI turns so far. */
 export interface TeamUsage {
@@ -66,6 +69,8 @@ export interface TeamMessage {
   next: string[];
   /** Milliseconds since the epoch. */
   timestamp: number;
+  /** The validated object of a reply by a member with an `outputSchema`; absent otherwise. */
+  object?: unknown;
 }
 
 /** A failed AI turn, as reported in the conversation. */

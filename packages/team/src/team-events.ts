@@ -22,6 +22,7 @@ export const teamMessageSchema = z.object({
   isDone: z.boolean(),
   next: z.array(z.string()),
   timestamp: z.number(),
+  object: z.unknown().optional(),
 });
 
 /** Tokens and cost as they travel in `team:completed`. */
@@ -55,7 +56,7 @@ export const teamEventSchemas = {
     ...ids,
     turn: z.number().int().positive(),
     memberId: z.string(),
-    kind: z.enum(['failed', 'timed-out', 'agent-error', 'empty-reply', 'workspace-escaped']),
+    kind: z.enum(['failed', 'timed-out', 'agent-error', 'empty-reply', 'workspace-escaped', 'invalid-output']),
     error: serializedErrorSchema,
     policy: z.enum(['continue', 'stop']),
   }),

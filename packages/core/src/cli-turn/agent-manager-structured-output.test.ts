@@ -133,14 +133,53 @@ describe('sendAndReceive with a schema: native support (capabilities.outputSchem
 });
 
 describe('sendAndReceive options', () => {
-  it('rejects a schema that is neither zod nor a JSON Schema object, and a schema on send()', async () => {
+  it('rejects a schema that is neither zod nor a JSON Schema object, on sendAndReceive and on send', async () => {
     const { manager } = await started([{ lines: [result({ result: '{}' })] }]);
     await expect(manager.sendAndReceive('m', 'x', { schema: 'object' as never })).rejects.toThrow(InvalidArgumentError);
-    expect(() => manager.send('m', 'x', { schema: Plan } as never)).toThrow(/sendAndReceive/);
+    expect(() => manager.send('m', 'x', { schema: 'object' as never })).toThrow(InvalidArgumentError);
   });
 
   it('without a schema still resolves with the text', async () => {
     const { manager } = await started([{ lines: [result({ result: 'plain' })] }]);
     expect(await manager.sendAndReceive('m', 'x')).toBe('plain');
+  });
+});
+
+describe('send with a schema: a typed turn that streams', () => {
+  it('streams the parts of the turn and of its repair turn, then settles with the validated object', async () => {
+    const { manager } = await started([
+      { lines: ['{"type":"session","id":"s-1"}', '{"type":"text","text":"thinking"}', result({ result: 'Sure, a plan.' })] },
+      { lines: ['{"type":"session","id":"s-1"}', result({ result: JSON.stringify(plan) })] },
+    ]);
+    const turn = manager.send('m', 'Plan the release', { schema: Plan });
+    const types: string[] = [];
+    for await (const part of turn) types.push(part.type);
+    const done = await turn.result;
+    expect(done.object).toEqual(plan);
+    expect(done.object?.priority).toBe('high'); // typed from the zod schema
+    expect(done.attempts).toBe(2);
+    expect(done.text).toBe(JSON.stringify(plan));
+    expect(types.filter((type) => type === 'turn-end')).toHaveLength(2); // both turns' parts were streamed
+    expect((await turn.run).pid).toBeGreaterThan(0);
+  });
+
+  it('prose with a success status rejects result with a StructuredOutputError carrying the raw text, never a silent success', async () => {
+    const { manager } = await started([{ lines: [result({ result: 'I planned it, trust me.' })] }], { outputSchema: 'final-text' });
+    const turn = manager.send('m', 'Plan the release', { schema: Plan });
+    const parts: unknown[] = [];
+    for await (const part of turn) parts.push(part);
+    expect(parts.length).toBeGreaterThan(0);
+    const error = await failureOf(turn.result);
+    expect(error.failure).toBe('not-json');
+    expect(error.text).toBe('I planned it, trust me.');
+  });
+
+  it('a turn that fails settles as it is (no repair turn, object undefined), like send without a schema', async () => {
+    const { manager, messages } = await started([{ lines: ['{"type":"text","text":"half"}'], exitCode: 3 }]);
+    const done = await manager.send('m', 'Plan the release', { schema: Plan }).result;
+    expect(done.outcome.status).toBe('failed');
+    expect(done.object).toBeUndefined();
+    expect(done.attempts).toBe(1);
+    expect(messages()).toHaveLength(1);
   });
 });

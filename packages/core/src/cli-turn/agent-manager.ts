@@ -21,7 +21,7 @@ import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from '../adapter/v1/agent-stream-part';
 import type { AgentTurnContext, MemberAgentConfig } from '../adapter/v1/member-agent-config';
 import type { JsonSchema } from '../model/v1/chat-message';
-import { resolveOutputSchema, runStructuredTurn, type AgentOutputOf, type AgentOutputSchema } from './agent-structured-output';
+import { resolveOutputSchema, runStructuredTurn, type AgentOutputOf, type AgentOutputSchema, type ResolvedOutputSchema } from './agent-structured-output';
 
 /** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
 export type AgentDefinitionSource =
@@ -92,7 +92,7 @@ export interface AgentSendOptions {
 }
 
 const SEND_OPTION_KEYS: readonly string[] = ['timeoutMs', 'signal', 'member'];
-const RECEIVE_OPTION_KEYS: readonly string[] = [...SEND_OPTION_KEYS, 'schema'];
+const TYPED_OPTION_KEYS: readonly string[] = [...SEND_OPTION_KEYS, 'schema'];
 
 /** The send options, checked: not an object, or a key that is not a send option, is an error naming the right one. */
 function checkSendOptions(value: unknown, keys = SEND_OPTION_KEYS): AgentSendOptions {
@@ -101,13 +101,13 @@ function checkSendOptions(value: unknown, keys = SEND_OPTION_KEYS): AgentSendOpt
     throw new InvalidArgumentError('options', `expected { member?, signal?, timeoutMs? }, got ${value === null ? 'null' : typeof value}`);
   }
   assertKnownOptions(value, keys, 'options', {
-    hint: keys === SEND_OPTION_KEYS ? 'the member config goes in options.member; a schema is a sendAndReceive option' : 'the member config goes in options.member',
+    hint: 'the member config goes in options.member',
     deprecated: ['timeout'],
   });
   return value as AgentSendOptions;
 }
 
-/** Options of a typed turn: {@link AgentManager.sendAndReceive} with a `schema`. */
+/** Options of a typed turn: {@link AgentManager.sendAndReceive} or {@link AgentManager.send} with a `schema`. */
 export interface AgentReceiveObjectOptions<TSchema extends AgentOutputSchema> extends AgentSendOptions {
   /**
    * What the answer must be: a zod 4 schema (the result's `object` is typed)
@@ -130,8 +130,15 @@ export interface AgentObjectResult<T> {
   result: AgentTurnResult;
 }
 
-/** Everything a finished turn produced. */
-export interface AgentTurnResult {
+/** Everything a finished turn produced; `T`: the object type of a typed turn (`send` with a `schema`). */
+export interface AgentTurnResult<T = never> {
+  /**
+   * The validated object of a typed turn; `undefined` only when the turn did
+   * not complete (see `outcome.status` and `agentError`). Absent without a schema.
+   */
+  object?: T;
+  /** Turns a typed turn ran: 1, or 2 after the repair turn of an adapter without native schema support. */
+  attempts?: number;
   /**
    * The answer text: the text of the turn's `turn-end` part, from the lines
    * as they were parsed once. A turn without one (an adapter whose parser
@@ -168,14 +175,20 @@ export interface AgentPermissionDenial {
   message: string;
 }
 
-/** A turn in flight: stream its parts, await its result. */
-export interface AgentTurn extends AsyncIterable<AgentStreamPart> {
+/**
+ * A turn in flight: stream its parts, await its result. A typed turn
+ * (`send` with a `schema`) streams the parts of every turn it runs (its
+ * repair turn's too) and settles with the last one's result and its `object`.
+ */
+export interface AgentTurn<T = never> extends AsyncIterable<AgentStreamPart> {
   /**
    * Settles with the turn result (see `outcome.status` and `agentError`);
    * rejects only when the turn could not start (the adapter's
-   * `getProcessConfig` threw).
+   * `getProcessConfig` threw) or, for a typed turn, with a
+   * `StructuredOutputError` (carrying the raw, redacted answer) when it
+   * completed without a valid object: never a silent success.
    */
-  readonly result: Promise<AgentTurnResult>;
+  readonly result: Promise<AgentTurnResult<T>>;
   /** The process run, once spawned (to cancel it or read raw lines). */
   readonly run: Promise<ProcessRun>;
 }
@@ -287,9 +300,72 @@ export class AgentManager {
    * (`result.agentError`) when any of its `turn-end` parts is an error: a
    * later `turn-end` never overrides it, and a second `turn-end` in one turn
    * is reported with a `TroupeWarning` (`TROUPE_TURN_END_REPEATED`).
+   *
+   * With a `schema`, a typed turn that streams: the parts of its turn (and of
+   * the repair turn of an adapter without native schema support) as they
+   * come, then the result with the validated `object`, checked as
+   * `sendAndReceive({ schema })` checks it; a turn that completed without a
+   * valid object rejects `result` with a `StructuredOutputError`.
+   *
+   * @example
+   * ```ts
+   * const turn = manager.send('reviewer', 'Review the diff', { schema: Review });
+   * for await (const part of turn) if (part.type === 'text-delta') process.stdout.write(part.text);
+   * const { object } = await turn.result; // typed; StructuredOutputError when there is none
+   * ```
    */
-  send(roleId: string, message: string, options: AgentSendOptions = {}): AgentTurn {
-    return this.startTurn(roleId, message, options, undefined);
+  send<TSchema extends AgentOutputSchema = never>(
+    roleId: string,
+    message: string,
+    options: AgentSendOptions & { schema?: TSchema } = {},
+  ): AgentTurn<AgentOutputOf<TSchema>> {
+    const checked = checkSendOptions(options, TYPED_OPTION_KEYS) as AgentSendOptions & { schema?: unknown };
+    if (!('schema' in checked)) return this.startTurn(roleId, message, checked, undefined);
+    const { schema, ...sendOptions } = checked;
+    return this.startTypedTurn(roleId, message, sendOptions, resolveOutputSchema(schema)) as AgentTurn<AgentOutputOf<TSchema>>;
+  }
+
+  /**
+   * A typed turn: runs {@link runStructuredTurn} over turns of
+   * {@link startTurn}, relaying every turn's parts to one stream. A turn that
+   * does not complete ends it with that turn's result (no repair turn).
+   */
+  private startTypedTurn(roleId: string, message: string, options: AgentSendOptions, schema: ResolvedOutputSchema): AgentTurn<unknown> {
+    const instance = this.agents.get(roleId);
+    // What startTurn would throw synchronously (AGENT_NOT_RUNNING, a message that is not a string), thrown here too.
+    if (!instance || typeof message !== 'string') return this.startTurn(roleId, message, options, undefined) as never;
+    const parts: AgentStreamPart[] = [];
+    const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
+    const runs: Promise<ProcessRun>[] = [];
+    /** The result of a turn that did not complete: it ends the typed turn as it is (no repair turn). */
+    let unfinished: AgentTurnResult | undefined;
+    const runTurn = async (text: string, outputSchema: JsonSchema | undefined): Promise<AgentTurnResult> => {
+      const turn = this.startTurn(roleId, text, options, outputSchema);
+      runs.push(turn.run);
+      for await (const part of turn) {
+        parts.push(part);
+        for (const listener of listeners) listener(part);
+      }
+      const result = await turn.result;
+      if (result.outcome.status !== 'completed' || result.agentError) {
+        unfinished = result;
+        throw new InvalidStateError('the turn did not complete');
+      }
+      return result;
+    };
+    // runStructuredTurn calls runTurn synchronously: the first turn has started when it returns.
+    const result = runStructuredTurn(instance.adapter, message, schema, runTurn).then(
+      ({ object, turn, attempts }): AgentTurnResult<unknown> => ({ ...turn, object, attempts }),
+      (error: unknown) => {
+        if (unfinished === undefined) throw error;
+        return { ...unfinished, object: undefined, attempts: runs.length };
+      },
+    );
+    return {
+      result,
+      run: runs[0] as Promise<ProcessRun>,
+      [Symbol.asyncIterator]: () => partsIterator(parts, listeners, result as Promise<unknown>),
+    };
   }
 
   /** A turn; `outputSchema` only for adapters with native schema support (their process is started with it). */
@@ -500,20 +576,18 @@ export class AgentManager {
     message: string,
     options?: AgentSendOptions | AgentReceiveObjectOptions<AgentOutputSchema>,
   ): Promise<string | AgentObjectResult<unknown>> {
-    const checked = checkSendOptions(options, RECEIVE_OPTION_KEYS) as AgentSendOptions & { schema?: unknown };
-    const { schema: rawSchema, ...sendOptions } = checked;
-    const receive = async (text: string, outputSchema: JsonSchema | undefined): Promise<AgentTurnResult> => {
-      const result = await this.startTurn(roleId, text, sendOptions, outputSchema).result;
+    const checked = checkSendOptions(options, TYPED_OPTION_KEYS) as AgentSendOptions & { schema?: unknown };
+    if (!('schema' in checked)) {
+      const result = await this.startTurn(roleId, message, checked, undefined).result;
       outputOrThrow(result.outcome);
       if (result.agentError) throw result.agentError;
-      return result;
-    };
-    if (!('schema' in checked)) return (await receive(message, undefined)).text;
-    const schema = resolveOutputSchema(rawSchema);
-    const instance = this.agents.get(roleId);
-    if (!instance) return (await receive(message, undefined)).text; // throws AGENT_NOT_RUNNING
-    const { object, turn, attempts } = await runStructuredTurn(instance.adapter, message, schema, receive);
-    return { object, text: turn.text, attempts, result: turn };
+      return result.text;
+    }
+    const { schema, ...sendOptions } = checked;
+    const { object, attempts = 1, ...result } = await this.startTypedTurn(roleId, message, sendOptions, resolveOutputSchema(schema)).result;
+    outputOrThrow(result.outcome);
+    if (result.agentError) throw result.agentError;
+    return { object, text: result.text, attempts, result };
   }
 
   /**
@@ -582,7 +656,7 @@ export class AgentManager {
 function partsIterator(
   parts: AgentStreamPart[],
   listeners: Set<(part: AgentStreamPart | undefined) => void>,
-  result: Promise<AgentTurnResult>,
+  result: Promise<unknown>,
 ): AsyncIterableIterator<AgentStreamPart> {
   // Replays parts seen so far, then follows live ones until the turn ends.
   let index = 0;
