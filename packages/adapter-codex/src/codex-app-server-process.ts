@@ -17,15 +17,6 @@ export const codexAppServerDriverPath: string = fileURLToPath(new URL('./bin/cod
 /** The approval policy sent when a callback is set: Codex asks before every command and every patch. */
 export const CODEX_APP_SERVER_APPROVAL_POLICY = 'untrusted';
 
-/**
- * Sub-agents off, last on the command line so no config file, and no `-c` or `--enable` (which beats a `-c …=false`)
- * in `extraArgs` or `additionalArgs`, turns them on: Codex 0.169.0 starts a sub-agent (`spawn_agent` of
- * `features.multi_agent_v2`) without an approval request, so with `permissions` set it would run undecided (kind
- * `subagent` never reaches `canUseTool`; its own commands are asked). Its default-on predecessor `multi_agent` offers
- * app-server no sub-agent tool (a `spawn_agent` call answers "unsupported call"), so it is left as it is.
- */
-const CODEX_APP_SERVER_NO_SUBAGENT_ARGS: readonly string[] = ['-c', 'features.multi_agent_v2=false', '--disable', 'multi_agent_v2'];
-
 /** The app-server sandbox for each `permissionMode` (the same sandboxes `codex exec` gets). */
 const SANDBOX = { ask: 'read-only', 'auto-edit': 'workspace-write', 'full-auto': 'danger-full-access' } as const;
 
@@ -41,7 +32,7 @@ export interface CodexAppServerTurn {
 
 /**
  * The process of one turn over `codex app-server`: `node codex-app-server-driver.mjs --permission-socket … --thread …
- * -- codex app-server [-c provider, retries, MCP servers] [extraArgs] [member additionalArgs] [-c sub-agents off]`. The thread is started
+ * -- codex app-server [-c provider, retries, MCP servers] [extraArgs] [member additionalArgs]`. The thread is started
  * (or resumed, or forked) with the model, cwd, approval policy `untrusted`, the sandbox of `permissionMode` and the
  * member's instructions (`developerInstructions`, or `baseInstructions` in `replace` mode); the message goes on stdin.
  *
@@ -84,7 +75,7 @@ export async function codexAppServerProcessConfig(turn: CodexAppServerTurn): Pro
     await writeFile(threadFile, JSON.stringify(thread), { encoding: 'utf8', mode: 0o600 });
     socket = await startCodexPermissionSocket(dir, turn.decide);
     const exec = settings.baseArgs.indexOf('exec');
-    const codexArgs = [...settings.baseArgs.slice(0, exec), 'app-server', ...basics.providerArgs, ...basics.retryArgs, ...basics.mcpArgs, ...settings.extraArgs, ...(member.additionalArgs ?? []), ...CODEX_APP_SERVER_NO_SUBAGENT_ARGS];
+    const codexArgs = [...settings.baseArgs.slice(0, exec), 'app-server', ...basics.providerArgs, ...basics.retryArgs, ...basics.mcpArgs, ...settings.extraArgs, ...(member.additionalArgs ?? [])];
     return {
       command: process.execPath,
       args: [codexAppServerDriverPath, '--permission-socket', socket.path, '--thread', threadFile, '--', settings.command, ...codexArgs],
