@@ -292,4 +292,27 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     expect(approvals).toHaveLength(200);
     process.stdout.write(`codex app-server permission suite: ${calls.length} calls, ${callbackCalls} asked, ${byPolicy.length} by the allow-list, 0 bypasses\n`);
   }, 240_000);
+
+  it('offers no sub-agent tool by default: a spawn_agent call runs nothing, the next command is the thread\'s own and asked', async () => {
+    const asked: string[] = [];
+    // With `features.multi_agent_v2` (off by default) Codex 0.169.0 offers the namespace `collaboration` (spawn_agent,
+    // wait_agent…), and a spawn is no approval request: the sub-agent would start undecided (see the README).
+    const canUseTool: CanUseTool = (request) => {
+      asked.push(request.tool);
+      return true;
+    };
+    const coder = await startCoder({ permissions: { canUseTool } });
+    server.enqueue('openai-responses', { toolCalls: [{ name: 'spawn_agent', arguments: { task_name: 'helper', message: `run printf x > ${file('child.txt')}` } }] });
+    server.enqueue('openai-responses', { toolCalls: [command(`printf x > ${file('child.txt')}`)] });
+    server.enqueue('openai-responses', { text: 'done' });
+    const result = await coder.send('coder', 'Delegate').result;
+    expect(result.outcome.status).toBe('completed');
+    const offered = server.requests.filter((request) => request.protocol === 'openai-responses').map((request) => JSON.stringify((request.body as { tools?: unknown }).tools));
+    expect(offered).toHaveLength(3);
+    expect(offered.some((tools) => /spawn_agent|collaboration/.test(tools))).toBe(false);
+    expect(inputTexts(server.requests[1]).some((text) => text === 'unsupported call: spawn_agent')).toBe(true);
+    // No sub-agent took the next reply: the command is the thread's own, and asked.
+    expect(asked).toEqual(['command_execution']);
+    expect(existsSync(file('child.txt'))).toBe(true);
+  }, TURN_TIMEOUT);
 });

@@ -1,6 +1,7 @@
 /*
  * Permissions with the real Gemini CLI 0.61.0 (devDependency @google/gemini-cli) against the in-repo fake Gemini API:
- * Troupe's BeforeTool hook decides every tool call (reads included) before it runs. Run with
+ * Troupe's BeforeTool hook decides every tool call (reads included) before it runs, a sub-agent's (`invoke_agent`) and the
+ * sub-agent's own calls too. Run with
  * `npx vitest run packages/adapter-gemini/src/gemini-cli-permissions.int.test.ts`.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import type { MemberAgentConfig, ToolPermissionOptions, ToolUseRequest } from '@troupe/core';
-import { createFakeLlmServer, findRealCli, type FakeLlmServer } from '@troupe/test-server';
+import { createFakeLlmServer, findRealCli, type FakeLlmServer, type RecordedRequest } from '@troupe/test-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiCliAdapter } from './index';
 
@@ -71,8 +72,18 @@ const laterRequestText = () =>
     .map((request) => JSON.stringify(request.body))
     .join('\n');
 
+/** A request of a sub-agent: Gemini CLI offers `complete_task` (how a sub-agent hands back its result) only to sub-agents. */
+const isSubagentRequest = (request: RecordedRequest) => JSON.stringify((request.body as { tools?: unknown })?.tools ?? []).includes('"complete_task"');
+
+/** The text of every sub-agent request body the fake received. */
+const subagentRequestText = () =>
+  server.requests
+    .filter((request) => request.protocol === 'gemini' && isSubagentRequest(request))
+    .map((request) => JSON.stringify(request.body))
+    .join('\n');
+
 describe('Gemini CLI permissions (real CLI, fake API)', () => {
-  it('decides every call of every kind before it runs: reads, edits, shell, fetch, parallel batches, ≥ 200 calls, 0 bypasses', { timeout: 240_000 }, async () => {
+  it('decides every call of every kind before it runs: reads, edits, shell, fetch, parallel batches, sub-agents and their own calls, ≥ 200 calls, 0 bypasses', { timeout: 240_000 }, async () => {
     const seen: ToolUseRequest[] = [];
     const bypasses: string[] = [];
     let workDir = '';
@@ -94,35 +105,49 @@ describe('Gemini CLI permissions (real CLI, fake API)', () => {
     const TURNS = 2;
     let expectedCallbacks = 0;
     let fetches = 0;
-    for (let turn = 0; turn < TURNS; turn++) {
-      for (let round = 0; round < ROUNDS; round++) {
-        const calls: Call[] = [];
-        for (let i = 0; i < BATCH; i++) {
-          const n = `${turn}-${round}-${i}`;
-          switch (i % 6) {
-            case 0:
-              calls.push({ name: 'read_file', arguments: { file_path: 'seed.txt' } });
-              break;
-            case 1:
-              calls.push({ name: 'write_file', arguments: { file_path: `w-${n}.txt`, content: n } });
-              break;
-            case 2:
-              calls.push({ name: 'run_shell_command', arguments: { command: `touch x-${n}.txt` } });
-              break;
-            case 3:
-              calls.push({ name: 'list_directory', arguments: { dir_path: '.' } });
-              break;
-            case 4:
-              calls.push({ name: 'glob', arguments: { pattern: '*.txt' } });
-              break;
-            default:
-              fetches++;
-              calls.push({ name: 'web_fetch', arguments: { prompt: `summarize http://127.0.0.1:9/${n}` } });
-          }
+    /** One response's parallel calls of every kind (a sixth of them fetches, which the policy denies unasked). */
+    const batch = (prefix: string): Call[] => {
+      const calls: Call[] = [];
+      for (let i = 0; i < BATCH; i++) {
+        const n = `${prefix}-${i}`;
+        switch (i % 6) {
+          case 0:
+            calls.push({ name: 'read_file', arguments: { file_path: 'seed.txt' } });
+            break;
+          case 1:
+            calls.push({ name: 'write_file', arguments: { file_path: `w-${n}.txt`, content: n } });
+            break;
+          case 2:
+            calls.push({ name: 'run_shell_command', arguments: { command: `touch x-${n}.txt` } });
+            break;
+          case 3:
+            calls.push({ name: 'list_directory', arguments: { dir_path: '.' } });
+            break;
+          case 4:
+            calls.push({ name: 'glob', arguments: { pattern: '*.txt' } });
+            break;
+          default:
+            fetches++;
+            calls.push({ name: 'web_fetch', arguments: { prompt: `summarize http://127.0.0.1:9/${n}` } });
         }
-        expectedCallbacks += calls.filter((call) => call.name !== 'web_fetch').length;
-        server.enqueue('gemini', { toolCalls: calls });
       }
+      expectedCallbacks += calls.filter((call) => call.name !== 'web_fetch').length;
+      return calls;
+    };
+    for (let turn = 0; turn < TURNS; turn++) {
+      for (let round = 0; round < ROUNDS; round++) server.enqueue('gemini', { toolCalls: batch(`${turn}-${round}`) });
+      // A sub-agent (Gemini CLI's built-in `generalist`, run by the `invoke_agent` tool) beside a read: its own model
+      // requests come next from the same API, a batch of calls of every kind, then `complete_task` with its result.
+      server.enqueue('gemini', {
+        toolCalls: [
+          { name: 'invoke_agent', arguments: { agent_name: 'generalist', prompt: `sub-agent task ${turn}` } },
+          { name: 'read_file', arguments: { file_path: 'seed.txt' } },
+        ],
+      });
+      expectedCallbacks += 2;
+      server.enqueue('gemini', { toolCalls: batch(`sub${turn}`) });
+      server.enqueue('gemini', { toolCalls: [{ name: 'complete_task', arguments: { result: { response: `SUB-AGENT-RESULT-${turn}` } } }] });
+      expectedCallbacks += 1;
       server.enqueue('gemini', { text: `turn ${turn} done` });
       const reply = await manager.sendAndReceive('coder', `turn ${turn}`);
       expect(reply).toContain(`turn ${turn} done`);
@@ -132,14 +157,69 @@ describe('Gemini CLI permissions (real CLI, fake API)', () => {
     expect(bypasses).toEqual([]);
     expect(seen.length).toBe(expectedCallbacks);
     expect(seen.length + fetches).toBeGreaterThanOrEqual(200);
-    expect(new Set(seen.map((request) => request.kind))).toEqual(new Set(['read', 'edit', 'execute']));
+    expect(new Set(seen.map((request) => request.kind))).toEqual(new Set(['read', 'edit', 'execute', 'subagent', 'other']));
     expect(seen.every((request) => request.agent === 'coder' && request.adapter === 'gemini' && request.workspace === workDir)).toBe(true);
-    // Every allowed write and command ran; the denied fetches' reason reached the model.
+    // Each sub-agent's calls were asked while it ran: after its `invoke_agent`, before its `complete_task`.
+    const order = seen.map((request) => `${request.tool} ${JSON.stringify(request.input)}`);
+    for (let turn = 0; turn < TURNS; turn++) {
+      const started = order.findIndex((line) => line.includes(`sub-agent task ${turn}`));
+      const ended = order.findIndex((line) => line.includes(`SUB-AGENT-RESULT-${turn}`));
+      // Its writes and commands (the calls whose input names the batch).
+      const inner = order.flatMap((line, index) => (line.includes(`sub${turn}-`) ? [index] : []));
+      expect(inner).toHaveLength((2 * BATCH) / 6);
+      expect(started).toBeGreaterThanOrEqual(0);
+      expect(inner.every((index) => index > started && index < ended)).toBe(true);
+    }
+    // Every allowed write and command ran, the sub-agents' too; the denied fetches' reason reached the model and the
+    // sub-agents; the sub-agents' results reached the model.
     for (let turn = 0; turn < TURNS; turn++) {
       expect(existsSync(join(workDir, `w-${turn}-0-1.txt`))).toBe(true);
       expect(existsSync(join(workDir, `x-${turn}-${ROUNDS - 1}-2.txt`))).toBe(true);
+      expect(existsSync(join(workDir, `w-sub${turn}-1.txt`))).toBe(true);
+      expect(existsSync(join(workDir, `x-sub${turn}-26.txt`))).toBe(true);
     }
-    expect(laterRequestText()).toContain('no network in this test');
+    expect(subagentRequestText()).toContain('no network in this test');
+    expect(laterRequestText()).toContain('SUB-AGENT-RESULT-1');
+  });
+
+  it('decides a sub-agent call before it runs: a denied one never starts and its reason reaches the model; a changed prompt is what the sub-agent gets; its own calls are decided', { timeout: 120_000 }, async () => {
+    const seen: string[] = [];
+    const { manager, workDir } = await startCoder({
+      canUseTool: (request) => {
+        seen.push(`${request.kind} ${request.tool}`);
+        const input = request.input as Record<string, unknown>;
+        if (request.kind === 'subagent' && input.prompt === 'DENY-THIS-TASK') return { behavior: 'deny', message: 'SUBAGENT-DENIED-BY-TROUPE-TEST' };
+        if (request.kind === 'subagent') return { behavior: 'allow', input: { ...input, prompt: 'CHANGED-SUB-AGENT-TASK' } };
+        if (request.tool === 'write_file') return { behavior: 'deny', message: 'INNER-WRITE-DENIED-BY-TROUPE-TEST' };
+        if (request.kind === 'execute') return { behavior: 'allow', input: { ...input, command: 'touch changed-by-troupe.txt' } };
+        return true;
+      },
+    });
+    server.enqueue('gemini', { toolCalls: [{ name: 'invoke_agent', arguments: { agent_name: 'generalist', prompt: 'DENY-THIS-TASK' } }] });
+    server.enqueue('gemini', { toolCalls: [{ name: 'invoke_agent', arguments: { agent_name: 'generalist', prompt: 'original sub-agent task' } }] });
+    server.enqueue('gemini', {
+      toolCalls: [
+        { name: 'write_file', arguments: { file_path: 'inner-denied.txt', content: 'should not exist' } },
+        { name: 'run_shell_command', arguments: { command: 'touch inner-original.txt' } },
+      ],
+    });
+    server.enqueue('gemini', { toolCalls: [{ name: 'complete_task', arguments: { result: { response: 'SUB-AGENT-FINISHED' } } }] });
+    server.enqueue('gemini', { text: 'delegation done' });
+    expect(await manager.sendAndReceive('coder', 'delegate')).toContain('delegation done');
+
+    expect(seen).toEqual(['subagent invoke_agent', 'subagent invoke_agent', 'edit write_file', 'execute run_shell_command', 'other complete_task']);
+    // The model's requests, and the sub-agent's (the ones offering `complete_task`): the denied call started none.
+    const geminiRequests = server.requests.filter((request) => request.protocol === 'gemini');
+    expect(geminiRequests.map((request) => (isSubagentRequest(request) ? 'sub-agent' : 'model'))).toEqual(['model', 'model', 'sub-agent', 'sub-agent', 'model']);
+    expect(JSON.stringify(geminiRequests[1]?.body)).toContain('SUBAGENT-DENIED-BY-TROUPE-TEST');
+    const firstSubagentRequest = JSON.stringify(geminiRequests[2]?.body);
+    expect(firstSubagentRequest).toContain('CHANGED-SUB-AGENT-TASK');
+    expect(firstSubagentRequest).not.toContain('original sub-agent task');
+    expect(JSON.stringify(geminiRequests[3]?.body)).toContain('INNER-WRITE-DENIED-BY-TROUPE-TEST');
+    expect(JSON.stringify(geminiRequests[4]?.body)).toContain('SUB-AGENT-FINISHED');
+    expect(existsSync(join(workDir, 'inner-denied.txt'))).toBe(false);
+    expect(existsSync(join(workDir, 'inner-original.txt'))).toBe(false);
+    expect(existsSync(join(workDir, 'changed-by-troupe.txt'))).toBe(true);
   });
 
   it('a denied write leaves no file and its reason reaches the next request; a changed input is what runs', { timeout: 120_000 }, async () => {
