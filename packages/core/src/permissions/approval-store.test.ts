@@ -18,6 +18,19 @@ async function pendingIn(store: ApprovalStore): Promise<PendingApproval> {
 
 const defer = () => ({ behavior: 'defer' as const, reason: 'a human decides pushes' });
 
+describe('ApprovalStore.listPending order', () => {
+  it('lists the calls in the order they were deferred, also when they were recorded in the same millisecond', async () => {
+    const approvals = new ApprovalStore(new MemoryStore(), { now: () => 1_700_000_000_000 });
+    const made: string[] = [];
+    for (let index = 0; index < 8; index++) made.push((await approvals.putPending(request({ id: `call-${index}`, input: { command: `step ${index}` }, target: `step ${index}` }))).id);
+    expect((await approvals.listPending()).map((pending) => pending.id)).toEqual(made);
+    // Once some are decided, a new one still comes last.
+    await approvals.resolveApproval(made[7]!, { behavior: 'allow', decidedBy: 'test' });
+    const later = await approvals.putPending(request({ id: 'call-9', input: { command: 'step 9' } }));
+    expect((await approvals.listPending()).map((pending) => pending.id)).toEqual([...made.slice(0, 7), later.id]);
+  });
+});
+
 describe('ApprovalStore on MemoryStore (lookups, compaction, expiry)', () => {
   const withStore = withConformanceStore(({ now }) => new MemoryStore({ now }));
   for (const c of approvalStoreConformanceCases()) it(c.name, withStore(c));

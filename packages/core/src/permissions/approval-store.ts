@@ -34,6 +34,8 @@ export interface PendingApproval {
   workspace?: string;
   /** Milliseconds since the epoch. */
   createdAt: number;
+  /** Its place among the calls pending when it was recorded (orders those made in the same millisecond). */
+  seq?: number;
 }
 
 /** The answer given to a pending approval. */
@@ -189,10 +191,12 @@ export class ApprovalStore {
     const inputHash = hashToolInput(request.input);
     const redactor = hostSecretRedactor();
     return this.store.transaction(async (tx) => {
-      const existing = (await tx.list<PendingApproval>(this.ns('pending'), options)).find(
+      const waiting = await tx.list<PendingApproval>(this.ns('pending'), options);
+      const existing = waiting.find(
         (item) => item.value.inputHash === inputHash && item.value.tool === request.tool && item.value.agent === request.agent && item.value.sessionId === request.sessionId,
       );
       if (existing) return existing.value;
+      const seq = waiting.reduce((last, item) => Math.max(last, item.value.seq ?? 0), 0) + 1;
       const createdAt = this.now();
       const pending: PendingApproval = {
         id: newApprovalId(createdAt),
@@ -208,6 +212,7 @@ export class ApprovalStore {
         ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}),
         ...(request.workspace !== undefined ? { workspace: request.workspace } : {}),
         createdAt,
+        seq,
       };
       await tx.put(this.ns('pending'), pending.id, pending, options);
       return pending;
@@ -217,7 +222,7 @@ export class ApprovalStore {
   /** The calls waiting for a decision, oldest first. Their inputs are included: show `target`, not `input`, to people. */
   async listPending(options: StoreCallOptions = {}): Promise<PendingApproval[]> {
     const items = await this.store.list<PendingApproval>(this.ns('pending'), options);
-    return items.map((item) => item.value).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return items.map((item) => item.value).sort((a, b) => a.createdAt - b.createdAt || (a.seq ?? 0) - (b.seq ?? 0) || (a.id < b.id ? -1 : 1));
   }
 
   /** The decision of an approval, if it was decided. */
