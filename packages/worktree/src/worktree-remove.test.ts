@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkParentUntouched, createWorkspace, gcWorkspaces, listWorkspaces, removeWorkspace, snapshotParent } from './index';
@@ -101,5 +101,21 @@ describe('gcWorkspaces with markers of another machine', () => {
     writeFileSync(markerFile, JSON.stringify({ ...marker, hostPid: dead, hostName: hostname() }));
     expect((await gcWorkspaces({ repo })).removed.map((entry) => entry.name)).toEqual(['elsewhere']);
     expect(existsSync(ws.path)).toBe(false);
+  });
+});
+
+describe('gcWorkspaces after a host died inside git worktree add', () => {
+  it('removes a workspace folder git made but had not linked yet (no .git file), and its branch', async () => {
+    const repo = repoWith();
+    const ws = await createWorkspace({ repo, name: 'half-added' });
+    const markerFile = join(repo, '.troupe', 'workspaces', '.markers', 'half-added.json');
+    const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+    writeFileSync(markerFile, JSON.stringify({ ...JSON.parse(readFileSync(markerFile, 'utf8')), hostPid: dead }));
+    // The moment of the kill: the folder exists, its `.git` file does not yet.
+    rmSync(join(ws.path, '.git'));
+    const result = await gcWorkspaces({ repo });
+    expect(result.removed.map((entry) => entry.name)).toEqual(['half-added']);
+    expect(existsSync(ws.path)).toBe(false);
+    expect(git(repo, 'branch', '--list', ws.branch)).toBe('');
   });
 });

@@ -46,7 +46,10 @@ async function removeFolderAndBranch(
   // Its own bookkeeping folder (`.git/worktrees/<id>`), named by its `.git` file: removed by itself afterwards, never by
   // `git worktree prune`, which would also take the half-made bookkeeping of a `worktree add` in another process.
   const adminDir = linked ? await worktreeAdminDir(info, ws.path) : undefined;
-  if (linked && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) await rm(ws.path, { recursive: true, force: true, maxRetries: 3 });
+  // A folder without its `.git` file is one whose host died inside `git worktree add` (git had made the folder, not
+  // yet linked it): git calls it "not a working tree", so it goes the same way, when it is this workspace's own folder.
+  const ownFolder = inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && (linked || ws.path === join(info.workspacesDir, ws.name));
+  if (ownFolder) await rm(ws.path, { recursive: true, force: true, maxRetries: 3 });
   const branchDeleted = await withRepoLock(
     info.commonDir,
     async () => {
