@@ -94,8 +94,8 @@ describe.each(REAL_ACP_AGENTS)('real ACP agent %s through the generic acp adapte
     TIMEOUT,
   );
 
-  // claude-code-acp's client-fs tools (mcp__acp__Write…) are covered by acp-permissions.int.test.ts.
-  it.skipIf(name !== 'gemini')(
+  // Gemini only: claude-code-acp's client-fs tools (mcp__acp__Write…) are covered by acp-permissions.int.test.ts.
+  if (name === 'gemini') it(
     'with the shared permissions contract (client fs on): a new file is created through the client, decided once',
     async () => {
       server.setScenario('tool');
