@@ -9,6 +9,7 @@ import { gitText, runGit } from './worktree-git';
 import { removeMarker, thisHost, writeMarker } from './worktree-marker';
 import { readRepo, type RepoInfo } from './worktree-repo';
 import { withRepoLock } from './worktree-repo-queue';
+import { claimSpare, resetSpare } from './worktree-spares';
 import { checkOutSubmodules } from './worktree-submodules';
 
 /** What to prepare in a new workspace before an agent runs in it. */
@@ -168,7 +169,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const workspace: Workspace = { name, path: join(info.workspacesDir, name), branch: `troupe/${name}`, baseCommit, repo: info.topLevel, ...(copied.length > 0 ? { setupFiles: copied } : {}) };
   let marked = false;
   let started = false;
-  await withRepoLock(
+  const fromSpare = await withRepoLock(
     info.commonDir,
     async () => {
       if (await stat(workspace.path).catch(() => undefined)) {
@@ -194,7 +195,19 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   )
     // Only the bookkeeping under the lock; the files are checked out below, so creations of large repositories
     // write their files side by side instead of one after another.
-    .then(() => withRepoLock(info.commonDir, () => runGit(['worktree', 'add', '--quiet', '--no-checkout', workspace.path, workspace.branch], { cwd: info.topLevel, signal }), signal))
+    // A spare folder of an earlier workspace, when the repository keeps some (`removeWorkspace`'s `spares`), saves
+    // writing every file again: only what differs from the new base is rewritten.
+    .then(() =>
+      withRepoLock(
+        info.commonDir,
+        async () => {
+          if (await claimSpare(info, workspace.path, signal)) return true;
+          await runGit(['worktree', 'add', '--quiet', '--no-checkout', workspace.path, workspace.branch], { cwd: info.topLevel, signal });
+          return false;
+        },
+        signal,
+      ),
+    )
     .catch(async (error: unknown) => {
       // A failed or aborted `worktree add`: take back the branch and whatever of the folder it made.
       if (started) await undoCreate(info, workspace);
@@ -202,7 +215,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
       throw error;
     });
   try {
-    await runGit(['reset', '--hard', '--quiet'], { cwd: workspace.path, signal });
+    if (fromSpare) await resetSpare(workspace.path, workspace.branch, signal);
+    else await runGit(['reset', '--hard', '--quiet'], { cwd: workspace.path, signal });
     await checkOutSubmodules(info.topLevel, workspace.path, signal);
     if (copied.length > 0) await copyUntracked(info.topLevel, workspace.path, copied);
     if (options.setup?.command) await runSetupCommand(options.setup.command, workspace.path, signal);

@@ -137,7 +137,7 @@ export const DENY_OPTIONS: readonly CliCommandOption[] = [
 ];
 
 /** Options of `troupe workspaces list|gc`. */
-export const WORKSPACES_OPTIONS: readonly CliCommandOption[] = [{ name: 'repo', type: 'string', value: 'DIR', help: 'workspacesRepo' }, HELP];
+export const WORKSPACES_OPTIONS: readonly CliCommandOption[] = [{ name: 'repo', type: 'string', value: 'DIR', help: 'workspacesRepo' }, { name: 'spares', type: 'boolean', help: 'workspacesSpares' }, HELP];
 
 /** Options of `troupe worker`. */
 export const WORKER_OPTIONS: readonly CliCommandOption[] = [

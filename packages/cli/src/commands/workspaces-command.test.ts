@@ -1,7 +1,8 @@
 // `troupe looper --isolate worktree`, its merge, and `troupe workspaces list|gc`, run in this process (runCliCaptured)
 // with the fake `claude` on PATH, on temporary git repositories.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createWorkspace, removeWorkspace } from '@troupe/worktree';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClaudeOnPath, runCliCaptured, tempWorkspace, testEnv } from '../testing/cli-test-kit';
@@ -43,6 +44,7 @@ describe('troupe looper --isolate / --merge and troupe workspaces: bad input, ex
     await expectUsageError(['workspaces'], 'expected a subcommand: list or gc');
     await expectUsageError(['workspaces', 'prune'], 'unknown subcommand "prune"; expected list or gc');
     await expectUsageError(['workspaces', 'gc', 'extra'], 'unexpected argument "extra"');
+    await expectUsageError(['workspaces', 'list', '--spares', '--repo', dir], '--spares applies to gc only');
   });
 
   it('a folder that is not a git checkout is refused before any agent starts', async () => {
@@ -68,6 +70,21 @@ describe('troupe looper --isolate / --merge and troupe workspaces: bad input, ex
     expect((await runCliCaptured(['--lang', 'zh-CN', 'workspaces', 'gc', '--repo', dir])).stdout).toBe(`${dir} 中没有遗留的工作区。\n`);
     expect((await runCliCaptured(['workspaces', 'gc', '--repo', dir])).stdout).toBe(`No leftover workspaces in ${dir}.\n`);
     expect((await runCliCaptured(['--lang', 'zh-CN', 'workspaces', 'list', '--repo', dir])).stdout).toBe(`${dir} 中没有工作区。\n`);
+  });
+
+  it('gc --spares deletes the spare folders that removed workspaces left for reuse (git config troupe.workspaceSpares)', async () => {
+    const dir = repo();
+    git(dir, 'config', 'troupe.workspaceSpares', '2');
+    for (const ws of await Promise.all(['a', 'b', 'c'].map((name) => createWorkspace({ repo: dir, name })))) await removeWorkspace(ws);
+    const spares = join(dir, '.troupe', 'workspaces', '.spares');
+    expect(readdirSync(spares)).toHaveLength(2);
+    const gc = await runCliCaptured(['workspaces', 'gc', '--repo', dir]);
+    expect(readdirSync(spares)).toHaveLength(2);
+    expect(gc.stdout).toBe(`No leftover workspaces in ${dir}.\n`);
+    const withSpares = await runCliCaptured(['workspaces', 'gc', '--spares', '--repo', dir]);
+    expect(withSpares.stdout).toBe(`No leftover workspaces in ${dir}.\nSpare folders: 2 deleted.\n`);
+    expect(readdirSync(spares)).toEqual([]);
+    expect(git(dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
 });
 

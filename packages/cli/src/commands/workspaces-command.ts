@@ -1,4 +1,4 @@
-import { gcWorkspaces, listWorkspaces } from '@troupe/worktree';
+import { gcWorkspaces, listWorkspaces, removeSpares } from '@troupe/worktree';
 import { WORKSPACES_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs } from '../args/parse-cli-args';
@@ -32,7 +32,7 @@ export async function collectWorkspaceLeftovers(
 }
 
 /**
- * `troupe workspaces list|gc [--repo DIR]`: the isolated workspaces (`@troupe/worktree`) of a repository — each with
+ * `troupe workspaces list|gc [--repo DIR] [--spares]`: the isolated workspaces (`@troupe/worktree`) of a repository — each with
  * its branch, age and whether the process that made it runs — or the clean-up after a killed process. Exit code 0.
  */
 export async function runWorkspacesCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -47,9 +47,11 @@ export async function runWorkspacesCommand(argv: readonly string[], io: CliIo): 
   if (subcommand === undefined) throw new CliUsageError(m.workspaces.needsSubcommand, { command: 'workspaces' });
   if (subcommand !== 'list' && subcommand !== 'gc') throw new CliUsageError(m.workspaces.unknownSubcommand(subcommand), { command: 'workspaces' });
   if (extra !== undefined) throw new CliUsageError(m.usage.unexpectedArgument(extra), { command: 'workspaces' });
+  if (options.spares === true && subcommand !== 'gc') throw new CliUsageError(m.workspaces.sparesGcOnly, { command: 'workspaces' });
   const repo = resolveWorkspacePath(typeof options.repo === 'string' ? options.repo : '.', io.cwd, m);
   if (subcommand === 'gc') {
     await collectWorkspaceLeftovers(repo, io, m);
+    if (options.spares === true) io.stdout.write(`${m.workspaces.sparesDeleted(await removeSpares({ repo }))}\n`);
     return EXIT_CODES.ok;
   }
   const workspaces = await listWorkspaces({ repo }).catch((error: unknown) => {

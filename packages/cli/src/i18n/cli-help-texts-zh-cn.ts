@@ -171,11 +171,13 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
       ],
     },
     workspaces: {
-      usage: '用法: troupe workspaces list|gc [--repo DIR]',
+      usage: '用法: troupe workspaces list|gc [--repo DIR] [--spares]',
       about: [
         '隔离工作区（REPO/.troupe/workspaces/ 下的 git worktree，各在分支 troupe/NAME 上），由',
         '`troupe looper --isolate worktree` 等 Troupe 运行创建。list: 列出每个工作区的分支、存在时间以及创建它的进程是否仍在运行。',
-        'gc: 删除进程已不在（被杀、崩溃）且没有提交和改动的工作区，保留其他的，并说明保留哪些、为什么。退出码 0。',
+        'gc: 删除进程已不在（被杀、崩溃）且没有提交和改动的工作区，保留其他的，并说明保留哪些、为什么。',
+        '设置 `git config troupe.workspaceSpares N` 后，删除的工作区会留下至多 N 个文件夹供复用（创建时只重写有变化的文件）；',
+        'gc --spares 删除它们。退出码 0。',
       ],
     },
     approvals: {
@@ -238,6 +240,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     looperIsolate: 'worktree: 运行在自己的 git 工作区中进行，分支 troupe/looper-run-N 从你的 HEAD 创建；你的检出不会被改动。结束时给出分支、diffstat 和差异。默认: none。',
     looperMerge: '与 --isolate worktree 一起使用: 运行结束时把该分支合并到你原来所在的分支（merge、rebase 或 squash）。',
     workspacesRepo: '要列出或清理其工作区的 git 检出。默认: 当前文件夹。',
+    workspacesSpares: '仅 gc: 同时删除为复用而保留的备用文件夹（git config troupe.workspaceSpares N）。',
     looperJob: '与 --queue 一起使用: status、stop 或 add_pending 命令所针对的排队作业。',
     git: '与 --queue / submit 一起使用: 每个 worker 克隆的 git 仓库，代替 --workspace（一个 worker 能访问到的文件夹）。',
     doctorJson: '以 JSON 打印报告。',

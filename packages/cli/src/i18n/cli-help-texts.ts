@@ -180,12 +180,14 @@ export const englishCliHelpTexts = {
       ],
     },
     workspaces: {
-      usage: 'Usage: troupe workspaces list|gc [--repo DIR]',
+      usage: 'Usage: troupe workspaces list|gc [--repo DIR] [--spares]',
       about: [
         'The isolated workspaces (git worktrees in REPO/.troupe/workspaces/, each on a branch troupe/NAME) that',
         '`troupe looper --isolate worktree` and other Troupe runs make. list: each with its branch, age and whether',
         'the process that made it is still running. gc: removes the workspaces of processes that are gone (killed,',
-        'crashed) when they hold no commits and no changes, keeps the others, and says which and why. Exit code 0.',
+        'crashed) when they hold no commits and no changes, keeps the others, and says which and why. With',
+        '`git config troupe.workspaceSpares N`, removed workspaces leave up to N folders to reuse (creation then',
+        'rewrites only what changed); gc --spares deletes them. Exit code 0.',
       ],
     },
     approvals: {
@@ -251,6 +253,7 @@ export const englishCliHelpTexts = {
       'worktree: the run works in its own git workspace on a branch troupe/looper-run-N made from your HEAD; your checkout is not touched. At the end: the branch, diffstat and diff. Default: none.',
     looperMerge: 'With --isolate worktree: merge the branch into the one you were on when the run ends (merge, rebase or squash).',
     workspacesRepo: 'The git checkout whose workspaces to list or clean up. Default: the current folder.',
+    workspacesSpares: 'gc only: also delete the spare folders kept for reuse (git config troupe.workspaceSpares N).',
     looperJob: 'With --queue: the queued job a status, stop or add_pending command is for.',
     git: 'With --queue / submit: a git repository each worker clones, instead of --workspace (a folder the workers can reach).',
     doctorJson: 'Print the report as JSON.',

@@ -120,6 +120,8 @@ export const simplifiedChineseCliMessages: CliMessages = {
       }`,
     gcNone: (repo) => `${repo} 中没有遗留的工作区。`,
     gcSummary: (removed, kept) => `工作区: 删除 ${removed} 个，保留 ${kept} 个。`,
+    sparesDeleted: (count) => `备用文件夹: 删除 ${count} 个。`,
+    sparesGcOnly: '--spares 只用于 gc（删除为复用而保留的备用文件夹）',
     listNone: (repo) => `${repo} 中没有工作区。`,
     listLine: (name, branch, age, alive, pid) => `${name}  ${branch}  已存在 ${age}  ${alive ? `宿主进程 ${pid} 运行中` : `宿主进程 ${pid} 已不在`}`,
     needsSubcommand: '需要子命令: list 或 gc',

@@ -109,6 +109,8 @@ export const englishCliMessages = {
       }`,
     gcNone: (repo: string) => `No leftover workspaces in ${repo}.`,
     gcSummary: (removed: number, kept: number) => `Workspaces: ${removed} removed, ${kept} kept.`,
+    sparesDeleted: (count: number) => `Spare folders: ${count} deleted.`,
+    sparesGcOnly: '--spares applies to gc only (it deletes the spare folders kept for reuse)',
     listNone: (repo: string) => `No workspaces in ${repo}.`,
     listLine: (name: string, branch: string, age: string, alive: boolean, pid: number) =>
       `${name}  ${branch}  ${age} old  ${alive ? `host pid ${pid} running` : `host pid ${pid} gone`}`,
