@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { decideToolUse, type EventBus, type ToolPermissionOptions } from '@troupe/core';
+import { decideToolUse, deferredWithoutStoreMessage, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import type { AcpPermissionAnswer, AcpPermissionRequest } from './acp-permissions';
 import type { AcpSocketQuestion } from './acp-permission-socket';
 import { acpToolName } from './acp-stream-parser';
@@ -129,7 +129,7 @@ export class AcpClientFs {
       { ...this.permissions, ...(context.bus ? { bus: context.bus } : {}) },
     );
     if (verdict.behavior === 'deny') return { outcome: 'deny', message: verdict.message };
-    if (verdict.behavior === 'defer') return { outcome: 'deny', message: 'The file access was refused: deferred approvals are not supported for ACP agents yet.' };
+    if (verdict.behavior === 'defer') return { outcome: 'deny', message: deferredWithoutStoreMessage('file access') };
     const decided = isObject(verdict.input) ? verdict.input : input;
     const usePath = stringOf(decided.file_path) ?? path;
     if (usePath !== path) {

@@ -1,4 +1,4 @@
-import { decideToolUse, type ToolKind, type ToolPermissionOptions, type ToolUseRequest, type EventBus } from '@troupe/core';
+import { decideToolUse, deferredWithoutStoreMessage, type ToolKind, type ToolPermissionOptions, type ToolUseRequest, type EventBus } from '@troupe/core';
 import type { AcpPermissionAnswer, AcpPermissionRequest } from './acp-permissions';
 
 const KIND_BY_ACP_KIND: Readonly<Record<string, ToolKind>> = {
@@ -78,7 +78,7 @@ export function acpToolCall(request: AcpPermissionRequest, context: { adapterId:
  * Decides an ACP permission request with the shared contract (`decideToolUse`). ACP has no way to run a changed
  * input, so an answer that changes it is refused rather than run unchanged — unless `runChangedInput` takes it
  * (a write that goes through the client's `fs/write_text_file`, where Troupe writes what it decided); `defer` is
- * refused too (deferred approvals are not supported over ACP yet). `onAllow` sees each allowed call and its input.
+ * refused when no approval store waits for a decision. `onAllow` sees each allowed call and its input.
  */
 export async function decideAcpToolUse(
   request: AcpPermissionRequest,
@@ -95,7 +95,7 @@ export async function decideAcpToolUse(
 ): Promise<AcpPermissionAnswer> {
   const verdict = await decideToolUse(acpToolUseRequest(request, context), { ...permissions, ...(context.bus ? { bus: context.bus } : {}) });
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message };
-  if (verdict.behavior === 'defer') return { behavior: 'deny', message: 'The tool call was refused: deferred approvals are not supported for ACP agents yet.' };
+  if (verdict.behavior === 'defer') return { behavior: 'deny', message: deferredWithoutStoreMessage() };
   if (verdict.record.inputChanged && context.runChangedInput?.(verdict.input) !== true) {
     return { behavior: 'deny', message: 'The tool call was refused: its input was changed, and an ACP agent can only run the input it asked for.' };
   }

@@ -104,7 +104,7 @@ describe('the control handler against the requests the real CLI sent (control-ev
     const signal = new AbortController().signal;
     expect(await handle({ subtype: 'can_use_tool', tool_name: 'Write', input: { file_path: 'a' }, tool_use_id: 't1' }, signal)).toEqual({
       behavior: 'deny',
-      message: 'The tool call was refused: deferred approvals are not supported by the Claude Code adapter yet.',
+      message: 'The tool call was refused: it was deferred for a decision, and this run keeps no pending approvals to wait for one.',
     });
     await expect(handle({ subtype: 'mcp_message' }, signal)).rejects.toThrow(/unknown control request subtype "mcp_message"/);
     await expect(handle({ subtype: 'hook_callback', callback_id: 'someone_elses' }, signal)).rejects.toThrow(/unknown hook callback/);

@@ -1,5 +1,5 @@
 import { serializeError } from '@troupe/core/util';
-import { decideToolUse, type CompiledToolPolicy, type EventBus, type ToolPolicy, type ToolKind, type ToolPermissionOptions, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
+import { decideToolUse, deferredWithoutStoreMessage, type CompiledToolPolicy, type EventBus, type ToolPolicy, type ToolKind, type ToolPermissionOptions, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
 
 /** Claude Code's tool names by Troupe tool kind (as offered by Claude Code 2.1.330, plus older names). */
 const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
@@ -46,8 +46,11 @@ export function claudeToolTarget(toolName: string, input: unknown): string | und
   }
 }
 
-/** The message the model gets when the callback defers a call (approvals that outlive the process are not wired here yet). */
-export const CLAUDE_DEFER_UNSUPPORTED = 'The tool call was refused: deferred approvals are not supported by the Claude Code adapter yet.';
+/**
+ * The message the model gets when the callback defers a call and no approval store waits for a decision (no
+ * `deferTo(store)` in the permissions); with a store, the call waits for `troupe approve` or the dashboard.
+ */
+export const CLAUDE_DEFER_UNSUPPORTED = deferredWithoutStoreMessage();
 
 /** The callback ids the driver registers the hooks under (see `bin/claude-control-driver.mjs`). */
 const HOOK_IDS = {

@@ -129,7 +129,7 @@ describe('decideCodexApproval', () => {
     const [frame] = recordedApprovals();
     expect(await decideCodexApproval(frame!, context, { canUseTool: () => ({ behavior: 'defer' }) })).toMatchObject({
       decision: 'decline',
-      message: expect.stringContaining('deferred approvals are not supported by this adapter yet'),
+      message: expect.stringContaining('it was deferred for a decision, and this run keeps no pending approvals'),
     });
     expect(await decideCodexApproval({ method: 'item/permissions/requestApproval', params: {} }, context, { canUseTool: () => true })).toMatchObject({ decision: 'decline' });
   });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createToolHookObserver, decideToolUse, type DecideToolUseOptions, type EventBus, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
+import { createToolHookObserver, decideToolUse, deferredWithoutStoreMessage, type DecideToolUseOptions, type EventBus, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
 import { limitedWarning, listenJsonLineRpc, type JsonLineRpcCheck } from '@troupe/core/util';
 import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from './codex-line-parser';
 
@@ -42,8 +42,11 @@ export interface CodexApprovalContext {
   signal: AbortSignal;
 }
 
-/** Message the model gets when `decideToolUse` defers a call (deferred approvals are not supported by this adapter yet). */
-export const CODEX_DEFER_MESSAGE = 'The tool call was refused: deferred approvals are not supported by this adapter yet.';
+/**
+ * Message the model gets when `decideToolUse` defers a call and no approval store waits for a decision (no
+ * `deferTo(store)` in the permissions); with a store, the call waits for `troupe approve` or the dashboard.
+ */
+export const CODEX_DEFER_MESSAGE = deferredWithoutStoreMessage();
 
 const SHELL_WRAPPER = /^(?:\S*\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/s;
 

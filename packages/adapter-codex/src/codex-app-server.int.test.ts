@@ -196,7 +196,7 @@ describe('real Codex CLI 0.169.0 over app-server, with a permission callback', (
     const next = inputTexts(server.requests[1]).join('\n');
     expect(next).toContain('policy service down');
     expect(next).toContain('did not answer within 500 ms');
-    expect(next).toContain('deferred approvals are not supported by this adapter yet');
+    expect(next).toContain('it was deferred for a decision, and this run keeps no pending approvals');
   }, TURN_TIMEOUT);
 
   it('asks before every MCP tool call (parallel, a read-only one too); a denied one never runs and its reason reaches the next request; a changed input is what the server gets', async () => {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { serializeError } from '@troupe/core/util';
-import { decideToolUse, type EventBus, type ToolKind, type ToolPermissionOptions, type ToolUseRequest } from '@troupe/core';
+import { decideToolUse, deferredWithoutStoreMessage, type EventBus, type ToolKind, type ToolPermissionOptions, type ToolUseRequest } from '@troupe/core';
 
 /** Gemini CLI's built-in tool names by Troupe tool kind (as offered by Gemini CLI 0.61.0). */
 const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
@@ -57,8 +57,11 @@ export function geminiToolTarget(toolName: string, input: unknown): string | und
   }
 }
 
-/** The reason the model gets when the callback defers a call (approvals that outlive the process are not wired here yet). */
-export const GEMINI_DEFER_UNSUPPORTED = 'The tool call was refused: deferred approvals are not supported by the Gemini CLI adapter yet.';
+/**
+ * The reason the model gets when the callback defers a call and no approval store waits for a decision (no
+ * `deferTo(store)` in the permissions); with a store, the call waits for `troupe approve` or the dashboard.
+ */
+export const GEMINI_DEFER_UNSUPPORTED = deferredWithoutStoreMessage();
 
 /** The hook output the host answers for one Gemini CLI hook event (printed by the hook script as is). */
 export type GeminiHookAnswer = Record<string, unknown>;

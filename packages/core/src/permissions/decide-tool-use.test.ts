@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, EventBus, compileToolPolicy, decideToolUse, hashToolInput, loadToolPolicyFile, parseEvent, serializeEvent, type AnyTroupeEvent, type ToolUseRequest } from '../index';
+import { ConfigError, EventBus, compileToolPolicy, decideToolUse, deferredWithoutStoreMessage, hashToolInput, loadToolPolicyFile, parseEvent, serializeEvent, type AnyTroupeEvent, type ToolUseRequest } from '../index';
 
 function request(overrides: Partial<ToolUseRequest> = {}): ToolUseRequest {
   return { id: 'call-1', agent: 'coder', adapter: 'claude', tool: 'Write', kind: 'edit', input: { file_path: 'src/a.ts', content: 'x' }, target: 'src/a.ts', signal: new AbortController().signal, ...overrides };
@@ -55,6 +55,18 @@ describe('decideToolUse', () => {
     expect(hooked).toMatchObject({ behavior: 'allow', input: { content: 'z' } });
     const blocked = await decideToolUse(request(), { policy: { allow: ['Write'] }, hooks: { preToolUse: () => ({ block: 'not on Fridays' }) } });
     expect(blocked).toMatchObject({ behavior: 'deny', message: 'not on Fridays', record: { decidedBy: 'hook' } });
+  });
+
+  it('words a deferred call refused for want of an approval store, its reason redacted', () => {
+    expect(deferredWithoutStoreMessage()).toBe('The tool call was refused: it was deferred for a decision, and this run keeps no pending approvals to wait for one.');
+    process.env.TROUPE_TEST_DEFER_TOKEN = 'sk-defer-secret-123456789';
+    try {
+      const message = deferredWithoutStoreMessage('file access', 'token sk-defer-secret-123456789 needs a human');
+      expect(message).toMatch(/^The file access was refused: it was deferred for a decision \(token .+ needs a human\)/);
+      expect(message).not.toContain('sk-defer-secret-123456789');
+    } finally {
+      delete process.env.TROUPE_TEST_DEFER_TOKEN;
+    }
   });
 
   it('defers when the callback says so', async () => {

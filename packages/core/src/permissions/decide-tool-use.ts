@@ -192,3 +192,12 @@ export async function decideToolUse(request: ToolUseRequest, options: DecideTool
   if (decision.behavior === 'deny') return { behavior: 'deny', message: decision.message, record };
   return { behavior: 'defer', ...(decision.reason !== undefined ? { reason: decision.reason } : {}), record };
 }
+
+/**
+ * What the agent is told when a call was deferred and no approval store waits for a decision (no `deferTo(store)`
+ * in the permissions): every adapter refuses such a call with this message, the callback's reason (redacted) included.
+ */
+export function deferredWithoutStoreMessage(subject: 'tool call' | 'file access' = 'tool call', reason?: string): string {
+  const why = reason !== undefined && reason !== '' ? ` (${hostSecretRedactor().redact(reason)})` : '';
+  return `The ${subject} was refused: it was deferred for a decision${why}, and this run keeps no pending approvals to wait for one.`;
+}

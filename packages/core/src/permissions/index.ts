@@ -3,6 +3,7 @@ export { TOOL_KINDS, type CanUseTool, type ToolHooks, type ToolKind, type ToolUs
 export { compileToolPolicy, matchToolPolicy, toolPolicySchema, type CompiledToolPolicy, type ToolPolicy, type ToolPolicyDefault, type ToolPolicyMatch } from './tool-policy';
 export {
   decideToolUse,
+  deferredWithoutStoreMessage,
   type DecideToolUseOptions,
   type ToolDecisionRecord,
   type ToolDecisionSource,
