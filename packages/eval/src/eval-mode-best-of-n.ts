@@ -83,8 +83,11 @@ export function createBestOfNEvalMode(options: BestOfNEvalModeOptions = {}): Eva
         };
         if (winner) {
           // The trial's workspace is the winner's base: its commit fast-forwards it, and the trial grades that.
-          await runGit(['merge', '--ff-only', '--quiet', winner.result.headCommit], { cwd: workspace.path, signal });
-          await removeWorkspace(winner.workspace, { discardCommits: true, signal });
+          try {
+            await runGit(['merge', '--ff-only', '--quiet', winner.result.headCommit], { cwd: workspace.path, signal });
+          } finally {
+            await removeWorkspace(winner.workspace, { discardCommits: true });
+          }
         }
         const ran = scorecards.filter((card) => card.status !== 'not-started' && card.status !== 'canceled');
         const failed = ran.filter((card) => card.status === 'error');

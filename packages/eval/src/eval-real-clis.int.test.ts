@@ -4,25 +4,23 @@
 // error. The fake API is scripted, as each turn's CLI process starts (its working folder known then), to answer with
 // that CLI's own file tool editing the task's file to the reference solution: in `single` only for the first task,
 // in `looper` (the Coder's turn) for both. Part of `pnpm test`; `pnpm test:unit` (TROUPE_SKIP_INT=1) leaves it out.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import type { AgentAdapter } from '@troupe/core';
 import { wrapAgentAdapter } from '@troupe/core/testing';
 import { createFakeLlmServer, findRealCli, type FakeLlmServer, type FakeProtocol, type FakeToolCall } from '@troupe/test-server';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvalReport, createLooperEvalMode, evalReportHtml, evalReportMarkdown, evalReportSchema, loadEvalSuite, runEval, type EvalTrialKey } from './index';
+import { chromiumMissing, launchChromium, openReportOffline } from './testing/eval-report-page';
 
 type CliName = 'claude' | 'codex' | 'gemini';
 const CLIS: readonly CliName[] = ['claude', 'codex', 'gemini'];
 const PROTOCOL: Record<CliName, FakeProtocol> = { claude: 'anthropic', codex: 'openai-responses', gemini: 'gemini' };
 const STARTER = join(import.meta.dirname, '..', 'suites', 'starter');
-const CHROMIUM = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';
 const OUT = resolve(import.meta.dirname, '../../../.ci/out');
 
 const real = Object.fromEntries(CLIS.map((cli) => [cli, findRealCli(cli)])) as Record<CliName, ReturnType<typeof findRealCli>>;
@@ -31,7 +29,7 @@ const missing = [
     const found = real[cli];
     return 'missing' in found ? [`${cli}: ${found.missing}`] : [];
   }),
-  ...(existsSync(CHROMIUM) ? [] : [`no Chromium at ${CHROMIUM} (install Debian's "chromium", as .ci/run does, or set TROUPE_CHROMIUM)`]),
+  ...(chromiumMissing !== undefined ? [chromiumMissing] : []),
 ];
 const skipWhy = process.env.TROUPE_SKIP_INT ? 'TROUPE_SKIP_INT is set (pnpm test:unit leaves out the real-CLI tests)' : missing.join('; ');
 if (skipWhy) console.warn(`[real CLI] SKIPPED the eval of the real Claude Code, Codex and Gemini CLIs: ${skipWhy}`);
@@ -93,7 +91,7 @@ function scriptedAgent(cli: CliName) {
     return wrapAgentAdapter(adapter, {
       async getProcessConfig(member, workDir, context) {
         const edit = EDITS[trial.task]!;
-        const review = context?.roleId.endsWith('-review') === true;
+        const review = context?.roleId?.endsWith('-review') === true;
         if (!review && fixes(trial) && workDir) for (const call of editCalls(cli, join(workDir, edit.file), edit.from, edit.to)) server.enqueue(PROTOCOL[cli], { toolCalls: [call] });
         return adapter.getProcessConfig(member, workDir, context);
       },
@@ -151,22 +149,9 @@ describe.skipIf(Boolean(skipWhy))('an eval of the real Claude Code, Codex and Ge
     expect(readFileSync(join(folder, 'report.md'), 'utf8')).toContain('| claude/looper | 100.0% |');
 
     // The HTML report, offline in headless Chromium: both charts drawn, no console error, no request.
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
-      });
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      await page.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url.startsWith('file:')) return route.continue();
-        requests.push(url);
-        return route.abort();
-      });
-      await page.goto(pathToFileURL(join(folder, 'report.html')).href);
+      const { page, problems, requests } = await openReportOffline(browser, join(folder, 'report.html'));
       await page.getByTestId('pass-rate-chart').waitFor();
       expect(await page.getByTestId('pass-rate-row').count()).toBe(6);
       expect((await page.getByTestId('pass-rate-chart').boundingBox())!.width).toBeGreaterThan(300);

@@ -26,20 +26,27 @@ function answerSuite(): string {
   return root;
 }
 
+/**
+ * The fake claude first on PATH, writing the answer in every turn; the agent CLIs are spawned with this process's
+ * environment, so it is set here (and put back after the test). Returns the CLI's environment.
+ */
+function fakeClaudeSolving(): NodeJS.ProcessEnv {
+  const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
+  process.env.PATH = `${FAKE_PATH}${delimiter}${process.env.PATH ?? ''}`;
+  process.env.FAKE_CLAUDE_FILES = JSON.stringify({ 'answer.js': 'module.exports = 42;\n' });
+  cleanups.push(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+  return testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES });
+}
+
 describe('troupe eval', () => {
   it('runs the suite with the (fake) claude CLI, prints the summary, writes the three reports, and resumes from OUT/eval.db', { timeout: 120_000 }, async () => {
     const root = answerSuite();
-    // The agent CLIs are spawned with this process's environment: the fake claude first on its PATH.
-    const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
-    process.env.PATH = `${FAKE_PATH}${delimiter}${process.env.PATH ?? ''}`;
-    process.env.FAKE_CLAUDE_FILES = JSON.stringify({ 'answer.js': 'module.exports = 42;\n' });
-    cleanups.push(() => {
-      for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    });
-    const env = testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES });
+    const env = fakeClaudeSolving();
     const args = ['eval', '--suite', 'suite', '--agents', 'claude', '--trials', '2', '--out', 'out'];
     const first = await runCliCaptured(args, { cwd: root, env });
     expect(first.stderr).toMatch(/^answer {2}claude\/single {2}#0 {2}pass {2}[\d.]+ s$/m);
@@ -56,16 +63,7 @@ describe('troupe eval', () => {
 
   it('runs the modes single, looper and best-of-n (--rounds, --attempts) with the (fake) claude CLI', { timeout: 180_000 }, async () => {
     const root = answerSuite();
-    const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
-    process.env.PATH = `${FAKE_PATH}${delimiter}${process.env.PATH ?? ''}`;
-    process.env.FAKE_CLAUDE_FILES = JSON.stringify({ 'answer.js': 'module.exports = 42;\n' });
-    cleanups.push(() => {
-      for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
-    });
-    const env = testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES });
+    const env = fakeClaudeSolving();
     const result = await runCliCaptured(['eval', '--suite', 'suite', '--modes', 'single,looper,best-of-n', '--rounds', '1', '--attempts', '3', '--out', 'out'], { cwd: root, env });
     expect(result.stderr).toMatch(/^answer {2}claude\/looper {2}#0 {2}pass {2}[\d.]+ s$/m);
     expect(result.stderr).toMatch(/^answer {2}claude\/best-of-n {2}#0 {2}pass {2}[\d.]+ s$/m);
