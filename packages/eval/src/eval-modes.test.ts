@@ -8,6 +8,7 @@ import type { AgentTurnContext } from '@troupe/core';
 import { withFakeAgentCli, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { buildEvalReport, createBestOfNEvalMode, createLooperEvalMode, evalReportSchema, loadEvalSuite, runEval, type EvalTrialKey } from './index';
+import { answerTask, makeTestSuite } from './testing/eval-test-kit';
 
 const STARTER = join(import.meta.dirname, '..', 'suites', 'starter');
 const RECORDING = join(import.meta.dirname, '__fixtures__', 'agents', 'claude.stdout.jsonl');
@@ -132,6 +133,23 @@ describe('the looper and best-of-n eval modes', () => {
       { first: 'claude/looper', second: 'claude/best-of-n', pairs: 8, bothPass: 1, onlyFirst: 4, onlySecond: 3, bothFail: 0, pValue: 1 },
     ]);
     expect(evalReportSchema.parse(JSON.parse(JSON.stringify(built)))).toEqual(built);
+  });
+
+  it("stops a looper and a best-of-n trial whose agent hangs at the task's time limit, and grades what is there", { timeout: 120_000 }, async () => {
+    const { dir, cleanup } = makeTestSuite({ answer: answerTask({ timeLimitSeconds: 2 }) });
+    try {
+      const run = await runEval({
+        suite: dir,
+        agents: [{ id: 'claude', agent: () => withFakeAgentCli(createClaudeCodeAdapter(), { hang: true }) }],
+        modes: ['looper', 'best-of-n'],
+      });
+      const [looper, bestOfN] = run.records;
+      expect(looper).toMatchObject({ mode: 'looper', status: 'fail', agentStatus: 'timed-out', message: expect.stringContaining('grading command exited with 1') });
+      expect(bestOfN).toMatchObject({ mode: 'best-of-n', status: 'fail', agentStatus: 'failed', selection: { by: 'smallest-diff', attempts: 2, winner: null } });
+      expect(bestOfN!.diff).toBe('');
+    } finally {
+      cleanup();
+    }
   });
 
   it('refuses bad settings of the modes, naming the option', () => {
