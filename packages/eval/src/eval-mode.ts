@@ -1,8 +1,9 @@
 import type { QueryAgent, QueryOptions } from '@troupe/agents';
+import type { EventBus } from '@troupe/core';
 import type { UsageLedger } from '@troupe/usage';
 import type { Workspace } from '@troupe/worktree';
 import type { EvalTask } from './eval-task';
-import type { EvalTrialKey } from './eval-trial-record';
+import type { EvalSelection, EvalTrialKey } from './eval-trial-record';
 
 /** One agent under evaluation: a name for the reports and what `query()` runs. */
 export interface EvalAgent {
@@ -23,6 +24,11 @@ export interface EvalModeContext {
   trial: EvalTrialKey;
   /** The trial's own usage ledger: record each turn's tokens and cost here (`ledger.record`). */
   ledger: UsageLedger;
+  /**
+   * The trial's own bus, which `ledger` listens on: a runner given it (a Looper, `bestOfN`) has every turn and model
+   * call it makes charged to the trial without recording them by hand.
+   */
+  eventBus: EventBus;
 }
 
 /** How a mode's run ended. Grading decides pass or fail; this says what the agent did. */
@@ -33,6 +39,10 @@ export interface EvalModeOutcome {
   agentStatus?: 'completed' | 'failed' | 'canceled' | 'timed-out';
   /** Why the agent did not complete, when it did not. */
   message?: string;
+  /** Rounds (Coder → Review → JUDGE iterations) a `looper` trial ran. */
+  rounds?: number;
+  /** How a `best-of-n` trial chose the attempt that was graded. */
+  selection?: EvalSelection;
 }
 
 /**

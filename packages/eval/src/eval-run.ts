@@ -1,6 +1,8 @@
 import { MemoryStore, type Store } from '@troupe/core';
 import { AbortError, InvalidArgumentError } from '@troupe/core/errors';
 import type { EvalAgent, EvalMode } from './eval-mode';
+import { bestOfNMode } from './eval-mode-best-of-n';
+import { looperMode } from './eval-mode-looper';
 import { singleMode } from './eval-mode-single';
 import type { EvalSuite, EvalTask, EvalTaskError } from './eval-task';
 import { loadEvalSuite } from './eval-task-loader';
@@ -8,8 +10,11 @@ import { prepareTaskRepo, type EvalTaskRepo } from './eval-task-repo';
 import { evalTrialRecordSchema, evalTrialStoreKey, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
 import { runEvalTrial } from './eval-trial';
 
-/** The modes `runEval` knows by name. */
-export const builtInEvalModes: Readonly<Record<string, EvalMode>> = Object.freeze({ single: singleMode });
+/**
+ * The modes `runEval` knows by name: `single` (one turn), `looper` (the Looper, at most 3 rounds) and `best-of-n`
+ * (2 attempts); `createLooperEvalMode` and `createBestOfNEvalMode` make them with other settings.
+ */
+export const builtInEvalModes: Readonly<Record<string, EvalMode>> = Object.freeze({ single: singleMode, looper: looperMode, 'best-of-n': bestOfNMode });
 
 /** Options of {@link runEval}. */
 export interface RunEvalOptions {
@@ -17,7 +22,7 @@ export interface RunEvalOptions {
   suite: EvalSuite | string;
   /** The agents to compare; each runs every task in every mode. */
   agents: readonly EvalAgent[];
-  /** How each agent attempts a task: `'single'` or your own {@link EvalMode}. Default `['single']`. */
+  /** How each agent attempts a task: `'single'`, `'looper'`, `'best-of-n'` or your own {@link EvalMode}. Default `['single']`. */
   modes?: readonly (string | EvalMode)[];
   /** Trials per task, agent and mode (for pass@k and tighter intervals). Default 1. */
   trials?: number;

@@ -18,13 +18,15 @@ describe('loadEvalSuite', () => {
       'd-typo': { taskJson: { prompt: 'Do it.', gradingCommand: ['node'], timeLimitSecs: 3 }, files: { 'x.js': '' } },
       'e-no-files': { taskJson: { prompt: 'Do it.', gradingCommand: ['node'] } },
       'f-bad-tag': { taskJson: { prompt: 'Do it.', gradingCommand: ['node'], tags: ['ok', 3] }, files: { 'x.js': '' } },
-      'g-good': { ...good, taskJson: { prompt: 'Again.', gradingCommand: ['node', '--test'], setupCommand: ['node', '-e', '1'], timeLimitSeconds: 2.5 } },
+      'g-good': { ...good, taskJson: { prompt: 'Again.', gradingCommand: ['node', '--test'], setupCommand: ['node', '-e', '1'], checkCommand: ['npm', 'test'], timeLimitSeconds: 2.5 } },
+      'h-empty-check': { taskJson: { prompt: 'Do it.', gradingCommand: ['node'], checkCommand: [] }, files: { 'x.js': '' } },
     });
     cleanups.push(cleanup);
     const suite = await loadEvalSuite(dir);
     expect(suite.tasks.map((task) => task.id)).toEqual(['a-good', 'g-good']);
     const g = suite.tasks[1]!;
-    expect(g).toMatchObject({ prompt: 'Again.', gradingCommand: ['node', '--test'], setupCommand: ['node', '-e', '1'], timeLimitMs: 2500, tags: [] });
+    expect(g).toMatchObject({ prompt: 'Again.', gradingCommand: ['node', '--test'], setupCommand: ['node', '-e', '1'], checkCommand: ['npm', 'test'], timeLimitMs: 2500, tags: [] });
+    expect(suite.tasks[0]!.checkCommand).toBeUndefined();
     expect(g.filesDir).toBe(join(dir, 'g-good', 'files'));
     expect(g.hiddenDir).toBe(join(dir, 'g-good', 'hidden'));
     expect(suite.tasks[0]!.timeLimitMs).toBe(600_000);
@@ -35,6 +37,7 @@ describe('loadEvalSuite', () => {
       { task: 'd-typo', file: 'd-typo/task.json', field: '(root)', message: expect.stringContaining('timeLimitSecs') },
       { task: 'e-no-files', file: 'e-no-files/task.json', field: 'repo', message: expect.stringContaining('no starting files') },
       { task: 'f-bad-tag', file: 'f-bad-tag/task.json', field: 'tags[1]', message: expect.stringContaining('string') },
+      { task: 'h-empty-check', file: 'h-empty-check/task.json', field: 'checkCommand', message: expect.stringContaining('at least the program') },
     ]);
   });
 

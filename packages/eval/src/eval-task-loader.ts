@@ -54,6 +54,7 @@ export async function loadEvalTask(dir: string, id: string, signal?: AbortSignal
     prompt: task.prompt,
     setupCommand: task.setupCommand,
     gradingCommand: task.gradingCommand,
+    ...(task.checkCommand ? { checkCommand: task.checkCommand } : {}),
     timeLimitMs: Math.round(task.timeLimitSeconds * 1000),
     tags: task.tags,
     filesDir: hasFiles ? filesDir : undefined,

@@ -15,6 +15,11 @@ export const evalTaskFileSchema = z
     setupCommand: commandSchema.optional(),
     /** Run in the workspace after the hidden tests are copied in: exit code 0 is a pass, anything else a fail. */
     gradingCommand: commandSchema,
+    /**
+     * A visible check (e.g. the repository's own tests or a linter), run in an attempt's workspace with no hidden
+     * test in it. The agent may run it too. `best-of-n` picks its attempt by it; grading never uses it.
+     */
+    checkCommand: commandSchema.optional(),
     /** The agent's time limit, in seconds (default 600). Grading has the same limit of its own. */
     timeLimitSeconds: z.number().positive().max(86_400).default(600),
     /** Free labels (`bug-fix`, `feature`, `refactor`), for filtering and reports. */
@@ -36,6 +41,8 @@ export interface EvalTask {
   prompt: string;
   setupCommand: string[] | undefined;
   gradingCommand: string[];
+  /** The visible check `best-of-n` selects by (see {@link evalTaskFileSchema}); undefined when the task has none. */
+  checkCommand?: string[] | undefined;
   /** `timeLimitSeconds` in milliseconds. */
   timeLimitMs: number;
   tags: string[];

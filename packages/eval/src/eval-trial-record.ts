@@ -1,5 +1,24 @@
 import { z } from 'zod';
 
+/** How `best-of-n` chose the attempt that was graded, kept in the trial record so a reader knows what was compared. */
+export const evalSelectionSchema = z.object({
+  /**
+   * `check`: by the task's visible `checkCommand` (the passing attempt with the smallest diff; none passing, none
+   * chosen); `smallest-diff`: the task has no visible check, so the completed attempt with the smallest non-empty
+   * diff. The hidden tests never take part.
+   */
+  by: z.enum(['check', 'smallest-diff']),
+  /** Attempts made. */
+  attempts: z.number().int().positive(),
+  /** The chosen attempt's id (`claude-2`), or null when none was chosen (the workspace is then graded unchanged). */
+  winner: z.string().nullable(),
+  /** With `by: 'check'`: how many attempts passed the visible check. */
+  passedCheck: z.number().int().nonnegative().optional(),
+});
+
+/** How `best-of-n` chose the attempt that was graded: see {@link evalSelectionSchema}. */
+export type EvalSelection = z.infer<typeof evalSelectionSchema>;
+
 /**
  * One trial as the ledger keeps it and the JSON report lists it. `pass` and `fail` are the agent's result, read
  * from the grading command; `error` is a trial the eval could not judge (the task's setup failed, its grading
@@ -17,8 +36,12 @@ export const evalTrialRecordSchema = z.object({
   message: z.string().optional(),
   /** How the agent's last turn ended, when it ran. */
   agentStatus: z.enum(['completed', 'failed', 'canceled', 'timed-out']).optional(),
-  /** Agent turns the mode ran. */
+  /** Agent turns the mode ran (a `looper` trial: Coder and Review turns; `best-of-n`: every attempt's). */
   turns: z.number().int().nonnegative(),
+  /** Rounds (Coder → Review → JUDGE iterations) of a `looper` trial. */
+  rounds: z.number().int().nonnegative().optional(),
+  /** How a `best-of-n` trial chose the attempt that was graded (never by the hidden tests). */
+  selection: evalSelectionSchema.optional(),
   inputTokens: z.number().nonnegative(),
   outputTokens: z.number().nonnegative(),
   /** Cost in US dollars (reported by the CLI, else from the price table); null when no price was known. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { withEventScope } from '@troupe/core';
+import { EventBus, withEventScope } from '@troupe/core';
 import { AbortError } from '@troupe/core/errors';
 import { UsageLedger } from '@troupe/usage';
 import { runInWorkspace, workspaceResult } from '@troupe/worktree';
@@ -36,7 +36,8 @@ export async function runEvalTrial(input: EvalTrialInput): Promise<EvalTrialReco
   const { key, task, agent, mode, signal } = input;
   const started = Date.now();
   const traceId = randomBytes(16).toString('hex');
-  const ledger = new UsageLedger();
+  const eventBus = new EventBus();
+  const ledger = new UsageLedger({ eventBus });
   let outcome: EvalModeOutcome | undefined;
   let grade: EvalGrade | undefined;
   let diff = '';
@@ -56,7 +57,7 @@ export async function runEvalTrial(input: EvalTrialInput): Promise<EvalTrialReco
       async (workspace) => {
         const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
         outcome = await withEventScope({ traceContext: { traceparent }, run: { kind: 'eval', id: `${key.task}/${key.agent}/${key.mode}/${key.trial}` } }, () =>
-          mode.run(task, workspace, agent, signal, { trial: key, ledger }),
+          mode.run(task, workspace, agent, signal, { trial: key, ledger, eventBus }),
         );
         AbortError.throwIfAborted(signal, 'The eval trial');
         diff = (await workspaceResult(workspace, { signal })).diff;
@@ -78,6 +79,8 @@ export async function runEvalTrial(input: EvalTrialInput): Promise<EvalTrialReco
     ...(message !== undefined ? { message } : {}),
     ...(outcome?.agentStatus ? { agentStatus: outcome.agentStatus } : {}),
     turns: outcome?.turns ?? 0,
+    ...(outcome?.rounds !== undefined ? { rounds: outcome.rounds } : {}),
+    ...(outcome?.selection ? { selection: outcome.selection } : {}),
     inputTokens: totals.inputTokens,
     outputTokens: totals.outputTokens,
     costUsd: totals.unpricedRecords > 0 ? null : totals.costUsd,

@@ -6,7 +6,9 @@ export { exactMcNemar, passAtK, perSolved, signTestPValue, wilsonInterval, Z_95,
 export { builtInEvalModes, runEval, type EvalRun, type RunEvalOptions } from './eval-run';
 export type { EvalAgent, EvalMode, EvalModeContext, EvalModeOutcome, EvalModeRun } from './eval-mode';
 export { singleMode } from './eval-mode-single';
-export { evalTrialRecordSchema, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
+export { createLooperEvalMode, looperMode, type LooperEvalModeOptions } from './eval-mode-looper';
+export { bestOfNMode, createBestOfNEvalMode, type BestOfNEvalModeOptions } from './eval-mode-best-of-n';
+export { evalSelectionSchema, evalTrialRecordSchema, type EvalSelection, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
 export {
   buildEvalReport,
   EVAL_REPORT_SCHEMA,

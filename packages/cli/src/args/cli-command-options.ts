@@ -112,6 +112,8 @@ export const EVAL_OPTIONS: readonly CliCommandOption[] = [
   { name: 'agents', type: 'string', value: 'A,B', help: 'evalAgents' },
   { name: 'modes', type: 'string', value: 'A,B', help: 'evalModes' },
   { name: 'trials', type: 'string', value: 'N', help: 'evalTrials' },
+  { name: 'attempts', type: 'string', value: 'N', help: 'evalAttempts' },
+  { name: 'rounds', type: 'string', value: 'N', help: 'evalRounds' },
   { name: 'concurrency', type: 'string', value: 'N', help: 'evalConcurrency' },
   { name: 'out', type: 'string', value: 'DIR', help: 'evalOut' },
   HELP,

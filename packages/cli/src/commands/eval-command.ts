@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildEvalReport, builtInEvalModes, evalReportHtml, evalReportMarkdown, loadEvalSuite, runEval } from '@troupe/eval';
+import { buildEvalReport, builtInEvalModes, createBestOfNEvalMode, createLooperEvalMode, evalReportHtml, evalReportMarkdown, loadEvalSuite, runEval, type EvalMode } from '@troupe/eval';
 import { openSqliteStore } from '@troupe/store-sqlite';
 import { EVAL_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
@@ -15,7 +15,7 @@ function listOption(value: string | boolean | undefined, fallback: string[]): st
 }
 
 /**
- * `troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]`: runs an eval
+ * `troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--attempts N] [--rounds N] [--concurrency N] [--out DIR]`: runs an eval
  * with `@troupe/eval`, prints a line per trial on stderr and the Markdown summary on stdout, and writes the JSON,
  * Markdown and HTML reports to OUT. Trials are kept in OUT/eval.db, so the same command resumes an interrupted eval.
  */
@@ -32,9 +32,15 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   const trials = positiveIntegerOption(options.trials, 'trials', 'eval', m) ?? 1;
   const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'eval', m) ?? 1;
   const agents = listOption(options.agents, ['claude']).map((name) => ({ id: name, agent: name as 'claude' }));
-  const modes = listOption(options.modes, ['single']);
+  const attempts = positiveIntegerOption(options.attempts, 'attempts', 'eval', m);
+  const rounds = positiveIntegerOption(options.rounds, 'rounds', 'eval', m);
   const known = Object.keys(builtInEvalModes);
-  for (const mode of modes) if (!known.includes(mode)) throw new CliUsageError(m.usage.choice('modes', known, mode), { command: 'eval' });
+  const modes = listOption(options.modes, ['single']).map((mode): EvalMode => {
+    if (!known.includes(mode)) throw new CliUsageError(m.usage.choice('modes', known, mode), { command: 'eval' });
+    if (mode === 'best-of-n' && attempts !== undefined) return createBestOfNEvalMode({ attempts });
+    if (mode === 'looper' && rounds !== undefined) return createLooperEvalMode({ maxRounds: rounds });
+    return builtInEvalModes[mode]!;
+  });
   const out = resolve(io.cwd, typeof options.out === 'string' ? options.out : 'eval-report');
   const suite = await loadEvalSuite(resolve(io.cwd, options.suite));
   for (const error of suite.errors) io.stderr.write(`${m.eval.taskError(error.task, error.field, error.message)}\n`);

@@ -162,7 +162,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
       ],
     },
     eval: {
-      usage: '用法: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]',
+      usage: '用法: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--attempts N] [--rounds N] [--concurrency N] [--out DIR]',
       about: [
         '对每个智能体和模式运行任务集中的每个任务（每个任务一个文件夹: task.json、files/、hidden/），',
         '每次试验在各自的 git 工作区中进行，复制入隐藏测试后由任务的评分命令判定。',
@@ -271,8 +271,10 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     usageJson: '以 JSON 打印合计（每个会话: totals、byAgent、byRun、byModel）。',
     evalSuite: '任务集文件夹（例如 packages/eval/suites/starter）。必填。',
     evalAgents: '要比较的智能体名称（claude、codex、gemini、acp:…）。默认: claude。',
-    evalModes: '每个智能体尝试任务的方式。已知: single（一轮）。默认: single。',
+    evalModes: '每个智能体尝试任务的方式: single（一轮）、looper（Coder → Review → JUDGE）、best-of-n（N 次尝试，评分其中一次）。默认: single。',
     evalTrials: '每个任务、智能体和模式的试验次数。默认: 1。',
+    evalAttempts: 'best-of-n 模式每次试验的尝试次数。默认: 2。',
+    evalRounds: 'looper 模式每次试验最多的 Coder → Review → JUDGE 轮数。默认: 3。',
     evalConcurrency: '同时进行的试验数。默认: 1。',
     evalOut: '报告和试验存储的位置。默认: ./eval-report。',
     workerRedis: '队列所在的 Redis 服务器（redis://[user:password@]host:port[/db]）。',

@@ -171,7 +171,7 @@ export const englishCliHelpTexts = {
       ],
     },
     eval: {
-      usage: 'Usage: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--concurrency N] [--out DIR]',
+      usage: 'Usage: troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--attempts N] [--rounds N] [--concurrency N] [--out DIR]',
       about: [
         'Runs every task of the suite (one folder per task: task.json, files/, hidden/) for each agent and mode,',
         'each trial in its own git workspace, graded by the task\'s grading command once its hidden tests are copied in.',
@@ -285,8 +285,10 @@ export const englishCliHelpTexts = {
     usageJson: 'Print the totals as JSON (per session: totals, byAgent, byRun, byModel).',
     evalSuite: 'The task suite folder (e.g. packages/eval/suites/starter). Required.',
     evalAgents: 'The agents to compare, by name (claude, codex, gemini, acp:…). Default: claude.',
-    evalModes: 'How each agent attempts a task. Known: single (one turn). Default: single.',
+    evalModes: 'How each agent attempts a task: single (one turn), looper (Coder → Review → JUDGE), best-of-n (N attempts, one graded). Default: single.',
     evalTrials: 'Trials per task, agent and mode. Default: 1.',
+    evalAttempts: 'Attempts per trial of the best-of-n mode. Default: 2.',
+    evalRounds: 'Most Coder → Review → JUDGE rounds per trial of the looper mode. Default: 3.',
     evalConcurrency: 'Trials at once. Default: 1.',
     evalOut: 'Where the reports and the trial store go. Default: ./eval-report.',
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
