@@ -23,7 +23,8 @@ export const singleMode: EvalMode = {
       ledger.record({
         kind: 'agent-turn',
         source: result.agent,
-        model: agent.options?.model,
+        // The model the CLI says it ran (its `session` part), else the one asked for: unpriced otherwise.
+        model: result.parts.find((part): part is Extract<typeof part, { type: 'session' }> => part.type === 'session' && part.model !== undefined)?.model ?? agent.options?.model,
         agentId: agent.id,
         inputTokens: result.usage?.inputTokens,
         outputTokens: result.usage?.outputTokens,

@@ -1,6 +1,7 @@
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
+import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
 import { MemoryStore } from '@troupe/core';
 import { withFakeAgentCli } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,4 +108,14 @@ describe('runEval', () => {
     await expect(runEval({ suite: '/x', agents: [{ id: 'a', agent: 'claude' }, { id: 'a', agent: 'codex' }] })).rejects.toThrow(/"a" appears twice/);
     await expect(runEval({ suite: '/x', agents: [{ id: 'a', agent: 'claude' }], trials: 0 })).rejects.toThrow(/trials/);
   });
+
+  it('single mode prices a turn by the model the CLI says it ran when no model was asked for (Gemini reports no cost)', async () => {
+    const { dir, cleanup } = makeTestSuite({ answer: answerTask() });
+    cleanups.push(cleanup);
+    const replay = join(import.meta.dirname, '__fixtures__', 'agents', 'gemini.stdout.jsonl');
+    const run = await runEval({ suite: dir, agents: [{ id: 'gemini', agent: withFakeAgentCli(createGeminiCliAdapter(), { replay }) }], modes: ['single'], trials: 1 });
+    // The recording: gemini-2.5-flash, 12 input and 8 output tokens, at $0.30 and $2.50 per million.
+    expect(run.records[0]?.costUsd).toBeCloseTo((12 * 0.3 + 8 * 2.5) / 1e6, 12);
+  });
 });
+
