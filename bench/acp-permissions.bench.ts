@@ -15,9 +15,12 @@ const PER_TURN = 100;
  * ACP permissions: 1,000 tool calls (file reads and writes through the client, shell commands) made by the real
  * claude-code-acp 0.16.2 (Claude Code through the Claude Agent SDK) against the fake API, each decided by an
  * in-process `canUseTool` through the generic ACP adapter's `permissions`. Troupe's own time per decision is traced
- * by the ACP driver: from the agent's request read (`session/request_permission`, `fs/read_text_file`,
- * `fs/write_text_file`) to the answer handed back to be written — the socket round trip to the host and
- * `decideToolUse` included. Baseline: `decideToolUse` alone.
+ * by the ACP driver (`TROUPE_ACP_DRIVER_TRACE`): from the moment the driver reads the chunk of the agent's stdout that
+ * completes the request line (`session/request_permission`, `fs/read_text_file`, `fs/write_text_file`; every request
+ * of a burst read in one chunk starts its clock then) to the moment the SDK hands the response line to the write to
+ * the agent's stdin — the SDK's parsing, the socket round trip to the host, `decideToolUse` and, for a file access,
+ * its own read or write included. Baseline: `decideToolUse` alone. The CPU figures are per traced answer over whole
+ * turns (the driver's start-up and its passing on of every update included), not per decision alone.
  */
 export default async function (kit: BenchKit): Promise<void> {
   const server = await createFakeLlmServer({ scenario: 'text' });

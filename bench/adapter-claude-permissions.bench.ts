@@ -50,8 +50,13 @@ async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: nu
 /**
  * Claude Code permissions over the control protocol, with the real CLI (2.1.330) and the fake API: 1,000 tool calls
  * (read, write, shell, 200 per model message), each decided by an in-process callback. Troupe's own time per
- * decision is what the control driver measures, from the CLI's request line read to the answer line written (the
- * socket round trip to the host and `decideToolUse`), against `decideToolUse` called directly.
+ * decision is the control driver's `elapsed_ms`: from the moment the driver reads the chunk of the CLI's stdout that
+ * completes the request line (when a burst of requests comes in one chunk, every one of them starts its clock then,
+ * so the time the driver spends on the requests before it counts) to the moment its answer line has been written to
+ * the CLI's stdin — the socket round trip to the host, the host's `decideToolUse` and any queueing behind other
+ * decisions included — against `decideToolUse` called directly. The real CLI sends its requests mostly one per chunk
+ * (it asks as it goes); the scripted CLI (bench/fixtures/burst-control-cli.mjs) sends bursts of 200 in one write, the
+ * worst case for queueing, and gives the CPU time per decision (host and driver), which the load does not change.
  */
 export default async function (kit: BenchKit): Promise<void> {
   const server = await createFakeLlmServer({ scenario: 'text' });
