@@ -1,8 +1,12 @@
 /** A stream {@link coalescedWriter} can batch writes on (a socket, a pipe, `process.stdout`). */
 export interface CorkableStream {
+  /** False once the stream is ended or destroyed: later writes are dropped, not thrown. */
   readonly writable: boolean;
+  /** Buffers the chunk while corked. */
   write(chunk: string): unknown;
+  /** Holds writes back until `uncork`. */
   cork(): void;
+  /** Sends what was held back, in one `writev` where the stream has one. */
   uncork(): void;
 }
 
