@@ -109,6 +109,24 @@ describe('AcpClientFs: file accesses through the client, one decision per call',
       rmSync(outside, { recursive: true, force: true });
     }
   });
+
+  it("resolves the session folder's real path once: re-pointing the folder's link later does not move the confinement", async () => {
+    const first = join(workspace, 'first');
+    const second = join(workspace, 'second');
+    mkdirSync(first);
+    mkdirSync(second);
+    const session = join(workspace, 'session');
+    symlinkSync(first, session);
+    const { fs, context } = gate(() => true);
+    const inSession = { ...context, workspace: session };
+    const read = (path: string) => fs.decideFileAccess({ method: 'fs/read_text_file', params: { sessionId: 's1', path } }, inSession);
+    expect(await read(join(session, 'a.txt'))).toEqual({ outcome: 'allow', path: join(session, 'a.txt') });
+    rmSync(session);
+    symlinkSync(second, session);
+    // The folder now leads elsewhere: accesses through it are refused (fail closed), not confined to the new place.
+    expect(await read(join(session, 'a.txt'))).toEqual({ outcome: 'deny', message: expect.stringContaining("outside the session's working directory") });
+    expect(await read(join(first, 'a.txt'))).toEqual({ outcome: 'allow', path: join(first, 'a.txt') });
+  });
 });
 
 describe('acpToolUseRequest names', () => {

@@ -62,6 +62,12 @@ const stringOf = (value: unknown): string | undefined => (typeof value === 'stri
 export class AcpClientFs {
   private readonly grants = new Map<string, Grant[]>();
   private accesses = 0;
+  /**
+   * The real path of each session folder, resolved at its first file access and kept: the folder's own links are
+   * not re-read per access (a file access is decided in the agent's time). A folder swapped for a link elsewhere
+   * afterwards does not move the confinement: paths there are refused (fail closed).
+   */
+  private readonly roots = new Map<string, Promise<string>>();
 
   constructor(private readonly permissions: ToolPermissionOptions) {}
 
@@ -102,11 +108,11 @@ export class AcpClientFs {
         if (rest.length > 0) this.grants.set(key, rest);
         else this.grants.delete(key);
       }
-      const outside = await outsideOf(workspace, granted.path);
+      const outside = await outsideOf(this.root(workspace), workspace, granted.path);
       if (outside) return { outcome: 'deny', message: outside };
       return { outcome: 'allow', path: granted.path, ...(write ? { content: granted.content ?? (params.content as string) } : {}) };
     }
-    const outside = await outsideOf(workspace, path);
+    const outside = await outsideOf(this.root(workspace), workspace, path);
     if (outside) return { outcome: 'deny', message: outside };
     const toolCall = isObject(params.toolCall) ? params.toolCall : undefined;
     const toolCallId = stringOf(toolCall?.toolCallId);
@@ -133,10 +139,20 @@ export class AcpClientFs {
     const decided = isObject(verdict.input) ? verdict.input : input;
     const usePath = stringOf(decided.file_path) ?? path;
     if (usePath !== path) {
-      const moved = await outsideOf(workspace, usePath);
+      const moved = await outsideOf(this.root(workspace), workspace, usePath);
       if (moved) return { outcome: 'deny', message: moved };
     }
     return write ? { outcome: 'allow', path: usePath, content: typeof decided.content === 'string' ? decided.content : (params.content as string) } : { outcome: 'allow', path: usePath };
+  }
+
+  /** The real path of a session folder (the folder as given when it does not exist), resolved once. */
+  private root(workspace: string): Promise<string> {
+    let root = this.roots.get(workspace);
+    if (root === undefined) {
+      root = realpath(workspace).catch(() => resolve(workspace));
+      this.roots.set(workspace, root);
+    }
+    return root;
   }
 }
 
@@ -144,10 +160,10 @@ function grantKey(sessionId: string, path: string): string {
   return `${sessionId}\0${path}`;
 }
 
-/** Why `path` may not be touched from `workspace` (not absolute, or outside it once links are resolved), or undefined. */
-async function outsideOf(workspace: string, path: string): Promise<string | undefined> {
+/** Why `path` may not be touched from `workspace` (its real path `realRoot`) — not absolute, or outside it once links are resolved — or undefined. */
+async function outsideOf(realRoot: Promise<string>, workspace: string, path: string): Promise<string | undefined> {
   if (!isAbsolute(path)) return `The file access was refused: ${JSON.stringify(path)} is not an absolute path.`;
-  const [root, target] = await Promise.all([realpath(workspace).catch(() => resolve(workspace)), realpathOfNearest(resolve(path))]);
+  const [root, target] = await Promise.all([realRoot, realpathOfNearest(resolve(path))]);
   const inside = relative(root, target);
   if (inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside))) return undefined;
   return `The file access was refused: ${path} is outside the session's working directory (${workspace}).`;

@@ -93,6 +93,7 @@ export function createClaudeControlHandler(options: ClaudeControlHandlerOptions)
   const { permissions, agent } = options;
   const hooks = permissions.hooks ?? {};
   const base = { agent, adapter: 'claude' as const };
+  const decideOptions = { ...permissions, ...(options.bus ? { bus: options.bus } : {}) };
 
   const decide = (toolUseId: string | undefined, toolName: string, input: unknown, sessionId: string | undefined, signal: AbortSignal) => {
     const known = toolUseId === undefined ? undefined : verdicts.get(toolUseId);
@@ -109,7 +110,7 @@ export function createClaudeControlHandler(options: ClaudeControlHandlerOptions)
       ...(sessionId !== undefined ? { sessionId } : {}),
       signal,
     };
-    const verdict = decideToolUse(request, { ...permissions, ...(options.bus ? { bus: options.bus } : {}) });
+    const verdict = decideToolUse(request, decideOptions);
     if (toolUseId !== undefined) {
       if (verdicts.size >= MAX_REMEMBERED) verdicts.delete(verdicts.keys().next().value as string);
       verdicts.set(toolUseId, verdict);

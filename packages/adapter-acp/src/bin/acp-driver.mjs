@@ -24,10 +24,13 @@
 //   {"type":"acp.prompt-result","response":…}                            the session/prompt response: the turn ended
 //   {"type":"acp.error","message":…,"code":…,"data":…}                   a failed request: the turn failed
 //   {"type":"acp.agent-exited","message":…,"code":…}                     the agent could not start or died: the driver exits with its code
-// With TROUPE_ACP_DRIVER_TRACE set to a file, one line per question the host answered is appended to it:
+// With TROUPE_ACP_DRIVER_TRACE set to a file, one line per question the host answered is appended to it (as the
+// driver exits, so tracing costs the answers nothing):
 //   {"method":…,"toolCallId":…,"decision":…,"elapsed_ms":…}
-// elapsed_ms: from the agent's request read to the answer handed back to the SDK to write (socket round trip and the
-// host's decision; a file access's own reading or writing is not included).
+// elapsed_ms is Troupe's own time for the question: from the moment the chunk of the agent's stdout that completes
+// the request line was read (every request of a burst read in one chunk starts its clock then) to the moment the
+// response line was handed to the write to the agent's stdin — the SDK's parsing and dispatch, the socket round trip,
+// the host's decision and, for a file access, its own reading or writing included.
 // initialize and session/new go out at once, so the agent boots while the message
 // is still on its way. Exit code: 0 after a prompt result, 1 after an error,
 // the agent's own code when it died first (127 when COMMAND is not found).
@@ -39,7 +42,7 @@ import { createConnection } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
-import { createJsonLineRpcClient } from '@troupe/core/util';
+import { coalescedWriter, createJsonLineRpcClient, LineSplitter } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { permission: 'deny', socket: undefined, clientFs: false, mcpConfig: undefined, resume: undefined, installHint: undefined };
@@ -64,16 +67,68 @@ if (!command || !['allow', 'deny'].includes(options.permission) || (options.clie
   process.exit(2);
 }
 
-const emit = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+// Lines written in one turn of the event loop (a burst of updates, of permission answers) leave in one write.
+const emit = ((write) => (value) => write(`${JSON.stringify(value)}\n`))(coalescedWriter(process.stdout));
 const traceFile = process.env.TROUPE_ACP_DRIVER_TRACE;
-/** Appends one timing line (best effort) when tracing is on. */
-function trace(method, toolCallId, decision, since) {
-  if (!traceFile) return;
+/** When each traced request's line was read (by JSON-RPC id), and the answers waiting for their response to be written. */
+const readAt = new Map();
+const answered = new Map();
+let traceLines = [];
+/** Notes how a traced request was answered; its line is written once the response leaves (see `watchAgentIo`). */
+function trace(requestId, method, toolCallId, decision) {
+  if (traceFile && readAt.has(String(requestId))) answered.set(String(requestId), { method, toolCallId, decision });
+}
+/** Appends the trace lines kept so far (best effort): when the turn ends, and as the driver exits. */
+function flushTrace() {
+  if (traceLines.length === 0) return;
   try {
-    appendFileSync(traceFile, `${JSON.stringify({ method, toolCallId, decision, elapsed_ms: Math.round((performance.now() - since) * 1000) / 1000 })}\n`);
+    appendFileSync(traceFile, traceLines.join(''));
   } catch {
     // tracing is best effort
   }
+  traceLines = [];
+}
+if (traceFile) process.on('exit', flushTrace);
+/** The JSON-RPC id at the head of a message line (the SDK writes {"jsonrpc":"2.0","id":…} first), as a string. */
+function requestIdOf(line) {
+  return /^\{"jsonrpc":"2\.0","id":(\d+|"[^"]*")/.exec(line)?.[1]?.replace(/^"|"$/g, '');
+}
+/**
+ * With tracing on: stamps each permission or file request of the agent when the chunk completing its line is read
+ * (before the SDK parses it), and stops its clock when the SDK hands the response line to the agent's stdin.
+ */
+function watchAgentIo(agent) {
+  const traced = /"method":"(session\/request_permission|fs\/read_text_file|fs\/write_text_file)"/;
+  const lines = new LineSplitter();
+  agent.stdout.on('data', (chunk) => {
+    const at = performance.now();
+    // Only chunks that hold a traced request are split (the SDK frames the stream itself).
+    if (lines.pendingLength === 0 && chunk.indexOf('"method":"session/request_permission"') === -1 && chunk.indexOf('"method":"fs/') === -1) {
+      if (chunk[chunk.length - 1] !== 0x0a) lines.push(chunk);
+      return;
+    }
+    for (const line of lines.push(chunk)) {
+      if (!traced.test(line)) continue;
+      const id = requestIdOf(line);
+      if (id !== undefined) readAt.set(id, at);
+    }
+  });
+  const write = agent.stdin.write;
+  agent.stdin.write = function (chunk, ...rest) {
+    const written = write.call(this, chunk, ...rest);
+    if (answered.size > 0) {
+      const id = requestIdOf(typeof chunk === 'string' ? chunk.slice(0, 64) : Buffer.from(chunk.buffer, chunk.byteOffset, Math.min(chunk.byteLength, 64)).toString('utf8'));
+      if (id !== undefined) {
+        const how = answered.get(id);
+        if (how) {
+          traceLines.push(`${JSON.stringify({ ...how, elapsed_ms: Math.round((performance.now() - readAt.get(id)) * 1000) / 1000 })}\n`);
+          answered.delete(id);
+          readAt.delete(id);
+        }
+      }
+    }
+    return written;
+  };
 }
 const finish = (code) => process.stdout.write('', () => process.exit(code));
 
@@ -181,8 +236,7 @@ function callForPath(path, kind) {
  * asked, when known) and answers the path and content to use — a changed input is what runs; a refusal is a
  * JSON-RPC error whose message the agent reports to its model. The host confines paths to the session's folder.
  */
-async function fileAccess(method, params, signal) {
-  const at = performance.now();
+async function fileAccess(method, params, signal, requestId) {
   host ??= connectHost();
   const toolCall = callForPath(params?.path, method === methods.client.fs.writeTextFile ? 'edit' : 'read');
   const { content: _content, ...call } = toolCall ?? {};
@@ -193,7 +247,7 @@ async function fileAccess(method, params, signal) {
     outcome = { outcome: 'deny', message: `Troupe could not decide this file access (${error?.message ?? error})` };
   }
   if (outcome.outcome !== 'allow') outcome = { outcome: 'deny', message: outcome.outcome === 'deny' ? outcome.message : 'Troupe sent no file access answer' };
-  trace(method, toolCall?.toolCallId, outcome.outcome, at);
+  trace(requestId, method, toolCall?.toolCallId, outcome.outcome);
   emit({ type: 'acp.fs', method, path: params?.path, toolCallId: toolCall?.toolCallId, outcome: outcome.outcome === 'allow' ? { outcome: 'allow', path: outcome.path } : outcome });
   if (outcome.outcome === 'deny') throw new RequestError(-32001, `Permission denied: ${outcome.message}`);
   if (method === methods.client.fs.writeTextFile) {
@@ -232,7 +286,9 @@ function fixedAnswer(params) {
 const knownCalls = new Map();
 
 const app = client({ name: 'troupe' })
-  .onNotification(methods.client.session.update, ({ params }) => {
+  // session/update params come as sent (an identity parser): the SDK's session router has checked them against its
+  // schema already, and the driver only passes them on; a second check of every update was a third of its CPU.
+  .onNotification(methods.client.session.update, (params) => params, ({ params }) => {
     const update = params?.update;
     if ((update?.sessionUpdate === 'tool_call' || update?.sessionUpdate === 'tool_call_update') && update.toolCallId) {
       const { sessionUpdate: _kind, ...fields } = update;
@@ -240,19 +296,21 @@ const app = client({ name: 'troupe' })
     }
     emit({ jsonrpc: '2.0', method: 'session/update', params });
   })
-  .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
-    const at = performance.now();
-    emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
+  .onRequest(methods.client.session.requestPermission, async ({ params, signal, requestId }) => {
     const known = knownCalls.get(params.toolCall?.toolCallId);
     const enriched = known ? { ...params, toolCall: { ...known, ...params.toolCall } } : params;
-    const outcome = options.socket ? await askHost(enriched, signal) : fixedAnswer(enriched);
+    // The question goes to the host's socket first; the copy for the host's stream parser after it.
+    const asked = options.socket ? askHost(enriched, signal) : fixedAnswer(enriched);
+    emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
+    const outcome = await asked;
     emit({ type: 'acp.permission', toolCallId: params.toolCall?.toolCallId, outcome });
-    trace('session/request_permission', params.toolCall?.toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome, at);
+    trace(requestId, 'session/request_permission', params.toolCall?.toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome);
     return { outcome };
   })
-  .onRequest(methods.client.fs.readTextFile, ({ params, signal }) => fileAccess(methods.client.fs.readTextFile, params, signal))
-  .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) => fileAccess(methods.client.fs.writeTextFile, params, signal));
+  .onRequest(methods.client.fs.readTextFile, ({ params, signal, requestId }) => fileAccess(methods.client.fs.readTextFile, params, signal, requestId))
+  .onRequest(methods.client.fs.writeTextFile, ({ params, signal, requestId }) => fileAccess(methods.client.fs.writeTextFile, params, signal, requestId));
 
+if (traceFile) watchAgentIo(agent);
 const stream = ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
 let exitCode = 0;
 try {
@@ -295,6 +353,7 @@ try {
     emit({ type: 'acp.error', message: error?.message ?? String(error), ...(error?.code !== undefined ? { code: error.code } : {}), ...(error?.data !== undefined ? { data: error.data } : {}) });
   }
 }
+flushTrace();
 host?.close();
 agent.stdin.end();
 const exited = await Promise.race([agentExited, new Promise((resolve) => setTimeout(() => resolve(undefined), 3000).unref())]);

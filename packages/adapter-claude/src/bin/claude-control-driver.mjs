@@ -14,14 +14,17 @@
 // open until its `result` line (the CLI waits for answers on it), then is closed so the CLI exits.
 // stdout: the CLI's lines, minus the `control_response` lines answering this script's own requests, plus one
 //   {"type":"troupe_control","subtype":…,"request_id":…,"tool_use_id":…,"behavior":…,"elapsed_ms":…}
-// line per answered request (elapsed_ms: from the request line read to the answer line written).
+// line per answered request. elapsed_ms is Troupe's own time for it: from the moment the chunk of the CLI's stdout
+// that completes the request line was read (every request of a burst read in one chunk starts its clock then, so
+// the time spent on the requests before it in that chunk counts) to the moment the answer line has been written to
+// the CLI's stdin (the host's socket round trip and its decision included).
 // Fail closed: when the host cannot be asked or answers nonsense, a tool call is denied.
 // Exit code: the CLI's (127 when COMMAND is not found).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { connectDecisionSocket } from '@troupe/core/util';
+import { coalescedWriter, connectDecisionSocket, LineSplitter } from '@troupe/core/util';
 
 const argv = process.argv.slice(2);
 const options = { socket: undefined, hooks: [] };
@@ -42,7 +45,10 @@ if (!command || !options.socket) {
   process.exit(2);
 }
 
-const emit = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+// Lines written in one turn of the event loop (the copies of a burst of requests, the burst's answers) leave in one
+// write per stream.
+const toHost = coalescedWriter(process.stdout);
+const emit = (value) => toHost(`${JSON.stringify(value)}\n`);
 
 const cli = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
 cli.once('error', (error) => {
@@ -57,8 +63,9 @@ cli.stdin.on('error', () => {
   // EPIPE when the CLI exits early: its exit code tells the story.
 });
 let cliStdinOpen = true;
+const writeToCli = coalescedWriter(cli.stdin);
 const toCli = (value) => {
-  if (cliStdinOpen) cli.stdin.write(`${JSON.stringify(value)}\n`);
+  if (cliStdinOpen) writeToCli(`${JSON.stringify(value)}\n`);
 };
 
 // The hooks: PreToolUse for every call (the decision), the others only when the host has a hook for them.
@@ -78,7 +85,7 @@ const fromHost = createInterface({ input: process.stdin, crlfDelay: Infinity });
 fromHost.on('line', (line) => {
   if (line.trim() === '' || !cliStdinOpen) return;
   messages++;
-  cli.stdin.write(`${line}\n`);
+  writeToCli(`${line}\n`);
 });
 fromHost.on('close', () => {
   // No message came: nothing will end the turn, so let the CLI exit now.
@@ -133,6 +140,9 @@ async function answerControlRequest(message, readAt) {
   }
   if (controller.signal.aborted) return; // the CLI cancelled the request: it wants no answer
   toCli({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response: answer } });
+  // The clock stops once the answer has left: after the coalesced write to the CLI's stdin is flushed (that flush
+  // was scheduled by the first write of this turn of the event loop, so this tick runs after it).
+  await new Promise((resolve) => process.nextTick(resolve));
   const elapsed = performance.now() - readAt;
   const behavior = answer.behavior ?? answer.hookSpecificOutput?.permissionDecision;
   emit({
@@ -146,34 +156,51 @@ async function answerControlRequest(message, readAt) {
   });
 }
 
-createInterface({ input: cli.stdout, crlfDelay: Infinity }).on('line', (line) => {
-  const readAt = performance.now();
+/** Lines that can only be passed on: no control message or `result` has neither word (the CLI writes plain JSON). */
+const mayMatter = (line) => line.includes('control_') || line.includes('"result"');
+
+function onCliLine(line, readAt) {
+  if (!mayMatter(line)) {
+    toHost(`${line}\n`);
+    return;
+  }
   let message;
   try {
     message = JSON.parse(line);
   } catch {
-    process.stdout.write(`${line}\n`);
+    toHost(`${line}\n`);
     return;
   }
   if (message?.type === 'control_request' && message.request && typeof message.request.subtype === 'string') {
     // The question goes to the host's socket first; the copy for the host's stream parser after it.
     void answerControlRequest(message, readAt);
-    process.stdout.write(`${line}\n`);
+    toHost(`${line}\n`);
     return;
   }
   if (message?.type === 'control_cancel_request') {
     inFlight.get(message.request_id)?.abort();
-    process.stdout.write(`${line}\n`);
+    toHost(`${line}\n`);
     return;
   }
   if (message?.type === 'control_response') {
     if (message.response?.subtype === 'error') process.stderr.write(`claude-control-driver: the CLI refused request ${message.response.request_id}: ${message.response.error}\n`);
     return; // answers to this script's own requests (initialize): nothing for the host
   }
-  process.stdout.write(`${line}\n`);
+  toHost(`${line}\n`);
   if (message?.type === 'result' && cliStdinOpen) {
     // The turn is over: close the CLI's stdin so it exits.
     cliStdinOpen = false;
     cli.stdin.end();
   }
+}
+
+// The CLI's stdout, framed here (not by readline) so that a request's clock starts when its chunk is read.
+const fromCli = new LineSplitter();
+cli.stdout.on('data', (chunk) => {
+  const readAt = performance.now();
+  for (const line of fromCli.push(chunk)) onCliLine(line, readAt);
+});
+cli.stdout.on('end', () => {
+  const readAt = performance.now();
+  for (const line of fromCli.end()) onCliLine(line, readAt);
 });

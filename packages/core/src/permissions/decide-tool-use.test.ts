@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, EventBus, compileToolPolicy, decideToolUse, deferredWithoutStoreMessage, hashToolInput, loadToolPolicyFile, parseEvent, serializeEvent, type AnyTroupeEvent, type ToolUseRequest } from '../index';
 
 function request(overrides: Partial<ToolUseRequest> = {}): ToolUseRequest {
@@ -32,6 +32,29 @@ describe('decideToolUse', () => {
     await decideToolUse(request({ tool: 'Bash', kind: 'execute' }), { policy, canUseTool });
     expect(asked).toEqual(['Write', 'Bash']);
     expect(await decideToolUse(request(), { policy })).toMatchObject({ behavior: 'deny', record: { decidedBy: 'default' } });
+  });
+
+  it('settles a synchronous callback at once: no time-limit timer or abort listener per call, and its answer stands', async () => {
+    vi.useFakeTimers();
+    try {
+      const signal = new AbortController().signal;
+      const listening = vi.spyOn(signal, 'addEventListener');
+      const timersWhileAsked: number[] = [];
+      const canUseTool = (call: ToolUseRequest) => {
+        timersWhileAsked.push(vi.getTimerCount());
+        return call.tool !== 'Bash';
+      };
+      expect(await decideToolUse(request({ signal }), { canUseTool })).toMatchObject({ behavior: 'allow', record: { decidedBy: 'callback' } });
+      expect(await decideToolUse(request({ signal, tool: 'Bash', kind: 'execute' }), { canUseTool })).toMatchObject({ behavior: 'deny', record: { decidedBy: 'callback' } });
+      expect(timersWhileAsked).toEqual([0, 0]);
+      expect(listening).not.toHaveBeenCalled();
+      // An async callback still races its time limit.
+      const late = decideToolUse(request({ signal }), { canUseTool: () => new Promise<boolean>(() => {}), timeoutMs: 1000 });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await late).toMatchObject({ behavior: 'deny', record: { decidedBy: 'timeout' } });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('fails closed: a throwing callback, a late one, an aborted turn and a nonsense answer deny the call', async () => {

@@ -61,9 +61,35 @@ function normalise(answer: ToolUseDecision | boolean): ToolUseDecision {
 
 type Settled = { decision: ToolUseDecision; decidedBy: ToolDecisionSource };
 
+function callbackFailed(error: unknown): Settled {
+  const why = hostSecretRedactor().redact(error instanceof Error ? error.message : String(error));
+  return { decision: { behavior: 'deny', message: `The tool call was refused: the permission callback failed (${why}).` }, decidedBy: 'error' };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
 async function askCallback(request: ToolUseRequest, canUseTool: CanUseTool | undefined, timeoutMs: number): Promise<Settled> {
   if (!canUseTool) return { decision: { behavior: 'deny', message: 'The tool call was refused: no permission callback is set to decide it.' }, decidedBy: 'default' };
   if (request.signal.aborted) return { decision: { behavior: 'deny', message: 'The tool call was refused: the turn ended before it was decided.' }, decidedBy: 'aborted' };
+  // A callback that answers synchronously (a rule in code, a lookup) is settled at once: no timer and no abort
+  // listener per call, which a burst of parallel tool calls would otherwise pay for each decision.
+  let answer: ReturnType<CanUseTool>;
+  try {
+    answer = canUseTool(request);
+  } catch (error) {
+    return callbackFailed(error);
+  }
+  if (!isThenable(answer)) {
+    // As before: a turn that ended while the callback ran (it aborted the signal itself) wins over its answer.
+    if (request.signal.aborted) return { decision: { behavior: 'deny', message: 'The tool call was refused: the turn ended before it was decided.' }, decidedBy: 'aborted' };
+    try {
+      return { decision: normalise(answer), decidedBy: 'callback' };
+    } catch (error) {
+      return callbackFailed(error);
+    }
+  }
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const limits = new Promise<Settled>((resolve) => {
@@ -74,10 +100,9 @@ async function askCallback(request: ToolUseRequest, canUseTool: CanUseTool | und
   });
   const asked = (async (): Promise<Settled> => {
     try {
-      return { decision: normalise(await canUseTool(request)), decidedBy: 'callback' };
+      return { decision: normalise(await answer), decidedBy: 'callback' };
     } catch (error) {
-      const why = hostSecretRedactor().redact(error instanceof Error ? error.message : String(error));
-      return { decision: { behavior: 'deny', message: `The tool call was refused: the permission callback failed (${why}).` }, decidedBy: 'error' };
+      return callbackFailed(error);
     }
   })();
   try {

@@ -178,6 +178,28 @@ describe('listenJsonLineRpc', () => {
   });
 });
 
+describe('listenJsonLineRpc under a burst', () => {
+  it('answers 50 parallel requests that each listen on the connection signal without a MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    cleanups.push(() => process.off('warning', onWarning));
+    const { path } = await serve(
+      (request, connection) =>
+        new Promise((resolve) => {
+          // What a permission callback's abort race does for each call it is deciding.
+          connection.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+          setTimeout(() => resolve(`answer to ${request.say}`), 20);
+        }),
+    );
+    const rpc = client(path);
+    const says = Array.from({ length: 50 }, (_, index) => `s${index}`);
+    expect(await Promise.all(says.map((say) => rpc.request({ say })))).toEqual(says.map((say) => `answer to ${say}`));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+  });
+});
+
 describe('createJsonLineRpcClient', () => {
   it('matches answers that come back out of order to their requests', async () => {
     const gates = new Map<string, () => void>();

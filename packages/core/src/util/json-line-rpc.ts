@@ -1,4 +1,6 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
+import { coalescedWriter } from './coalesced-writer';
 import { readJsonLines } from './json-line-reader';
 import { TroupeError, type TroupeErrorCode } from '../errors/troupe-error';
 import { limitedWarning } from './limited-warning';
@@ -138,13 +140,16 @@ export async function listenJsonLineRpc<Request>(path: string, options: JsonLine
     sockets.add(socket);
     const closed = new AbortController();
     const closeListeners: (() => void)[] = [];
-    const write = (frame: unknown) => {
-      if (socket.writable) socket.write(`${JSON.stringify(frame)}\n`);
-    };
+    // The answers of a burst of requests (decided in the same microtask drain) leave in one write.
+    const send = coalescedWriter(socket);
+    const write = (frame: unknown) => send(`${JSON.stringify(frame)}\n`);
+    const signal = AbortSignal.any([closed.signal, closing.signal]);
+    // Every request being answered may listen on it (a callback's abort race): 200 parallel tool calls are not a leak.
+    setMaxListeners(0, signal);
     const connection: JsonLineRpcConnection = {
       send: write,
       onClose: (listener) => void closeListeners.push(listener),
-      signal: AbortSignal.any([closed.signal, closing.signal]),
+      signal,
     };
     const refuse = (id: number | undefined, reason: string) => {
       log(`bad frame answered with an error: ${reason}`);
@@ -158,7 +163,7 @@ export async function listenJsonLineRpc<Request>(path: string, options: JsonLine
       } catch (error) {
         line = JSON.stringify(options.encodeError(id, serializeError(error).message, 'failed'));
       }
-      if (socket.writable) socket.write(`${line}\n`);
+      send(`${line}\n`);
     };
     readJsonLines(socket, {
       maxLineLength: options.maxLineLength,
@@ -284,6 +289,8 @@ export function createJsonLineRpcClient<Body>(socket: Socket, options: JsonLineR
   let closed = false;
   const pending = new Map<number, { what: string; resolve(value: unknown): void; reject(error: JsonLineRpcError): void }>();
   const closeListeners: (() => void)[] = [];
+  // The requests sent in one turn of the event loop (a burst read in one chunk) leave in one write.
+  const send = coalescedWriter(socket);
   const fail = (failure: JsonLineRpcFailure, requestId: number, message: string, cause?: unknown) =>
     new JsonLineRpcError(failure, message, { socket: options.name, requestId, ...(cause !== undefined ? { cause } : {}) });
 
@@ -337,7 +344,7 @@ export function createJsonLineRpcClient<Body>(socket: Socket, options: JsonLineR
           reject: (error) => settle(() => reject(error)),
         });
         try {
-          socket.write(`${JSON.stringify(options.encodeRequest(id, body))}\n`);
+          send(`${JSON.stringify(options.encodeRequest(id, body))}\n`);
         } catch (error) {
           // A body that cannot be encoded (a BigInt, a cycle) is the caller's error: nothing was sent.
           settle(() => reject(error));
