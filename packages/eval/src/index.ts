@@ -7,6 +7,9 @@ export { builtInEvalModes, runEval, type EvalRun, type RunEvalOptions } from './
 export type { EvalAgent, EvalMode, EvalModeContext, EvalModeOutcome, EvalModeRun } from './eval-mode';
 export { singleMode } from './eval-mode-single';
 export { evalTrialRecordSchema, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
+export { runEvalTrial, type EvalTrialInput, type EvalTrialRunner } from './eval-trial';
+export type { EvalHiddenTestsCopier } from './eval-grade';
+export type { EvalTaskRepo } from './eval-task-repo';
 export {
   buildEvalReport,
   EVAL_REPORT_SCHEMA,

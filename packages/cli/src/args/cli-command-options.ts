@@ -114,6 +114,7 @@ export const EVAL_OPTIONS: readonly CliCommandOption[] = [
   { name: 'trials', type: 'string', value: 'N', help: 'evalTrials' },
   { name: 'concurrency', type: 'string', value: 'N', help: 'evalConcurrency' },
   { name: 'out', type: 'string', value: 'DIR', help: 'evalOut' },
+  { name: 'queue', type: 'string', value: 'URL', help: 'evalQueue' },
   HELP,
 ];
 
