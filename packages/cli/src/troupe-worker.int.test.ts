@@ -22,8 +22,8 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
   beforeAll(async () => {
     redis = await startTestRedis((binary as { path: string }).path);
     // Jobs may work in the temp folder, where the tests' workspaces are (and nowhere else).
-    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2', '--queues', 'troupe-looper,troupe-pipeline', '--coder', 'claude', '-w', workspace(), '--allow-root', tmpdir()], env);
-    await worker.waitFor(/serving troupe-looper, troupe-pipeline on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
+    worker = startTroupe(['worker', '--redis', redis.url, '--concurrency', '2', '--queues', 'troupe-looper,troupe-pipeline,troupe-eval', '--coder', 'claude', '-w', workspace(), '--allow-root', tmpdir()], env);
+    await worker.waitFor(/serving troupe-looper, troupe-pipeline, troupe-eval on redis:\/\/127\.0\.0\.1:\d+ \(concurrency 2\)/, 120_000);
   });
   afterAll(async () => {
     if (worker && worker.child.exitCode === null) {
@@ -59,6 +59,15 @@ describe.skipIf('reason' in binary)('troupe worker / submit / looper --queue (re
     expect(stdout).not.toMatch(/\[AUTO\]/);
     expect(code).toBe(1);
     expect(existsSync('/etc/hello.txt')).toBe(false);
+  });
+
+  it('troupe eval --queue: the trials run on the worker (queue troupe-eval), graded there with the hidden check', async () => {
+    const root = tempWorkspace({ 'suite/hello/task.json': JSON.stringify({ prompt: 'Write hello.txt', gradingCommand: ['node', 'check.mjs'] }), 'suite/hello/files/README.md': '# app\n', 'suite/hello/hidden/check.mjs': "import { readFileSync } from 'node:fs';\nprocess.exit(readFileSync('hello.txt', 'utf8') === 'hello from the worker\\n' ? 0 : 1);\n" });
+    workspaces.push(root);
+    const run = await runCliCaptured(['eval', '--queue', redis.url, '--suite', 'suite', '--agents', 'claude', '--trials', '2', '--out', 'out'], { cwd: root.dir, env: testEnv() });
+    expect(run.stderr).toMatch(/^hello {2}claude\/single {2}#1 {2}pass {2}[\d.]+ s$/m);
+    expect(run.stdout).toContain('| claude/single | 100.0% | 34.2% – 100.0% | 2/2 | 0 |');
+    expect(run.code).toBe(0);
   });
 
   it('troupe worker rejects an --allow-root that is not a folder', async () => {

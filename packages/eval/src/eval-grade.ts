@@ -13,12 +13,17 @@ export interface EvalGrade {
   output: string;
 }
 
+/** Lays a task's hidden tests over a trial's workspace, at grading time only (see `EvalTrialInput.copyHiddenTests`). */
+export type EvalHiddenTestsCopier = (workDir: string, signal: AbortSignal) => Promise<void>;
+
 /**
- * Copies the task's hidden tests over the workspace, then runs its grading command there within the task's time
- * limit: exit 0 passes, another exit or the time limit fails, and a command that cannot start is an error of the task.
+ * Copies the task's hidden tests over the workspace (from `hiddenDir`, or through `copyHiddenTests`), then runs its
+ * grading command there within the task's time limit: exit 0 passes, another exit or the time limit fails, and a
+ * command that cannot start is an error of the task.
  */
-export async function gradeTrial(task: EvalTask, workDir: string, signal: AbortSignal): Promise<EvalGrade> {
-  if (task.hiddenDir) await cp(task.hiddenDir, workDir, { recursive: true, force: true });
+export async function gradeTrial(task: EvalTask, workDir: string, signal: AbortSignal, copyHiddenTests?: EvalHiddenTestsCopier): Promise<EvalGrade> {
+  if (copyHiddenTests) await copyHiddenTests(workDir, signal);
+  else if (task.hiddenDir) await cp(task.hiddenDir, workDir, { recursive: true, force: true });
   const [command, ...args] = task.gradingCommand as [string, ...string[]];
   const outcome = await runProcess({ command, args, cwd: workDir }, { timeoutMs: task.timeLimitMs, signal }).outcome;
   const output = `${outcome.output}${outcome.stderrTail ? `\n${outcome.stderrTail}` : ''}`.slice(-GRADE_OUTPUT_CHARS);

@@ -8,7 +8,7 @@ import type { EvalSuite, EvalTask, EvalTaskError } from './eval-task';
 import { loadEvalSuite } from './eval-task-loader';
 import { prepareTaskRepo, type EvalTaskRepo } from './eval-task-repo';
 import { evalTrialRecordSchema, evalTrialStoreKey, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
-import { runEvalTrial } from './eval-trial';
+import { runEvalTrial, type EvalTrialRunner } from './eval-trial';
 
 /**
  * The modes `runEval` knows by name: `single` (one turn), `looper` (the Looper, at most 3 rounds) and `best-of-n`
@@ -37,6 +37,12 @@ export interface RunEvalOptions {
   name?: string;
   /** Keep every trial's workspace folder (in the task's starting repository). Default false. */
   keepWorkspaces?: boolean;
+  /**
+   * Runs each trial: default {@link runEvalTrial}, here. `createQueuedEvalTrialRunner` of `@troupe/queue-bullmq`
+   * sends each one to queue workers instead (set `concurrency` to how many trials may wait in the queue at once).
+   * Records, resume and reports are the same either way.
+   */
+  runTrial?: EvalTrialRunner;
   /** Called with each new record as its trial ends (not with records read back from the store). */
   onTrial?: (record: EvalTrialRecord) => void;
   /** Stops the eval: trials in flight are canceled and left without a record, and `runEval` rejects with an `AbortError`. */
@@ -102,7 +108,7 @@ function checkPositive(name: string, value: number): void {
  * ```
  */
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
-  const { agents, trials = 1, concurrency = 1, store = new MemoryStore(), name = 'eval', keepWorkspaces = false, onTrial } = options;
+  const { agents, trials = 1, concurrency = 1, store = new MemoryStore(), name = 'eval', keepWorkspaces = false, onTrial, runTrial = runEvalTrial } = options;
   const signal = options.signal ?? new AbortController().signal;
   if (!Array.isArray(agents) || agents.length === 0) throw new InvalidArgumentError('agents', 'expected at least one agent { id, agent }');
   checkNames('agents', agents.map((agent) => agent.id));
@@ -146,7 +152,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
       const repo = await repoOf(entry.task);
       if (signal.aborted) return;
       const setupError = repo instanceof Error ? new Error(`the task's starting repository could not be made: ${repo.message}`, { cause: repo }) : repo;
-      const record = await runEvalTrial({ ...entry, repo: setupError, keepWorkspaces, signal });
+      const record = await runTrial({ ...entry, repo: setupError, keepWorkspaces, signal });
       await store.put(namespace, evalTrialStoreKey(entry.key), record);
       records.set(evalTrialStoreKey(entry.key), record);
       ran += 1;

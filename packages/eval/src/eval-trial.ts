@@ -3,7 +3,7 @@ import { EventBus, withEventScope } from '@troupe/core';
 import { AbortError } from '@troupe/core/errors';
 import { UsageLedger } from '@troupe/usage';
 import { runInWorkspace, workspaceResult } from '@troupe/worktree';
-import { gradeTrial, type EvalGrade } from './eval-grade';
+import { gradeTrial, type EvalGrade, type EvalHiddenTestsCopier } from './eval-grade';
 import type { EvalAgent, EvalMode, EvalModeOutcome } from './eval-mode';
 import type { EvalTask } from './eval-task';
 import type { EvalTaskRepo } from './eval-task-repo';
@@ -19,8 +19,20 @@ export interface EvalTrialInput {
   mode: EvalMode;
   /** Keep each trial's workspace folder afterwards (to look at what the agent did). */
   keepWorkspaces: boolean;
+  /**
+   * Lays the hidden tests over the workspace at grading time, instead of copying `task.hiddenDir`: a queue worker
+   * holds them in memory until then, so no file of them exists on its disk while the agent works.
+   */
+  copyHiddenTests?: EvalHiddenTestsCopier;
   signal: AbortSignal;
 }
+
+/**
+ * Runs one trial and resolves with its record (see {@link runEvalTrial}, the default): the seam `runEval({ runTrial })`
+ * takes to run trials elsewhere, e.g. on queue workers (`createQueuedEvalTrialRunner` of `@troupe/queue-bullmq`).
+ * It must reject only with an `AbortError` when `input.signal` aborted, or when the trial could not be run at all.
+ */
+export type EvalTrialRunner = (input: EvalTrialInput) => Promise<EvalTrialRecord>;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -61,7 +73,7 @@ export async function runEvalTrial(input: EvalTrialInput): Promise<EvalTrialReco
         );
         AbortError.throwIfAborted(signal, 'The eval trial');
         diff = (await workspaceResult(workspace, { signal })).diff;
-        grade = await gradeTrial(task, workspace.path, signal);
+        grade = await gradeTrial(task, workspace.path, signal, input.copyHiddenTests);
       },
     );
   } catch (caught) {

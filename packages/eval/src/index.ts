@@ -9,6 +9,9 @@ export { singleMode } from './eval-mode-single';
 export { createLooperEvalMode, looperMode, type LooperEvalModeOptions } from './eval-mode-looper';
 export { bestOfNMode, createBestOfNEvalMode, type BestOfNEvalModeOptions } from './eval-mode-best-of-n';
 export { evalSelectionSchema, evalTrialRecordSchema, type EvalSelection, type EvalTrialKey, type EvalTrialRecord } from './eval-trial-record';
+export { runEvalTrial, type EvalTrialInput, type EvalTrialRunner } from './eval-trial';
+export type { EvalHiddenTestsCopier } from './eval-grade';
+export type { EvalTaskRepo } from './eval-task-repo';
 export {
   buildEvalReport,
   EVAL_REPORT_SCHEMA,

@@ -67,3 +67,12 @@ export {
   type BestOfNAttemptJobHandlerOptions,
   type BestOfNAttemptJobResult,
 } from './best-of-n-attempt-job';
+export {
+  createEvalTrialJobHandler,
+  EVAL_QUEUE,
+  evalTrialJobSchema,
+  submitEvalTrial,
+  type EvalTrialJob,
+  type EvalTrialJobHandlerOptions,
+} from './eval-trial-job';
+export { createQueuedEvalTrialRunner, type QueuedEvalTrialRunnerOptions } from './eval-trial-runner';

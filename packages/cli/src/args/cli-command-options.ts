@@ -116,6 +116,7 @@ export const EVAL_OPTIONS: readonly CliCommandOption[] = [
   { name: 'rounds', type: 'string', value: 'N', help: 'evalRounds' },
   { name: 'concurrency', type: 'string', value: 'N', help: 'evalConcurrency' },
   { name: 'out', type: 'string', value: 'DIR', help: 'evalOut' },
+  { name: 'queue', type: 'string', value: 'URL', help: 'evalQueue' },
   HELP,
 ];
 

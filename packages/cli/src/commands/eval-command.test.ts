@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { createEvalTrialJobHandler, createQueueWorker, EVAL_QUEUE } from '@troupe/queue-bullmq';
+import { findRedisServer, startTestRedis } from '@troupe/queue-bullmq/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeBinDir, runCliCaptured, testEnv } from '../testing/cli-test-kit';
 
@@ -26,14 +28,11 @@ function answerSuite(): string {
   return root;
 }
 
-/**
- * The fake claude first on PATH, writing the answer in every turn; the agent CLIs are spawned with this process's
- * environment, so it is set here (and put back after the test). Returns the CLI's environment.
- */
-function fakeClaudeSolving(): NodeJS.ProcessEnv {
+/** The fake claude first on this process's PATH (agent CLIs are spawned with it), writing `files` in its workspace. */
+function fakeClaudeWriting(files: Record<string, string>): Record<string, string | undefined> {
   const saved = { PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES };
   process.env.PATH = `${FAKE_PATH}${delimiter}${process.env.PATH ?? ''}`;
-  process.env.FAKE_CLAUDE_FILES = JSON.stringify({ 'answer.js': 'module.exports = 42;\n' });
+  process.env.FAKE_CLAUDE_FILES = JSON.stringify(files);
   cleanups.push(() => {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
@@ -43,7 +42,40 @@ function fakeClaudeSolving(): NodeJS.ProcessEnv {
   return testEnv({ PATH: process.env.PATH, FAKE_CLAUDE_FILES: process.env.FAKE_CLAUDE_FILES });
 }
 
+/** The fake claude writing the task's answer in every turn. */
+function fakeClaudeSolving(): Record<string, string | undefined> {
+  return fakeClaudeWriting({ 'answer.js': 'module.exports = 42;\n' });
+}
+
+const redisBinary = findRedisServer();
+
 describe('troupe eval', () => {
+  it.skipIf('reason' in redisBinary)('--queue URL: the trials run on a queue worker (troupe-eval), with the same summary and resume', { timeout: 120_000 }, async () => {
+    const root = answerSuite();
+    const env = fakeClaudeSolving();
+    const redis = await startTestRedis((redisBinary as { path: string }).path);
+    const worker = createQueueWorker({ connection: redis.url, workerId: 'eval-w', handlers: { [EVAL_QUEUE]: createEvalTrialJobHandler({ workRoot: join(root, 'work') }) } });
+    try {
+      await worker.ready;
+      const args = ['eval', '--suite', 'suite', '--agents', 'claude', '--trials', '2', '--out', 'out', '--queue', redis.url];
+      const first = await runCliCaptured(args, { cwd: root, env });
+      expect(first.stderr).toMatch(/^answer {2}claude\/single {2}#1 {2}pass {2}[\d.]+ s$/m);
+      expect(first.stdout).toContain('| claude/single | 100.0% | 34.2% – 100.0% | 2/2 | 0 |');
+      expect(first.code).toBe(0);
+      // They ran on the worker: its work folder was made (each trial's copy is removed when it ends).
+      expect(readdirSync(join(root, 'work'))).toEqual([]);
+      const again = await runCliCaptured(args, { cwd: root, env });
+      expect(again.stderr).toBe('');
+      expect(again.stdout).toContain('| claude/single | 100.0% | 34.2% – 100.0% | 2/2 | 0 |');
+      const bad = await runCliCaptured(['eval', '--suite', 'suite', '--out', 'out', '--queue', 'http://nope'], { cwd: root, env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--queue/);
+    } finally {
+      await worker.close();
+      await redis.dispose();
+    }
+  });
+
   it('runs the suite with the (fake) claude CLI, prints the summary, writes the three reports, and resumes from OUT/eval.db', { timeout: 120_000 }, async () => {
     const root = answerSuite();
     const env = fakeClaudeSolving();

@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildEvalReport, builtInEvalModes, createBestOfNEvalMode, createLooperEvalMode, evalReportHtml, evalReportMarkdown, loadEvalSuite, runEval, type EvalMode } from '@troupe/eval';
+import { createQueueClient, createQueuedEvalTrialRunner, type QueueClient } from '@troupe/queue-bullmq';
 import { openSqliteStore } from '@troupe/store-sqlite';
 import { EVAL_OPTIONS } from '../args/cli-command-options';
 import { helpText } from '../args/cli-help-text';
 import { parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
+import { redisOption } from '../args/queue-options';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 
@@ -15,9 +17,11 @@ function listOption(value: string | boolean | undefined, fallback: string[]): st
 }
 
 /**
- * `troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--attempts N] [--rounds N] [--concurrency N] [--out DIR]`: runs an eval
- * with `@troupe/eval`, prints a line per trial on stderr and the Markdown summary on stdout, and writes the JSON,
- * Markdown and HTML reports to OUT. Trials are kept in OUT/eval.db, so the same command resumes an interrupted eval.
+ * `troupe eval --suite DIR [--agents A,B] [--modes A,B] [--trials N] [--attempts N] [--rounds N] [--concurrency N] [--out DIR]
+ * [--queue URL]`: runs an eval with `@troupe/eval`, prints a line per trial on stderr and the Markdown summary on
+ * stdout, and writes the JSON, Markdown and HTML reports to OUT. Trials are kept in OUT/eval.db, so the same command
+ * resumes an interrupted eval. With `--queue`, trials run on the queue's workers (`troupe worker --queues troupe-eval`),
+ * all queued at once unless `--concurrency` says otherwise.
  */
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const catalogue = catalogueOf(io);
@@ -30,7 +34,9 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   if (positionals.length > 0) throw new CliUsageError(m.usage.unexpectedArgument(positionals[0] as string), { command: 'eval' });
   if (typeof options.suite !== 'string') throw new CliUsageError(m.eval.needsSuite, { command: 'eval' });
   const trials = positiveIntegerOption(options.trials, 'trials', 'eval', m) ?? 1;
-  const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'eval', m) ?? 1;
+  const queueUrl = options.queue !== undefined ? redisOption(options.queue, 'queue', 'eval', m) : undefined;
+  // On a queue the workers decide how many run; every pending trial may wait in it.
+  const concurrency = positiveIntegerOption(options.concurrency, 'concurrency', 'eval', m) ?? (queueUrl ? Number.MAX_SAFE_INTEGER : 1);
   const agents = listOption(options.agents, ['claude']).map((name) => ({ id: name, agent: name as 'claude' }));
   const attempts = positiveIntegerOption(options.attempts, 'attempts', 'eval', m);
   const rounds = positiveIntegerOption(options.rounds, 'rounds', 'eval', m);
@@ -46,7 +52,9 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   for (const error of suite.errors) io.stderr.write(`${m.eval.taskError(error.task, error.field, error.message)}\n`);
   mkdirSync(out, { recursive: true });
   const store = openSqliteStore(join(out, 'eval.db'));
+  let client: QueueClient | undefined;
   try {
+    if (queueUrl) client = createQueueClient({ connection: queueUrl, env: io.env });
     const run = await runEval({
       suite,
       agents,
@@ -54,6 +62,7 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
       trials,
       concurrency,
       store,
+      ...(client ? { runTrial: createQueuedEvalTrialRunner(client) } : {}),
       onTrial: (record) => io.stderr.write(`${m.eval.trial(record.task, `${record.agent}/${record.mode}`, record.trial, record.status, (record.wallMs / 1000).toFixed(1))}\n`),
     });
     const report = buildEvalReport(run, { name: suite.dir });
@@ -63,6 +72,7 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
     writeFileSync(join(out, 'report.html'), evalReportHtml(report));
     io.stdout.write(`${markdown}\n${m.eval.wrote(out)}\n`);
   } finally {
+    await client?.close();
     await store.close();
   }
   return EXIT_CODES.ok;

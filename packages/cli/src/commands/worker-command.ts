@@ -7,6 +7,7 @@ import { executorFromAgentMember } from '@troupe/pipeline';
 import {
   createLooperJobHandler,
   createPipelineTaskJobHandler,
+  createEvalTrialJobHandler,
   createQueueWorker,
   createSubAgentJobHandler,
   LOOPER_QUEUE,
@@ -135,6 +136,8 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   for (const queue of queues) {
     if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
     else if (queue.endsWith('-agents')) handlers[queue] = await subAgentHandler(options, io, allowedRoots.length > 0 ? allowedRoots : [workRoot]);
+    // Eval trials (`troupe eval --queue`): each names its agent (claude, codex, gemini…), run with this machine's keys.
+    else if (queue.endsWith('-eval')) handlers[queue] = createEvalTrialJobHandler({ workRoot });
     else handlers[queue] = looperHandler;
   }
   const worker = createQueueWorker({ connection: url, concurrency, handlers, env: io.env });

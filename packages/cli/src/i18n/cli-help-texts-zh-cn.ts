@@ -277,10 +277,11 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     evalRounds: 'looper 模式每次试验最多的 Coder → Review → JUDGE 轮数。默认: 3。',
     evalConcurrency: '同时进行的试验数。默认: 1。',
     evalOut: '报告和试验存储的位置。默认: ./eval-report。',
+    evalQueue: '通过此 Redis 在队列 worker 上运行试验（troupe worker --queues troupe-eval）；此时 --concurrency 限制同时排队的试验数（默认: 全部）。',
     workerRedis: '队列所在的 Redis 服务器（redis://[user:password@]host:port[/db]）。',
     workerConcurrency: '本 worker 上每个队列同时运行的作业数。默认: 1。',
     workerQueues:
-      '要处理的队列。默认: troupe-looper。以 -pipeline 结尾的队列运行流水线任务（每个任务一轮 --coder），以 -agents 结尾的运行编排器子智能体（使用 --model）；其他队列运行 Looper。',
+      '要处理的队列。默认: troupe-looper。以 -pipeline 结尾的队列运行流水线任务（每个任务一轮 --coder），以 -agents 结尾的运行编排器子智能体（使用 --model），以 -eval 结尾的运行评测试验（troupe eval --queue）；其他队列运行 Looper。',
     workerCoder: '流水线任务使用的智能体 CLI。默认: claude。',
     workerWorkspace: '流水线任务运行的位置。默认: 当前文件夹。',
     workerWorkDir: 'git 工作区克隆到的位置。默认: 临时文件夹中的 troupe-worker 文件夹。',

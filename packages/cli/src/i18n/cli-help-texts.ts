@@ -291,10 +291,11 @@ export const englishCliHelpTexts = {
     evalRounds: 'Most Coder → Review → JUDGE rounds per trial of the looper mode. Default: 3.',
     evalConcurrency: 'Trials at once. Default: 1.',
     evalOut: 'Where the reports and the trial store go. Default: ./eval-report.',
+    evalQueue: 'Run the trials on queue workers (troupe worker --queues troupe-eval) through this Redis; --concurrency then caps the trials queued at once (default: all).',
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
     workerConcurrency: 'Jobs run at once on this worker, per queue. Default: 1.',
     workerQueues:
-      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model); others Looper runs.',
+      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model), in -eval eval trials (troupe eval --queue); others Looper runs.',
     workerCoder: 'The agent CLI of pipeline tasks. Default: claude.',
     workerWorkspace: 'Where pipeline tasks run. Default: the current folder.',
     workerWorkDir: 'Where git workspaces are cloned. Default: a troupe-worker folder in the temp folder.',

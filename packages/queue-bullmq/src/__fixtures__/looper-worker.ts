@@ -1,9 +1,21 @@
 // A worker process for the tests and the bench: `node --import tsx --conditions=@troupe/source looper-worker.ts REDIS_URL [CONCURRENCY]`.
 // Jobs may work anywhere in the temp folder (or TROUPE_TEST_ALLOWED_ROOTS, separated like PATH); clones go to
-// TROUPE_TEST_WORK_ROOT; TROUPE_TEST_ALLOW_LOCAL_GIT=1 lets jobs clone local repositories.
+// TROUPE_TEST_WORK_ROOT; TROUPE_TEST_ALLOW_LOCAL_GIT=1 lets jobs clone local repositories. Eval trials run the scripted
+// agents of eval-fake-agents.ts, each turn TROUPE_TEST_EVAL_TURN_MS long (default 0).
 import { tmpdir } from 'node:os';
 import { delimiter } from 'node:path';
-import { createLooperJobHandler, createPipelineTaskJobHandler, createQueueWorker, createSubAgentJobHandler, LOOPER_QUEUE, PIPELINE_QUEUE, SUB_AGENT_QUEUE } from '../index';
+import {
+  createEvalTrialJobHandler,
+  createLooperJobHandler,
+  createPipelineTaskJobHandler,
+  createQueueWorker,
+  createSubAgentJobHandler,
+  EVAL_QUEUE,
+  LOOPER_QUEUE,
+  PIPELINE_QUEUE,
+  SUB_AGENT_QUEUE,
+} from '../index';
+import { fakeEvalAgents } from './eval-fake-agents';
 import { createFixtureLooper, createFixtureOrchestrator, fixturePipelineExecutor } from './looper-factory';
 
 const [url = '', concurrency = '1'] = process.argv.slice(2);
@@ -21,6 +33,10 @@ const worker = createQueueWorker({
     }),
     [PIPELINE_QUEUE]: createPipelineTaskJobHandler({ createExecutor: () => fixturePipelineExecutor }),
     [SUB_AGENT_QUEUE]: createSubAgentJobHandler({ createOrchestrator: createFixtureOrchestrator }),
+    [EVAL_QUEUE]: createEvalTrialJobHandler({
+      agents: fakeEvalAgents(Number(process.env.TROUPE_TEST_EVAL_TURN_MS ?? 0)),
+      ...(process.env.TROUPE_TEST_WORK_ROOT ? { workRoot: process.env.TROUPE_TEST_WORK_ROOT } : {}),
+    }),
   },
 });
 // Ready once the start-up cleanup (leftover job workspaces) is done and jobs are taken.
