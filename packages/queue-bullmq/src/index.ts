@@ -67,3 +67,9 @@ export {
   type BestOfNAttemptJobHandlerOptions,
   type BestOfNAttemptJobResult,
 } from './best-of-n-attempt-job';
+export {
+  createQueuedBestOfNRunner,
+  type QueuedBestOfNRunner,
+  type QueuedBestOfNRunnerOptions,
+  type QueuedBestOfNTurnRequest,
+} from './best-of-n-queued-runner';
