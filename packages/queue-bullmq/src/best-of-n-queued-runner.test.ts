@@ -144,13 +144,35 @@ describe.skipIf('reason' in binary)('bestOfN({ runner }) with the attempts on tw
     }
   }, 120_000);
 
+  it("the workers' usage counts in the run's budget: once it is reached no attempt starts (stoppedBy 'budget')", async () => {
+    const script: Script = (id) => ({ writeFiles: { 'solution.txt': `pass ${id}\n` }, lines: claudeTurn('done', 100, 20, 0.011), firstDelayMs: 200 });
+    const { origin, bus, client, close } = await setUp(script, 'budget');
+    const started: string[] = [];
+    bus.on('agent:turn-started', (event) => void started.push(event.payload.roleId));
+    try {
+      const runner = createQueuedBestOfNRunner(client, { workspace: { gitUrl: origin } });
+      const result = await bestOfN({ task: 'Write solution.txt', repo: origin, candidates: [{ agent: 'claude', n: 3 }], select: 'tests', testCommand: SOLUTION_TEST, bus, runner, concurrency: 1, budget: { maxTokens: 50 } });
+      // The first attempt's 120 tokens, spent on a worker, reach the budget: the others never start.
+      expect(result.stoppedBy).toBe('budget');
+      expect(started).toEqual(['claude-1']);
+      expect(result.scorecards.map((card) => [card.id, card.status, card.tokens.total])).toEqual([
+        ['claude-1', 'passed', 120],
+        ['claude-2', 'not-started', 0],
+        ['claude-3', 'not-started', 0],
+      ]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
   it('firstPass cancels the attempts still queued or running on workers: their processes are killed there, their jobs end failed', async () => {
-    // The first turn a worker starts passes; every later one streams and hangs (ignoring SIGTERM, with a grandchild).
+    // The first turn a worker starts passes; every later one streams (no result: its turn never ends) and hangs
+    // (ignoring SIGTERM, with a grandchild).
     let turns = 0;
     const script: Script = () =>
       turns++ === 0
         ? { writeFiles: { 'solution.txt': 'pass\n' }, lines: claudeTurn('done', 10, 2, 0.001), firstDelayMs: 200 }
-        : { writeFiles: { 'solution.txt': 'fail\n' }, lines: claudeTurn('still going', 50, 1, 0.002), hang: true, spawnGrandchild: true, ignoreSigterm: true };
+        : { writeFiles: { 'solution.txt': 'fail\n' }, lines: claudeTurn('still going', 50, 1, 0.002).slice(0, -1), hang: true, spawnGrandchild: true, ignoreSigterm: true };
     const { origin, workRoot, bus, client, close } = await setUp(script, 'first-pass');
     const started: string[] = [];
     bus.on('agent:turn-started', (event) => void started.push(event.payload.roleId));

@@ -53,7 +53,8 @@ function attemptJobId(runId: string, attemptId: string): string {
  * (`createQueueClient({ eventBus: bus })` and `bestOfN({ bus })`): the workers' `agent:*` events come back there,
  * inside the attempt's event scope, so the ledger charges their usage to the attempt and the run and the budget
  * counts it. A stop (first pass, budget, `signal`) cancels the attempt's job: queued, it never runs; running, the
- * worker aborts its turn and kills its processes.
+ * worker aborts its turn and kills its processes. A turn that had already ended on its worker is not thrown away: its
+ * change comes back and is tested, as a local turn that ended before a budget stop.
  *
  * @example
  * ```ts
@@ -90,15 +91,31 @@ export function createQueuedBestOfNRunner(client: QueueClient, options: QueuedBe
           ...(request.timeoutMs !== undefined ? { timeoutMs: Math.ceil(request.timeoutMs) } : {}),
         },
         {
-          signal,
           jobId: attemptJobId(request.runId, request.attemptId),
           ...(options.queue !== undefined ? { queue: options.queue } : {}),
           ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
           ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
         },
       );
-      const result: BestOfNAttemptJobResult = await job.result;
-      await applyPatchInFolder(result.workspace, request.workspace, signal);
+      // A stop cancels the job while its turn runs. Once the turn has ended on the worker its work is paid for and
+      // comes back to be tested, as a local turn that ended before a budget stop. The budget's stop fires while the
+      // turn's own `agent:turn-completed` (its usage) is published, before the job's listeners hear it: decide after it.
+      let turnEnded = false;
+      const off = job.onEvent((event) => {
+        if (event.type === 'agent:turn-completed' && (event.payload as { roleId?: string }).roleId === request.attemptId) turnEnded = true;
+      });
+      const onAbort = () => queueMicrotask(() => void (turnEnded ? undefined : job.cancel().catch(() => undefined)));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      let result: BestOfNAttemptJobResult;
+      try {
+        result = await job.result;
+      } finally {
+        off();
+        signal.removeEventListener('abort', onAbort);
+      }
+      // Not canceled by the stop: the turn's work came back, it is brought in (a quick local git call) to be tested.
+      await applyPatchInFolder(result.workspace, request.workspace);
       if (result.status === 'completed') return { status: 'completed', text: result.text };
       const message = result.error?.message ?? 'its turn failed';
       return { status: 'error', text: result.text, error: new AgentError(`attempt ${request.attemptId} on a worker: ${message}`, { adapterId: request.agent }) };
@@ -107,7 +124,7 @@ export function createQueuedBestOfNRunner(client: QueueClient, options: QueuedBe
 }
 
 /** Applies a job's patch to the files of a folder of the origin (the attempt's workspace, made from the same base). */
-async function applyPatchInFolder(result: JobWorkspaceResult, workspace: { path: string; baseCommit: string }, signal: AbortSignal): Promise<void> {
+async function applyPatchInFolder(result: JobWorkspaceResult, workspace: { path: string; baseCommit: string }): Promise<void> {
   if (result.baseCommit !== workspace.baseCommit) {
     throw new InvalidArgumentError('result', `the worker started from ${result.baseCommit}, the workspace from ${workspace.baseCommit}: the worker's copy lacks the origin's commit (push it)`);
   }
@@ -117,7 +134,7 @@ async function applyPatchInFolder(result: JobWorkspaceResult, workspace: { path:
   try {
     const file = join(folder, 'attempt.patch');
     await writeFile(file, result.patch);
-    await runGit(['apply', '--binary', '--whitespace=nowarn', file], { cwd: workspace.path, signal });
+    await runGit(['apply', '--binary', '--whitespace=nowarn', file], { cwd: workspace.path });
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new InvalidArgumentError('result', `the change of job ${result.jobId} does not apply in ${workspace.path}: ${error.stderr}`, { cause: error });
