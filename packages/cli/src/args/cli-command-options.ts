@@ -188,6 +188,8 @@ export const BEST_OF_N_OPTIONS: readonly CliCommandOption[] = [
   { name: 'judge-agent', type: 'string', value: 'AGENT', help: 'bestOfNJudgeAgent' },
   { ...MODEL, help: 'bestOfNModel' },
   { ...WORKSPACE, help: 'bestOfNWorkspace' },
+  { name: 'queue', type: 'string', value: 'REDIS_URL', help: 'bestOfNQueue' },
+  { ...GIT, help: 'bestOfNGit' },
   REGISTRY,
   AUTO_ALLOW,
   HELP,

@@ -254,6 +254,8 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     bestOfNJudgeAgent: '配合 --select judge: 由编码智能体担任评判（claude、codex、gemini 或注册表条目），以结构化结果给出其选择。',
     bestOfNModel: '配合 --select judge: 评判模型（PROVIDER[:MODEL]）。默认: TROUPE_MODEL，否则为已设置密钥的提供商。',
     bestOfNWorkspace: '尝试所基于的 git 检出（每次尝试在自己的工作区中）。默认: 当前文件夹。',
+    bestOfNQueue: '在这个 BullMQ/Redis 队列（troupe-best-of-n；见 `troupe worker --queues troupe-best-of-n`）的 worker 上运行各次尝试的智能体回合；每个改动传回本机它自己的工作区，在这里测试和选择。',
+    bestOfNGit: '与 --queue 一起使用: worker 克隆的 git 仓库（必须包含该检出的 HEAD）。默认: 检出所在的文件夹（同一台机器上的 worker，配合 --allow-root）。',
     teamConfig: '团队文件。默认: WORKSPACE/.troupe/team.json。',
     teamFrom: '说出第一条消息的成员（id 或名字），例如在终端前的你。',
     teamTo: '第一个发言的成员（id 或名字）。',
@@ -275,7 +277,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
     workerRedis: '队列所在的 Redis 服务器（redis://[user:password@]host:port[/db]）。',
     workerConcurrency: '本 worker 上每个队列同时运行的作业数。默认: 1。',
     workerQueues:
-      '要处理的队列。默认: troupe-looper。以 -pipeline 结尾的队列运行流水线任务（每个任务一轮 --coder），以 -agents 结尾的运行编排器子智能体（使用 --model）；其他队列运行 Looper。',
+      '要处理的队列。默认: troupe-looper。以 -pipeline 结尾的队列运行流水线任务（每个任务一轮 --coder），以 -agents 结尾的运行编排器子智能体（使用 --model），以 -best-of-n 结尾的运行 best-of-N 尝试（troupe best-of-n --queue）；其他队列运行 Looper。',
     workerCoder: '流水线任务使用的智能体 CLI。默认: claude。',
     workerWorkspace: '流水线任务运行的位置。默认: 当前文件夹。',
     workerWorkDir: 'git 工作区克隆到的位置。默认: 临时文件夹中的 troupe-worker 文件夹。',

@@ -267,6 +267,9 @@ export const englishCliHelpTexts = {
     bestOfNJudgeAgent: 'With --select judge: a coding agent as the judge (claude, codex, gemini or a registry entry), asked for its pick as a typed result.',
     bestOfNModel: 'With --select judge: the judge model (PROVIDER[:MODEL]). Default: TROUPE_MODEL, else the provider whose key is set.',
     bestOfNWorkspace: 'The git checkout the attempts work on (each in a workspace of its own). Default: the current folder.',
+    bestOfNQueue:
+      "Run the attempts' agent turns on the workers of this BullMQ/Redis queue (troupe-best-of-n; see `troupe worker --queues troupe-best-of-n`); each change comes back into its workspace here, where it is tested and selected.",
+    bestOfNGit: 'With --queue: the git repository the workers clone (it must hold the checkout\'s HEAD). Default: the checkout\'s folder (workers on this machine, with --allow-root).',
     teamConfig: 'Team file. Default: WORKSPACE/.troupe/team.json.',
     teamFrom: 'Member (id or name) who says the first message, e.g. you at the terminal.',
     teamTo: 'Member (id or name) who speaks first.',
@@ -289,7 +292,7 @@ export const englishCliHelpTexts = {
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
     workerConcurrency: 'Jobs run at once on this worker, per queue. Default: 1.',
     workerQueues:
-      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model); others Looper runs.',
+      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model), in -best-of-n best-of-N attempts (troupe best-of-n --queue); others Looper runs.',
     workerCoder: 'The agent CLI of pipeline tasks. Default: claude.',
     workerWorkspace: 'Where pipeline tasks run. Default: the current folder.',
     workerWorkDir: 'Where git workspaces are cloned. Default: a troupe-worker folder in the temp folder.',

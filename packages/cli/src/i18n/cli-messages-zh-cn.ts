@@ -189,6 +189,7 @@ export const simplifiedChineseCliMessages: CliMessages = {
     judgeNeedsModel: '--select judge 需要评判: --judge-agent AGENT，或模型: --model PROVIDER[:MODEL]、TROUPE_MODEL 或某个提供商的 API 密钥',
     judgeAgentWithoutJudge: '--judge-agent 需要 --select judge',
     judgeAgentAndModel: '请用 --judge-agent AGENT 或 --model PROVIDER[:MODEL] 之一给出评判，不能同时使用',
+    gitNeedsQueue: '--git 指定队列 worker 克隆的仓库: 需要同时给出 --queue REDIS_URL',
     attempt: (id, status, tokens, cost, seconds, files, insertions, deletions) => `${id}: ${status}，${tokens} 个 token，$${cost}，${seconds} 秒，${files} 个文件 +${insertions} -${deletions}`,
     stoppedBy: (why) => (why === 'firstPass' ? '有一次尝试已通过: 其他尝试已停止。' : '已达到预算: 其余尝试已停止。'),
     winner: (id, branch, path) => `胜出者: ${id}，分支 ${branch}（工作区 ${path}）；合并命令: git merge ${branch}`,

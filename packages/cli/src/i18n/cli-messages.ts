@@ -182,6 +182,7 @@ export const englishCliMessages = {
     judgeNeedsModel: '--select judge needs a judge: --judge-agent AGENT, or a model: --model PROVIDER[:MODEL], TROUPE_MODEL, or a provider API key',
     judgeAgentWithoutJudge: '--judge-agent needs --select judge',
     judgeAgentAndModel: 'give the judge as --judge-agent AGENT or --model PROVIDER[:MODEL], not both',
+    gitNeedsQueue: '--git names the repository the queue workers clone: it needs --queue REDIS_URL',
     attempt: (id: string, status: string, tokens: number, cost: string, seconds: string, files: number, insertions: number, deletions: number) =>
       `${id}: ${status}, ${tokens} tokens, $${cost}, ${seconds} s, ${files} files +${insertions} -${deletions}`,
     stoppedBy: (why: 'firstPass' | 'budget'): string => (why === 'firstPass' ? 'An attempt passed: the others were stopped.' : 'The budget was reached: the remaining attempts were stopped.'),
