@@ -1,11 +1,8 @@
 // The attempt runner `bestOfN({ runner })` takes to run its attempts on queue workers: each turn is a best-of-N
 // attempt job, its change brought back into the attempt's workspace at the origin. Typed here by shape, so neither
 // package depends on the other (`@troupe/best-of-n` knows no queue, this package no best-of-N run).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AgentError, InvalidArgumentError } from '@troupe/core';
-import { GitCommandError, runGit } from '@troupe/worktree';
+import { applyPatchToFolder, GitCommandError } from '@troupe/worktree';
 import { submitBestOfNAttempt, type BestOfNAttemptJob, type BestOfNAttemptJobResult } from './best-of-n-attempt-job';
 import type { QueueClient, SubmitOptions } from './queue-client';
 import type { JobWorkspaceResult } from './queue-job-workspace';
@@ -130,15 +127,10 @@ async function applyPatchInFolder(result: JobWorkspaceResult, workspace: { path:
   }
   if (!result.changed) return;
   if (typeof result.patch !== 'string') throw new InvalidArgumentError('result', `job ${result.jobId} sent its change as a ${result.format}, not the patch asked for`);
-  const folder = await mkdtemp(join(tmpdir(), 'troupe-best-of-n-patch-'));
   try {
-    const file = join(folder, 'attempt.patch');
-    await writeFile(file, result.patch);
-    await runGit(['apply', '--binary', '--whitespace=nowarn', file], { cwd: workspace.path });
+    await applyPatchToFolder(workspace.path, result.patch);
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     throw new InvalidArgumentError('result', `the change of job ${result.jobId} does not apply in ${workspace.path}: ${error.stderr}`, { cause: error });
-  } finally {
-    await rm(folder, { recursive: true, force: true });
   }
 }

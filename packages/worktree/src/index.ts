@@ -11,3 +11,4 @@ export { workspaceSandbox, type WorkspaceSandboxPaths } from './worktree-sandbox
 export { listWorkspaces, type WorkspaceListing } from './worktree-list';
 export { readRepo, type RepoInfo } from './worktree-repo';
 export { gitText, runGit, type GitOptions, type GitOutput } from './worktree-git';
+export { applyPatchToFolder } from './worktree-apply-patch';

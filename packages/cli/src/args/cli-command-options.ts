@@ -45,6 +45,7 @@ export const LOOPER_OPTIONS: readonly CliCommandOption[] = [
   NEW_SESSION,
   AUTO_ALLOW,
   CODER,
+  { name: 'attempts', type: 'string', value: 'AGENT:N,…', help: 'looperAttempts' },
   REVIEWER,
   REGISTRY,
   POLICY,

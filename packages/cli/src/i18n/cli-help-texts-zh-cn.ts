@@ -234,6 +234,7 @@ export const simplifiedChineseCliHelpTexts: CliHelpTexts = {
       'JSON 格式的 Looper 命令（{"type":"start","task":"…"}、{"type":"status"}、{"type":"add_pending","task":"…"}、{"type":"stop"}、{"type":"merge"}），或纯文本（= 启动该任务）。',
     looperTestCommand: 'tests 评审者运行的命令，按空格拆分（不经过 shell）。默认: "node --test"。',
     looperStepTimeout: 'Coder、Review 和 JUDGE 每个步骤的时间上限。默认: 15 分钟 / 10 分钟 / 2 分钟。',
+    looperAttempts: '把 Coder 步骤变成 best-of-N: 每个 Coder 任务按这些尝试运行（例如 claude:2,codex:2），每次尝试在自己的 git 工作区中；--test-command 通过且改动最小的那个被应用到工作区。代替 --coder。',
     looperQueue: '在这个 BullMQ/Redis 队列的 worker 上运行（见 `troupe worker`），而不是在本机；进度会实时传回。与 --job 一起使用时，控制该作业。',
     looperIsolate: 'worktree: 运行在自己的 git 工作区中进行，分支 troupe/looper-run-N 从你的 HEAD 创建；你的检出不会被改动。结束时给出分支、diffstat 和差异。默认: none。',
     looperMerge: '与 --isolate worktree 一起使用: 运行结束时把该分支合并到你原来所在的分支（merge、rebase 或 squash）。',

@@ -246,6 +246,8 @@ export const englishCliHelpTexts = {
       'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}, {"type":"merge"}) or plain text (= start that task).',
     looperTestCommand: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".',
     looperStepTimeout: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.',
+    looperAttempts:
+      'Make the Coder step a best-of-N: each Coder task runs as these attempts (e.g. claude:2,codex:2), each in a git workspace of its own; the one whose --test-command passes with the smallest diff is applied to the workspace. Instead of --coder.',
     looperQueue: 'Run on the workers of this BullMQ/Redis queue (see `troupe worker`) instead of here; progress streams back. With --job, control that job.',
     looperIsolate:
       'worktree: the run works in its own git workspace on a branch troupe/looper-run-N made from your HEAD; your checkout is not touched. At the end: the branch, diffstat and diff. Default: none.',

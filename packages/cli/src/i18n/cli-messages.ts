@@ -83,6 +83,8 @@ export const englishCliMessages = {
     /** Printed last when a run ends with a code other than 0, so the exit code is never a mystery. */
     exitLine: (code: number, meaning: string) => `Exit code ${code}: ${meaning}`,
     mergeNeedsIsolate: '--merge needs --isolate worktree (the run must work on a branch of its own)',
+    attemptsOrCoder: 'give the Coder as --coder AGENT or as best-of-N attempts with --attempts AGENT:N,…, not both',
+    coderAttempts: (attempts: string) => `best-of-N ${attempts}`,
     notARepository: (root: string, detail: string) => `--isolate worktree needs a git checkout: ${root} is not one (${detail})`,
     workspaceDiff: (branch: string, base: string) => `Diff of ${branch} against ${base}:`,
     diffCut: (shown: number, total: number) => `… (${total - shown} more characters of the diff; see it with git diff)`,
@@ -209,6 +211,7 @@ export const englishCliMessages = {
     queuesWithoutQueue: '--queues needs --queue REDIS_URL: the Redis whose queues to show',
     subAgentsNeedModel: 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
     workspaceOrGit: 'give either --workspace DIR or --git URL, not both',
+    attemptsNotQueued: '--attempts is not sent to queue workers yet: run the Looper here (without --queue) for a best-of-N Coder',
     policyNotQueued: '--policy is not sent to queue workers yet: run the Looper here (without --queue) to hold its agents to a policy, or give the workers\' agents a policy in their registry',
     allowRootNotFolder: (dir: string) => `--allow-root ${dir} is not a folder`,
     gitUrlRefused: (maskedUrl: string) => `--git "${maskedUrl}": workers clone only https:// and ssh:// (user@host:path) URLs, or a local repository they allow`,
