@@ -217,8 +217,10 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
           });
         }
       })();
-      // Its events are all published once it settled (drained above): its scope is no longer needed.
-      void finished.then(forgetScope, forgetScope);
+      // Its events are all published once it settled (drained above): its scope is no longer needed. (This also
+      // handles `finished`'s rejection: callers get it through `result`.)
+      const forget = () => forgetScope?.();
+      void finished.then(forget, forget);
       result = Promise.race([finished, canceled]);
       result.catch(() => {});
       return result;
