@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AgentError, StructuredOutputError } from '@troupe/core';
+import { StructuredOutputError } from '@troupe/core';
 import { AdapterRegistry, AgentManager, type AgentOutputSchema } from '@troupe/core/cli-turn';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
@@ -29,11 +29,8 @@ interface Run {
   label: string;
   testCase: TypedOutputCase;
   replies: FakeScriptedResponse[];
-  /**
-   * `object`: a valid object must come back; a failure kind: a StructuredOutputError of that kind; `agent-error`:
-   * the CLI itself reports the turn failed (an AgentError, as for any failed turn).
-   */
-  expect: 'object' | StructuredOutputError['failure'] | 'agent-error';
+  /** `object`: a valid object must come back; a failure kind: a StructuredOutputError of that kind (never another error). */
+  expect: 'object' | StructuredOutputError['failure'];
   /** Turns the run must take (the generic path's repair turn). */
   attempts?: number;
 }
@@ -85,10 +82,11 @@ function runsFor(cli: CliName): Run[] {
   }
   // Every CLI: an empty answer. Claude Code checks the StructuredOutput input against the schema itself and asks
   // again, then ends with no structured result; Gemini CLI fails the turn itself ("The model returned an empty
-  // response"), an AgentError like any turn the CLI reports failed; Codex ends the turn with an empty final message.
+  // response"), an empty answer all the same (the adapter marks it, core makes it `empty`); Codex ends the turn with
+  // an empty final message.
   if (cli === 'claude') runs.push({ label: 'empty StructuredOutput input', testCase: first, replies: [{ object: {} }], expect: 'schema-ignored' });
   if (cli === 'codex') runs.push({ label: 'empty final message', testCase: first, replies: [{ text: ' ' }], expect: 'empty' });
-  if (cli === 'gemini') runs.push({ label: 'empty answer', testCase: first, replies: [{ text: ' ' }, { text: ' ' }], expect: 'agent-error' });
+  if (cli === 'gemini') runs.push({ label: 'empty answer', testCase: first, replies: [{ text: ' ' }, { text: ' ' }], expect: 'empty' });
   return runs;
 }
 
@@ -136,9 +134,7 @@ async function runCli(cli: CliName, root: string): Promise<Tally> {
           tally.wrong.push(`${cli} ${run.label}: a different object: ${JSON.stringify(reply.object)}`);
         } else if (run.attempts !== undefined && reply.attempts !== run.attempts) tally.wrong.push(`${cli} ${run.label}: ${reply.attempts} turn(s), expected ${run.attempts}`);
       } catch (error) {
-        if (run.expect === 'agent-error' && AgentError.isInstance(error)) {
-          tally.failures['agent-error'] = (tally.failures['agent-error'] ?? 0) + 1;
-        } else if (!StructuredOutputError.isInstance(error)) {
+        if (!StructuredOutputError.isInstance(error)) {
           tally.failures.other = (tally.failures.other ?? 0) + 1;
           tally.wrong.push(`${cli} ${run.label}: not a StructuredOutputError: ${String(error)}`);
         } else {

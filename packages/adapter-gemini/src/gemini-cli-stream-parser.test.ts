@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { EMPTY_ANSWER_STOP_REASON } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
 import { fixturePath } from './testing/gemini-test-kit';
 import { GeminiCliStreamParser, parseGeminiApiError, parseGeminiCliResponse } from './index';
@@ -34,6 +35,15 @@ describe('GeminiCliStreamParser', () => {
       { type: 'tool-call', toolCallId: 't1', toolName: 'run_shell_command', input: { command: 'false' } },
       { type: 'tool-result', toolCallId: 't1', toolName: 'run_shell_command', output: { type: 'TOOL_EXECUTION_ERROR', message: 'exit 1' }, isError: true },
       { type: 'tool-result', toolCallId: 'unknown-id', output: 'ok', isError: false },
+    ]);
+  });
+
+  it("a turn the CLI failed because the model answered nothing ends with stopReason 'empty-answer'; another error keeps its type", () => {
+    const message = 'The model returned an empty response with no text or thoughts. This may be a transient API issue; please try again.';
+    const ends = (result: object) => parseAll([{ type: 'init', session_id: 's1' }, { type: 'message', role: 'assistant', content: '  ', delta: true }, result]).filter((part) => part.type === 'turn-end');
+    expect(ends({ type: 'result', status: 'error', error: { type: 'Error', message } })).toEqual([{ type: 'turn-end', text: '  ', isError: true, stopReason: EMPTY_ANSWER_STOP_REASON }]);
+    expect(ends({ type: 'result', status: 'error', error: { type: 'Error', message: '[API Error: {"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}]' } })).toEqual([
+      { type: 'turn-end', text: '  ', isError: true, stopReason: 'Error' },
     ]);
   });
 

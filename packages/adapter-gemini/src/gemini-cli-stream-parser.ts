@@ -1,4 +1,4 @@
-import type { AgentStreamPart, AgentUsage } from '@troupe/core';
+import { EMPTY_ANSWER_STOP_REASON, type AgentStreamPart, type AgentUsage } from '@troupe/core';
 import { parseGeminiApiError } from './gemini-cli-api-error';
 import {
   geminiErrorEventSchema,
@@ -10,6 +10,9 @@ import {
   GEMINI_CLI_RESULT_TYPE,
   type GeminiResultEvent,
 } from './gemini-cli-events';
+
+/** Gemini CLI's messages for a turn whose model answered nothing ("The model returned an empty response…", "…an empty text response…"). */
+const EMPTY_ANSWER_MESSAGE = /\bmodel returned an empty (?:text )?response\b/i;
 
 /**
  * Turns Gemini CLI `-o stream-json` events into Troupe stream parts, keeping
@@ -26,7 +29,7 @@ import {
  * | `tool_result` | `tool-result` (`isError` for status `error`) |
  * | `error` | `error` (severity `warning` or `error`) |
  * | `result` success | `usage`, `turn-end` (text = the turn's assistant text) |
- * | `result` error | `usage`, `error` (message and HTTP status from the API error, unless an `error` event gave it), `turn-end` with `isError` (text = the assistant text before the failure) |
+ * | `result` error | `usage`, `error` (message and HTTP status from the API error, unless an `error` event gave it), `turn-end` with `isError` (text = the assistant text before the failure; `stopReason` `empty-answer` when the CLI failed it because the model answered nothing) |
  *
  * Anything else (user echo, unknown types, malformed lines) yields `[]`.
  */
@@ -126,7 +129,9 @@ export class GeminiCliStreamParser {
       // The error goes in an `error` part (unless an `error` event already reported it); the answer stays the assistant text.
       const info = fromResult ?? (this.lastError ? undefined : { message: `Gemini CLI turn failed (${event.data.error?.type ?? 'no error message'})` });
       if (info) parts.push({ type: 'error', message: info.message, ...(info.status !== undefined ? { status: info.status } : {}) });
-      parts.push({ type: 'turn-end', text: this.text, isError: true, stopReason: event.data.error?.type ?? 'error' });
+      // The CLI's own verdict that the model answered nothing: an empty answer, not an API error (a typed turn says so).
+      const empty = EMPTY_ANSWER_MESSAGE.test((info ?? this.lastError)?.message ?? '');
+      parts.push({ type: 'turn-end', text: this.text, isError: true, stopReason: empty ? EMPTY_ANSWER_STOP_REASON : (event.data.error?.type ?? 'error') });
     } else {
       parts.push({ type: 'turn-end', text: this.text, isError: false, stopReason: event.data.status ?? 'success' });
     }

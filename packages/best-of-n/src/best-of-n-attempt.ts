@@ -1,8 +1,9 @@
-import { AbortError, withEventScope, type EventBus, type EventScopeRun } from '@troupe/core';
+import { AbortError, AgentError, withEventScope, type EventBus, type EventScopeRun } from '@troupe/core';
 import type { AgentManager } from '@troupe/core/cli-turn';
 import { serializeError } from '@troupe/core/util';
 import type { UsageLedger } from '@troupe/usage';
 import { createWorkspace, workspaceResult, type Workspace, type WorkspaceResult, type WorkspaceSetup } from '@troupe/worktree';
+import type { BestOfNAttemptRunner, BestOfNAttemptTurnResult } from './best-of-n-attempt-runner';
 import type { BestOfNScorecard } from './best-of-n-event-schemas';
 import type { BestOfNAttemptSpec, BestOfNCandidate } from './best-of-n-options';
 import { runTestCommand } from './best-of-n-test-run';
@@ -25,6 +26,8 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** Stops test runs (the caller, a first pass; not the budget: a turn already paid for is still tested). */
   testSignal: AbortSignal;
+  /** Runs the turns elsewhere (a queue's workers); undefined: here, through `manager`. */
+  runner: BestOfNAttemptRunner | undefined;
   /** Called as soon as an attempt's workspace exists, so the run removes it whatever happens next. */
   onWorkspace: (id: string, workspace: Workspace) => void;
 }
@@ -100,16 +103,15 @@ export async function runAttempt(spec: BestOfNAttemptSpec, context: AttemptConte
  * finished attempt when the turn completed (passing or not), `undefined` when it failed.
  */
 async function turnAndTests(spec: BestOfNAttemptSpec, context: AttemptContext, workspace: Workspace, scorecard: BestOfNScorecard): Promise<FinishedAttempt | undefined> {
-  const { manager, signal } = context;
+  const { signal } = context;
   AbortError.throwIfAborted(signal, `Attempt ${spec.id}`);
-  await manager.ensureAgentStarted(spec.id, spec.agent, { ...spec.member, workDir: workspace.path });
-  const turn = await manager.send(spec.id, context.task, { signal, ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}) }).result;
-  await manager.stopAgent(spec.id);
-  if (turn.outcome.status === 'canceled') throw turn.outcome.error;
+  const turn = context.runner
+    ? await context.runner.runTurn({ runId: context.runId, attemptId: spec.id, agent: spec.agent, task: context.task, workspace, timeoutMs: context.timeoutMs }, { signal })
+    : await localTurn(spec, context, workspace);
   // What the agent did, committed on its branch: its diff is fixed before the tests run (and write what they write).
   const result = await workspaceResult(workspace, { commit: true });
   scorecard.diffstat = { files: result.diffstat.files.length, insertions: result.diffstat.insertions, deletions: result.diffstat.deletions };
-  const turnError = turn.outcome.status !== 'completed' ? turn.outcome.error : turn.agentError;
+  const turnError = turn.status === 'error' ? (turn.error ?? new AgentError(`Attempt ${spec.id}: its turn failed`, { adapterId: spec.agent })) : undefined;
   if (turnError) {
     scorecard.status = 'error';
     scorecard.error = serializeError(turnError);
@@ -139,4 +141,15 @@ async function turnAndTests(spec: BestOfNAttemptSpec, context: AttemptContext, w
     wallTimeMs: 0,
   };
   return { workspace, result, candidate };
+}
+
+/** The attempt's turn here, through the run's `AgentManager`, with the member's settings and the workspace as its folder. */
+async function localTurn(spec: BestOfNAttemptSpec, context: AttemptContext, workspace: Workspace): Promise<BestOfNAttemptTurnResult> {
+  const { manager, signal } = context;
+  await manager.ensureAgentStarted(spec.id, spec.agent, { ...spec.member, workDir: workspace.path });
+  const turn = await manager.send(spec.id, context.task, { signal, ...(context.timeoutMs !== undefined ? { timeoutMs: context.timeoutMs } : {}) }).result;
+  await manager.stopAgent(spec.id);
+  if (turn.outcome.status === 'canceled') throw turn.outcome.error;
+  const error = turn.outcome.status !== 'completed' ? turn.outcome.error : turn.agentError;
+  return error ? { status: 'error', text: turn.text, error } : { status: 'completed', text: turn.text };
 }

@@ -3,6 +3,7 @@ import { AGENT_ID_PATTERN } from '@troupe/core/agent-runtime';
 import type { AdapterRegistry, AgentDefinitionSource } from '@troupe/core/cli-turn';
 import { checkUsageBudgetLimits, type UsageBudgetLimits, type UsageLedger } from '@troupe/usage';
 import type { WorkspaceSetup } from '@troupe/worktree';
+import type { BestOfNAttemptRunner } from './best-of-n-attempt-runner';
 import type { BestOfNScorecard } from './best-of-n-event-schemas';
 
 /** Some attempts by one agent. */
@@ -105,6 +106,14 @@ export interface BestOfNOptions {
   bus?: EventBus;
   /** The ledger the attempts are charged to (run kind `best-of-n`). Default: the bus's ledger (one is made if it has none). */
   ledger?: UsageLedger;
+  /**
+   * Runs the attempts' turns elsewhere: `createQueuedBestOfNRunner` of `@troupe/queue-bullmq` sends each to a queue
+   * worker (attempts spread over the workers) and brings its change back into the attempt's workspace here, where
+   * it is committed, tested and selected. Its usage is charged here, to the attempt and the run (the budget counts
+   * it); a stop (first pass, budget, `signal`) cancels the queued and running jobs. The agents are the workers'
+   * (their registries and keys): `member` settings cannot be sent. Default: every turn runs here.
+   */
+  runner?: BestOfNAttemptRunner;
   /** Stops the whole run: turns aborted, processes killed, workspaces removed; rejects with `AbortError`. */
   signal?: AbortSignal;
 }
@@ -134,6 +143,7 @@ const KNOWN_KEYS = new Set([
   'adapters',
   'bus',
   'ledger',
+  'runner',
   'signal',
 ]);
 
@@ -177,6 +187,10 @@ export function checkBestOfNOptions(options: BestOfNOptions): { attempts: BestOf
   if (options.testTimeoutMs !== undefined) positiveNumber(options.testTimeoutMs, 'testTimeoutMs');
   if (options.timeoutMs !== undefined) positiveNumber(options.timeoutMs, 'timeoutMs');
   const { keep } = options;
+  const { runner } = options;
+  if (runner !== undefined && (runner === null || typeof runner !== 'object' || typeof runner.runTurn !== 'function')) {
+    throw new InvalidArgumentError('runner', 'expected an attempt runner { runTurn(request, { signal }) } (e.g. createQueuedBestOfNRunner of @troupe/queue-bullmq)');
+  }
   if (keep !== undefined && keep !== 'winner' && keep !== 'all' && typeof keep !== 'function') throw new InvalidArgumentError('keep', `expected 'winner', 'all' or a function, got ${JSON.stringify(keep)}`);
   const attempts: BestOfNAttemptSpec[] = [];
   const counts = new Map<string, number>();
@@ -185,6 +199,9 @@ export function checkBestOfNOptions(options: BestOfNOptions): { attempts: BestOf
     if (candidate === null || typeof candidate !== 'object') throw new InvalidArgumentError(field, 'expected { agent, n }');
     if (typeof candidate.agent !== 'string' || !AGENT_ID_PATTERN.test(candidate.agent)) {
       throw new InvalidArgumentError(`${field}.agent`, `expected an agent name (a registry entry or an adapter type such as "claude"), got ${JSON.stringify(candidate.agent)}`);
+    }
+    if (runner !== undefined && candidate.member !== undefined && Object.keys(candidate.member).length > 0) {
+      throw new InvalidArgumentError(`${field}.member`, 'member settings stay here, but a runner runs the turns elsewhere with its own agents: configure them there');
     }
     const n = candidate.n === undefined ? 1 : positiveInteger(candidate.n, `${field}.n`);
     for (let k = 0; k < n; k++) {

@@ -128,6 +128,7 @@ export async function bestOfN(options: BestOfNOptions): Promise<BestOfNResult> {
     bus,
     ledger,
     manager,
+    runner: options.runner,
     signal: stop.signal,
     testSignal: stopTests.signal,
     onWorkspace: (id, workspace) => workspaces.set(id, workspace),

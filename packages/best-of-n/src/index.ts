@@ -11,6 +11,7 @@ export {
   type BestOfNSelect,
   type BestOfNSelectFunction,
 } from './best-of-n-options';
+export type { BestOfNAttemptRunner, BestOfNAttemptTurnRequest, BestOfNAttemptTurnResult } from './best-of-n-attempt-runner';
 export { pickByTests } from './best-of-n-select';
 export { bestOfNJudgePrompt, bestOfNJudgeSchema, modelJudge, type ModelJudgeOptions } from './best-of-n-judge';
 export { agentJudge, type AgentJudgeOptions } from './best-of-n-agent-judge';

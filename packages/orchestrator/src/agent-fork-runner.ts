@@ -217,7 +217,10 @@ export class AgentForkRunner {
     for (let attempt = agentIds.length; ; attempt++) {
       const base = { task: entry.task, strategyType: entry.strategy.type, agentId: record.id, agentIds: [...agentIds], attempts: attempt };
       let failure: unknown;
-      if (record.status === 'completed') return { ...base, status: 'completed', text: record.result ?? '', ...workspaceOf(record.workspaceResult) };
+      // Finished before (a restarted session): its text and typed object as they were stored.
+      if (record.status === 'completed') {
+        return { ...base, status: 'completed', text: record.result ?? '', ...(record.object ? { object: record.object.value } : {}), ...workspaceOf(record.workspaceResult) };
+      }
       if (!isTerminalStatus(record.status)) {
         try {
           const result = await this.host.execute(record);

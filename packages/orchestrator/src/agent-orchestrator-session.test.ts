@@ -1,8 +1,10 @@
 import { defineTool, MemoryStore, type ChatModelV1Request, type Store } from '@troupe/core';
-import { createScriptedChatModel } from '@troupe/core/testing';
+import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
+import { createScriptedChatModel, MockAgentAdapter } from '@troupe/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentOrchestrator, OrchestratorSessionError, ToolManager, type AgentStrategy, type AgentTreeNode } from './index';
+import { jsonToolHost } from './agent-cli-test-helpers';
 import { firstUserText, lastUserText, modelAnswering, turnsUntil } from './orchestrator-test-helpers';
 
 /**
@@ -22,6 +24,12 @@ async function crash(orchestrator: AgentOrchestrator, store: Store, run: Promise
 /** A model call that never answers (until its request is aborted): the agent is caught mid-run. */
 const never = (request: ChatModelV1Request) =>
   new Promise<never>((_, reject) => request.abortSignal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+
+/** The content of the last tool result the model was sent. */
+function lastToolContent(request: ChatModelV1Request): string {
+  const tool = [...request.messages].reverse().find((message) => message.role === 'tool');
+  return tool?.role === 'tool' ? String(tool.results[0]?.content) : 'no tool result';
+}
 
 function shape(node: AgentTreeNode): unknown {
   return { id: node.id, status: node.status, result: node.result, children: node.children.map(shape) };
@@ -126,6 +134,48 @@ describe('AgentOrchestrator session store', () => {
       },
     ]);
     expect(statuses).toEqual(['agent-3 idle→running', 'agent-3 running→completed', 'agent-1 forking→running', 'agent-1 running→completed']);
+  });
+
+  it("a typed CLI sub-agent that finished before a crash hands its parent its object after the restart (the object is stored)", async () => {
+    const store = new MemoryStore();
+    // A CLI agent asked for a typed result: its final answer is the JSON (native `final-text` schema support).
+    const cli = () => {
+      const adapter = new MockAgentAdapter({ adapterId: 'typed', capabilities: { mcpServers: true, outputSchema: 'final-text' }, cli: { lines: [JSON.stringify({ type: 'result', result: '{"verdict":"pass"}' })] } });
+      const adapters = new AdapterRegistry();
+      adapters.register({ type: 'typed', create: () => adapter });
+      return { adapter, manager: new AgentManager({ adapters, toolHost: jsonToolHost().host }) };
+    };
+    const verdict = { type: 'object', properties: { verdict: { type: 'string' } }, required: ['verdict'] };
+    let reached = false;
+    const subBefore = modelAnswering((request) => {
+      reached = true;
+      return never(request);
+    });
+    const main = createScriptedChatModel({ responses: [{ toolCalls: [{ id: 'fork1', name: 'fork_agents', input: { tasks: [{ task: 'check', strategy: 'checker', schema: verdict }, { task: 'slow' }] } }] }] });
+    const first = cli();
+    const before = new AgentOrchestrator({ model: subBefore, store, strategies: [{ type: 'checker', systemPrompt: '', cli: { manager: first.manager, configId: 'typed' } }] });
+    const run = before.runAgent(before.createAgent({ task: 'fan out' }, lead(main))).catch(() => 'terminated');
+    // The CLI is a real process: wait in time (bounded), not in event-loop turns.
+    for (let i = 0; i < 600 && !(reached && before.getAgent('agent-2')?.status === 'completed'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([reached, before.getAgent('agent-2')?.status]).toEqual([true, 'completed']);
+    const left = await crash(before, store, run);
+    await first.manager.cleanup();
+    expect((await left.get(['orchestrator', before.sessionId, 'agents'], 'agent-2'))?.value).toMatchObject({ status: 'completed', object: { value: { verdict: 'pass' } } });
+
+    const second = cli();
+    const subAfter = modelAnswering(() => ({ toolCalls: [{ name: 'task_finish', input: { result: 'slow result' } }] }));
+    const mainAfter = createScriptedChatModel({ responses: [(request) => ({ text: lastToolContent(request) })] });
+    const after = new AgentOrchestrator({ model: subAfter, store: left, strategies: [lead(mainAfter), { type: 'checker', systemPrompt: '', cli: { manager: second.manager, configId: 'typed' } }] });
+    try {
+      const report = await after.resume();
+      expect(report).toMatchObject({ ended: ['agent-2'], restarted: ['agent-1', 'agent-3'] });
+      const result = await report.runs.get('agent-1');
+      // The finished sub-agent is not run again; its object reaches the parent as before the crash.
+      expect(second.adapter.calls.filter((call) => call.method === 'getProcessConfig')).toHaveLength(0);
+      expect(result?.text).toContain('<sub_agent_result agent="agent-2" task="check" status="completed" attempts="1">\n<object>{"verdict":"pass"}</object>');
+    } finally {
+      await second.manager.cleanup();
+    }
   });
 
   it('a fork requested from outside goes on after a crash and its results reach the parent as a message', async () => {

@@ -62,6 +62,11 @@ export interface AgentRecord {
   /** A `sendMessage` is waiting for a slot. */
   inputPending: boolean;
   result: string | undefined;
+  /**
+   * The validated object of its last turn, when it was asked for a typed result (`{ value }`, so a `null` object is
+   * kept apart from none): stored with the record, so a restarted session hands it back as before.
+   */
+  object: { value: unknown } | undefined;
   error: SerializedError | undefined;
   terminationReason: string | undefined;
   timedOut: boolean;
@@ -96,6 +101,7 @@ export function freshRecordState(): Pick<
   | 'inputs'
   | 'inputPending'
   | 'result'
+  | 'object'
   | 'error'
   | 'terminationReason'
   | 'timedOut'
@@ -120,6 +126,7 @@ export function freshRecordState(): Pick<
     inputs: 0,
     inputPending: false,
     result: undefined,
+    object: undefined,
     error: undefined,
     terminationReason: undefined,
     timedOut: false,

@@ -153,6 +153,7 @@ function toRecord(agent: StoredAgent, strategy: AgentStrategy, conversation: Cha
   record.iterations = agent.iterations;
   record.inputs = agent.inputs;
   record.result = agent.result;
+  record.object = agent.object;
   record.error = agent.error;
   record.terminationReason = agent.terminationReason;
   record.storedMessages = conversation?.length ?? 0;

@@ -42,6 +42,8 @@ const storedAgentSchema = z.object({
   iterations: z.number().int().nonnegative(),
   inputs: z.number().int().nonnegative(),
   result: z.string().optional(),
+  /** The validated object of its typed result (`{ value }`: a `null` object is kept apart from none). */
+  object: z.object({ value: z.unknown() }).optional(),
   error: serializedErrorSchema.optional(),
   terminationReason: z.string().optional(),
   createdAt: z.number(),
@@ -274,6 +276,7 @@ function toStoredAgent(record: AgentRecord): StoredAgent {
   if (record.parentId !== undefined) stored.parentId = record.parentId;
   if (record.retryOf !== undefined) stored.retryOf = record.retryOf;
   if (record.result !== undefined) stored.result = record.result;
+  if (record.object !== undefined) stored.object = { value: record.object.value };
   if (record.error !== undefined) stored.error = record.error;
   if (record.terminationReason !== undefined) stored.terminationReason = record.terminationReason;
   if (record.pendingCalls !== undefined) stored.pendingCalls = { afterMessage: record.pendingCalls.afterMessage, calls: record.pendingCalls.calls.map((call) => ({ ...call })) };

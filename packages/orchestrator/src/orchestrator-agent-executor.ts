@@ -290,6 +290,7 @@ export class AgentExecutor {
       throw new AgentFailedError(record.id, `it reported that it could not do its task: ${outcome.finish.result}`);
     }
     record.result = outcome.text;
+    record.object = 'object' in outcome ? { value: outcome.object } : undefined;
     const waits = record.waitForInput && !member && outcome.stopReason !== 'task-finish';
     if (waits) record.conversation = outcome.messages;
     this.tree.transition(record, waits ? 'waiting' : 'completed');

@@ -76,3 +76,9 @@ export {
   type EvalTrialJobHandlerOptions,
 } from './eval-trial-job';
 export { createQueuedEvalTrialRunner, type QueuedEvalTrialRunnerOptions } from './eval-trial-runner';
+export {
+  createQueuedBestOfNRunner,
+  type QueuedBestOfNRunner,
+  type QueuedBestOfNRunnerOptions,
+  type QueuedBestOfNTurnRequest,
+} from './best-of-n-queued-runner';

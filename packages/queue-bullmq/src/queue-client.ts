@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AbortError, InvalidArgumentError, TroupeError, type AnyTroupeEvent, type EventBus } from '@troupe/core';
+import { AbortError, currentEventScope, InvalidArgumentError, TroupeError, type AnyTroupeEvent, type EventBus } from '@troupe/core';
 import { readRenamedOption, redactSecrets, secretValuesFromEnv } from '@troupe/core/util';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -184,7 +184,7 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     return entry;
   }
 
-  function handle<R>(queueName: string, jobId: string, signal?: AbortSignal): QueuedJob<R> {
+  function handle<R>(queueName: string, jobId: string, signal?: AbortSignal, forgetScope?: () => void): QueuedJob<R> {
     const { queue, events } = queueOf(queueName);
     let rejectCanceled!: (error: unknown) => void;
     const canceled = new Promise<never>((_, reject) => (rejectCanceled = reject));
@@ -217,7 +217,10 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
           });
         }
       })();
-      finished.catch(() => {});
+      // Its events are all published once it settled (drained above): its scope is no longer needed. (This also
+      // handles `finished`'s rejection: callers get it through `result`.)
+      const forget = () => forgetScope?.();
+      void finished.then(forget, forget);
       result = Promise.race([finished, canceled]);
       result.catch(() => {});
       return result;
@@ -267,15 +270,23 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       const { queue } = queueOf(queueName);
       const retry = checkBackoff(submitOptions.backoff) ?? backoff;
       const data: QueueJobData = { kind, payload, eventStream: keys.events(originId) };
-      await queue.add(kind, data, {
-        jobId,
-        attempts: readMaxAttempts(submitOptions) ?? maxAttempts,
-        backoff: { type: retry.type, delay: retry.delayMs },
-        removeOnComplete: false,
-        removeOnFail: false,
-      });
+      // The job's events come back on the reader's path: they belong to the scope it was submitted in (its run, its agent).
+      const scope = currentEventScope();
+      const forgetScope = scope ? reader.scopeJob(jobId, scope) : undefined;
+      try {
+        await queue.add(kind, data, {
+          jobId,
+          attempts: readMaxAttempts(submitOptions) ?? maxAttempts,
+          backoff: { type: retry.type, delay: retry.delayMs },
+          removeOnComplete: false,
+          removeOnFail: false,
+        });
+      } catch (error) {
+        forgetScope?.();
+        throw error;
+      }
       options.eventBus?.emit('queue:job-submitted', { queue: queueName, jobId, kind }, { source: 'queue' });
-      return handle<R>(queueName, jobId, submitOptions.signal);
+      return handle<R>(queueName, jobId, submitOptions.signal, forgetScope);
     },
     job: (queueName, jobId) => handle(queueName, jobId),
     async setGlobalConcurrency(queueName, concurrency) {

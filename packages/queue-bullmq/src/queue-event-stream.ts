@@ -1,4 +1,4 @@
-import { parseEvent, type AnyTroupeEvent, type EventBus } from '@troupe/core';
+import { parseEvent, runInEventScope, type AnyTroupeEvent, type EventBus, type EventScope } from '@troupe/core';
 import { type SecretRedactor } from '@troupe/core/util';
 import type { Redis } from 'ioredis';
 
@@ -89,6 +89,8 @@ export class EventStreamReader {
   private readonly loop: Promise<void>;
   private waiters: { id: string; resolve: () => void }[] = [];
   private readonly jobListeners = new Map<string, Set<(event: AnyTroupeEvent) => void>>();
+  /** The event scope each job was submitted in (see {@link EventStreamReader.scopeJob}). */
+  private readonly jobScopes = new Map<string, EventScope>();
   /** Jobs whose completion was published: a retry that finds the run already done (its worker died between the two) says it again. */
   private readonly completed = new Set<string>();
 
@@ -99,6 +101,18 @@ export class EventStreamReader {
     private readonly bus: EventBus | undefined,
   ) {
     this.loop = this.run();
+  }
+
+  /**
+   * Publishes the events of one job inside `scope` (the event scope it was submitted in), so the usage ledger
+   * charges its turns to the origin's agent and run, and traces nest under it, as in-process. Returns a function
+   * that forgets it.
+   */
+  scopeJob(jobId: string, scope: EventScope): () => void {
+    this.jobScopes.set(jobId, scope);
+    return () => {
+      if (this.jobScopes.get(jobId) === scope) this.jobScopes.delete(jobId);
+    };
   }
 
   /** Calls `listener` with each event of one job; returns an unsubscribe function. */
@@ -174,7 +188,8 @@ export class EventStreamReader {
       if (this.completed.has(record.job)) return;
       this.completed.add(record.job);
     }
-    this.bus?.publish(event);
+    const bus = this.bus;
+    if (bus) runInEventScope(this.jobScopes.get(record.job), () => bus.publish(event));
     for (const listener of this.jobListeners.get(record.job) ?? []) listener(event);
   }
 }

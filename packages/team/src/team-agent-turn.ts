@@ -72,12 +72,14 @@ export async function sendAgentTurn(
     signal: options.signal,
     ...(member.outputSchema !== undefined ? { schema: member.outputSchema } : {}),
   });
+  // A typed turn's `exited` waits for the process of every turn it ran (the repair turn's too).
   turn.run.then((run) => options.trackExit(run.exited), () => {});
   let result;
   try {
     result = await turn.result;
   } catch (error) {
-    if (StructuredOutputError.isInstance(error)) return { status: 'failed', kind: 'invalid-output', error, usage: undefined };
+    // Its turns (the repair turn's too) were paid for, though no object came back: the team counts them.
+    if (StructuredOutputError.isInstance(error)) return { status: 'failed', kind: 'invalid-output', error, usage: error.usage };
     // `result` rejects only when the adapter's getProcessConfig threw.
     if (isMemberConfigurationError(error)) throw new TeamMemberError(member.id, member.agentConfigId as string, error);
     return { status: 'failed', kind: 'failed', error, usage: undefined };

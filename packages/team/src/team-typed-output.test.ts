@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseTeamConfig } from './index';
-import { aiMember, scriptedClaude, scriptedCodex, setupTeam } from './testing/team-test-kit';
+import { aiMember, scriptedClaude, scriptedCodex, scriptedMock, setupTeam } from './testing/team-test-kit';
 
 // A member asked for a typed result (`outputSchema`): every turn of it is a typed CLI turn; its message carries the
 // validated object, and a reply without one fails the turn (`invalid-output`), never a silent success.
@@ -63,6 +63,26 @@ describe('team members with an outputSchema', () => {
     expect(result.failures).toMatchObject([{ turn: 2, memberId: 'reviewer', kind: 'invalid-output', error: { name: 'StructuredOutputError', code: 'STRUCTURED_OUTPUT_INVALID' } }]);
     expect(result.messages.some((message) => message.speakerId === 'reviewer')).toBe(false);
     expect(team.transcript().at(-1)).toMatch(/^system: Reviewer \(codex-reviewer\) gave no valid typed result on turn 2: codex did not return a valid object \(not-json\)/);
+  });
+
+  it("an invalid answer after the repair turn: both turns' usage counts in the team's, and the repair turn's process has exited when the conversation returns", async () => {
+    // The mock adapter has no native schema support: prose, then the repair turn (prose again, its process lingering 1.5 s).
+    const usage = (input: number, output: number) => JSON.stringify({ type: 'usage', inputTokens: input, outputTokens: output, costUsd: 0.01 });
+    const reviewer = scriptedMock((turn) => ({
+      lines: [usage(10 * (turn + 1), 5), JSON.stringify({ type: 'result', result: 'Looks good to me!' })],
+      ...(turn === 1 ? { exitDelayMs: 1500 } : {}),
+    }));
+    const team = setupTeam({ name: 'typed', members: [aiMember('reviewer', 1, 'mock-reviewer', { outputSchema: Review })], settings: { maxTurns: 1, onMemberError: 'stop' } }, { 'mock-reviewer': reviewer });
+    teams.push(team);
+    const started: string[] = [];
+    const exited = new Set<string>();
+    team.bus.on('process:started', (event) => void started.push(event.payload.processId));
+    team.bus.on('process:exited', (event) => void exited.add(event.payload.processId));
+    const result = await team.coordinator.start('Review the fix');
+    expect(result.failures).toMatchObject([{ memberId: 'reviewer', kind: 'invalid-output', error: { name: 'StructuredOutputError' } }]);
+    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 10, totalTokens: 40, costUsd: 0.02 });
+    expect(started).toHaveLength(2);
+    expect(started.filter((id) => !exited.has(id))).toEqual([]);
   });
 
   it('rejects an outputSchema that is not an object, and one on a human member', () => {

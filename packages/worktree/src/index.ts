@@ -12,3 +12,4 @@ export { listWorkspaces, type WorkspaceListing } from './worktree-list';
 export { readRepo, type RepoInfo } from './worktree-repo';
 export { gitText, runGit, type GitOptions, type GitOutput } from './worktree-git';
 export { removeSpares, SPARES_CONFIG_KEY } from './worktree-spares';
+export { applyPatchToFolder } from './worktree-apply-patch';

@@ -3,13 +3,15 @@
 // and counts of what a run leaves behind (processes, workspaces, branches).
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { createCodexAdapter } from '@troupe/adapter-codex';
 import { createGeminiCliAdapter } from '@troupe/adapter-gemini';
-import type { AgentAdapter } from '@troupe/core';
+import { EventBus, type AgentAdapter } from '@troupe/core';
 import { AdapterRegistry } from '@troupe/core/cli-turn';
 import { withFakeAgentCli, type FakeAgentCliOptions } from '@troupe/core/testing';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
+import { bestOfN, type BestOfNResult } from '../index';
 
 /** The CLI kinds the fakes play. */
 export const FAKE_KINDS = ['claude', 'codex', 'gemini'] as const;
@@ -46,6 +48,22 @@ export function fakeAgentRegistry(script: FakeScript): AdapterRegistry {
     });
   }
   return adapters;
+}
+
+/**
+ * A fake CLI that keeps working and spending: its recorded lines but the last (the turn's end), every 50 ms, over
+ * and over, with a grandchild that never exits, optionally ignoring SIGTERM (only the kill grace's SIGKILL ends it).
+ */
+export function spendingForever(kind: FakeKind, passes: boolean, ignoreSigterm: boolean): FakeAgentCliOptions {
+  const progress = recordedLines(kind).slice(0, -1);
+  return {
+    writeFiles: solution(passes, 2),
+    lines: Array.from({ length: 600 }, (_, index) => progress[index % progress.length] as string),
+    delayMs: 50,
+    hang: true,
+    spawnGrandchild: true,
+    ignoreSigterm,
+  };
 }
 
 /** The test command of the scripted tasks: passes when `solution.txt` starts with `pass`. */
@@ -100,4 +118,64 @@ export function processesIn(folder: string): number[] {
       }
     })
     .map(Number);
+}
+
+/** The attempts of the scripted suite: `claude:2, codex:1, gemini:1`. */
+export const SUITE_CANDIDATES = [{ agent: 'claude', n: 2 }, { agent: 'codex' }, { agent: 'gemini' }];
+export const SUITE_ATTEMPT_IDS = ['claude-1', 'claude-2', 'codex-1', 'gemini-1'];
+
+/** What {@link runFirstPassRound} saw. */
+export interface FirstPassRound {
+  result: BestOfNResult;
+  /** From the first pass to the stopped attempts' processes all gone and their last stream part, in ms. */
+  stopMs: number;
+  /** From the first pass to bestOfN's return, in ms. */
+  returnMs: number;
+  /** Processes of the stopped attempts still alive when bestOfN returned. */
+  leftAtReturn: number[];
+  /** The stopped attempts' stream parts before and after the first pass (`after` keeps counting). */
+  loserParts: { before: number; after: number };
+  /** `loserParts.after` when bestOfN returned. */
+  loserPartsAtReturn: number;
+}
+
+/**
+ * One `firstPass` run of the suite's four attempts in `repo`: `winnerId` passes after 1.5 s, the three others keep
+ * streaming ({@link spendingForever}) with a grandchild each, half of them ignoring SIGTERM. Measures the stop.
+ */
+export async function runFirstPassRound(repo: string, winnerId: string, task = 'Write solution.txt'): Promise<FirstPassRound> {
+  const script: FakeScript = (id, kind) =>
+    id === winnerId
+      ? { replay: recording(kind), writeFiles: solution(true, 3), firstDelayMs: 1500 }
+      : spendingForever(kind, SUITE_ATTEMPT_IDS.indexOf(id) % 2 === 0, SUITE_ATTEMPT_IDS.indexOf(id) % 2 === 1);
+  const bus = new EventBus();
+  let passedAt: number | undefined;
+  let lastLoserPartAt = 0;
+  const loserParts = { before: 0, after: 0 };
+  bus.on('agent:part', (event) => {
+    if (event.payload.roleId === winnerId) return;
+    lastLoserPartAt = performance.now();
+    if (passedAt === undefined) loserParts.before += 1;
+    else loserParts.after += 1;
+  });
+  bus.on('best-of-n:attempt-finished', (event) => {
+    if (event.payload.scorecard.passed && passedAt === undefined) passedAt = performance.now();
+  });
+  // Polls the stopped attempts' processes from the first pass until none is left (bounded: 30 s).
+  const folder = join(repo, '.troupe', 'workspaces');
+  const gone = (async () => {
+    while (passedAt === undefined) await sleep(10);
+    for (let poll = 0; poll < 3000; poll++) {
+      if (processesIn(folder).length === 0) return performance.now();
+      await sleep(10);
+    }
+    return Number.POSITIVE_INFINITY;
+  })();
+  const result = await bestOfN({ task, repo, candidates: SUITE_CANDIDATES, select: 'tests', testCommand: SOLUTION_TEST, mode: 'firstPass', adapters: fakeAgentRegistry(script), bus });
+  const returnedAt = performance.now();
+  const leftAtReturn = processesIn(folder);
+  const loserPartsAtReturn = loserParts.after;
+  const goneAt = await gone;
+  const first = passedAt ?? returnedAt;
+  return { result, stopMs: Math.max(goneAt, lastLoserPartAt) - first, returnMs: returnedAt - first, leftAtReturn, loserParts, loserPartsAtReturn };
 }

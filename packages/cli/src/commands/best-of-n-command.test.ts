@@ -1,10 +1,14 @@
 // `troupe best-of-n`, run in this process (runCliCaptured) with the fake `claude` on PATH (it writes the files of
 // FAKE_CLAUDE_FILES in its working folder: each attempt's workspace), on temporary git repositories.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { BEST_OF_N_QUEUE, createBestOfNAttemptJobHandler, createQueueClient, createQueueWorker } from '@troupe/queue-bullmq';
+import { findRedisServer, startTestRedis, type TestRedis } from '@troupe/queue-bullmq/testing';
 import { git, makeTestRepo } from '@troupe/worktree/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { englishCliMessages } from '../i18n/cli-messages';
+import { createCliAdapterRegistry } from '../looper/create-cli-looper';
 import { fakeClaudeOnPath, runCliCaptured } from '../testing/cli-test-kit';
 import { parseAttempts } from './best-of-n-command';
 
@@ -100,6 +104,8 @@ describe('troupe best-of-n', () => {
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--frist-pass'], 'did you mean --first-pass');
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--judge-agent', 'claude'], '--judge-agent needs --select judge');
     await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--select', 'judge', '--judge-agent', 'claude', '--model', 'openai'], 'give the judge as --judge-agent AGENT or --model PROVIDER[:MODEL], not both');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--git', 'https://example.com/r.git'], '--git names the repository the queue workers clone: it needs --queue REDIS_URL');
+    await expectUsageError(['best-of-n', '-w', dir, '-p', 'x', '--attempts', 'claude', '--test-cmd', 'true', '--queue', 'http://127.0.0.1:6379'], '--queue');
   });
 
   it('help in English and Chinese, and in the command list', async () => {
@@ -112,6 +118,46 @@ describe('troupe best-of-n', () => {
     expect(zh.stdout).toContain('一旦有一次尝试通过，立即停止其他尝试');
     expect((await runCliCaptured(['--help'])).stdout).toMatch(/\n {2}best-of-n {9}Give one task to N agents at once/);
   });
+});
+
+const redisBinary = findRedisServer();
+if ('reason' in redisBinary) console.warn(`[cli] SKIPPED troupe best-of-n --queue: ${redisBinary.reason}`);
+
+describe.skipIf('reason' in redisBinary)('troupe best-of-n --queue (real redis-server)', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis((redisBinary as { path: string }).path);
+  });
+  afterAll(async () => {
+    await redis?.dispose();
+  });
+
+  it("runs the attempts' turns on the queue's worker; the changes come back, are tested here, and the winner's branch is kept", async () => {
+    const dir = repo();
+    const env = fakeClaude({ 'hello.txt': 'hello\n' });
+    // The worker's side, as `troupe worker --queues troupe-best-of-n` sets it up: the CLI's agents (the fake claude on PATH).
+    const worker = createQueueWorker({
+      connection: redis.url,
+      handlers: { [BEST_OF_N_QUEUE]: createBestOfNAttemptJobHandler({ adapters: createCliAdapterRegistry(true), workRoot: join(dir, '..', `${basename(dir)}-worker`), allowedRoots: [tmpdir(), dirname(dir)], onWorkspaceGc: () => {} }) },
+    });
+    cleanups.push(() => rmSync(join(dir, '..', `${basename(dir)}-worker`), { recursive: true, force: true }));
+    const client = createQueueClient({ connection: redis.url });
+    try {
+      await worker.ready;
+      const run = await runCliCaptured(['best-of-n', '-w', dir, '--task', 'Add hello.txt', '--attempts', 'claude:2', '--test-cmd', 'test -f hello.txt', '--queue', redis.url], env);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const lines = run.stdout.split('\n').filter(Boolean);
+      expect(lines.filter((line) => /^claude-[12]: passed, \d+ tokens, \$\d+\.\d{4}, \d+\.\d s, 1 files \+1 -0$/.test(line))).toHaveLength(2);
+      const branch = /branch (\S+)/.exec(lines.at(-1) as string)?.[1] as string;
+      expect(git(dir, 'show', `${branch}:hello.txt`)).toBe('hello');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      // Both turns ran as jobs on the worker.
+      expect(await client.counts(BEST_OF_N_QUEUE)).toMatchObject({ completed: 2, failed: 0 });
+    } finally {
+      await client.close();
+      await worker.close();
+    }
+  }, 120_000);
 });
 
 describe('parseAttempts', () => {

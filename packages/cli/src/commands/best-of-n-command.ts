@@ -1,6 +1,7 @@
-import { agentJudge, bestOfN, modelJudge, type BestOfNCandidateSpec, type BestOfNResult, type BestOfNSelect } from '@troupe/best-of-n';
+import { agentJudge, bestOfN, modelJudge, type BestOfNAttemptRunner, type BestOfNCandidateSpec, type BestOfNResult, type BestOfNSelect } from '@troupe/best-of-n';
 import { AbortError, EventBus, TroupeError, type ChatModelV1 } from '@troupe/core';
 import { BEST_OF_N_OPTIONS } from '../args/cli-command-options';
+import { redisOption } from '../args/queue-options';
 import { helpText } from '../args/cli-help-text';
 import { choiceOption, parseCliArgs, positiveIntegerOption } from '../args/parse-cli-args';
 import { CliError, CliUsageError, EXIT_CODES } from '../cli-errors';
@@ -52,6 +53,9 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
   const maxCostUsd = options['max-cost'] === undefined ? undefined : Number(options['max-cost']);
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw new CliUsageError(t.badMaxCost(String(options['max-cost'])), { command: COMMAND });
   const repo = resolveWorkspacePath(typeof options.workspace === 'string' ? options.workspace : '.', io.cwd, m);
+  const git = typeof options.git === 'string' ? options.git : undefined;
+  const queueUrl = options.queue === undefined ? undefined : redisOption(options.queue, 'queue', COMMAND, m);
+  if (git !== undefined && queueUrl === undefined) throw new CliUsageError(t.gitNeedsQueue, { command: COMMAND });
   const judgeAgent = typeof options['judge-agent'] === 'string' ? options['judge-agent'] : undefined;
   if (judgeAgent !== undefined && select !== 'judge') throw new CliUsageError(t.judgeAgentWithoutJudge, { command: COMMAND });
   if (judgeAgent !== undefined && options.model !== undefined) throw new CliUsageError(t.judgeAgentAndModel, { command: COMMAND });
@@ -80,6 +84,8 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   if (io.handleSignals) process.on('SIGINT', onInterrupt);
+  // --queue: the turns run on the queue's workers; loaded only then (BullMQ, ioredis stay out of a local run).
+  const queue = queueUrl === undefined ? undefined : await queuedRunner(queueUrl, git, repo, bus);
   try {
     const result = await bestOfN({
       task: options.task,
@@ -93,6 +99,7 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
       adapters,
       definitions,
       bus,
+      ...(queue ? { runner: queue.runner } : {}),
       signal: controller.signal,
     });
     for (const line of summaryLines(result, m)) io.stdout.write(`${line}\n`);
@@ -103,7 +110,18 @@ export async function runBestOfNCommand(argv: readonly string[], io: CliIo): Pro
     throw new CliError(t.couldNotRun((error as Error).message), { cause: error });
   } finally {
     if (io.handleSignals) process.off('SIGINT', onInterrupt);
+    await queue?.close();
   }
+}
+
+/** The attempt runner of `--queue`: a queue client on the run's bus (the workers' usage is charged here) and its runner. */
+async function queuedRunner(url: string, gitUrl: string | undefined, repo: string, bus: EventBus): Promise<{ runner: BestOfNAttemptRunner; close: () => Promise<void> }> {
+  const { createQueueClient, createQueuedBestOfNRunner } = await import('@troupe/queue-bullmq');
+  const client = createQueueClient({ connection: url, eventBus: bus });
+  return {
+    runner: createQueuedBestOfNRunner(client, { workspace: gitUrl !== undefined ? { gitUrl } : { path: repo } }),
+    close: () => client.close(),
+  };
 }
 
 function scorecardLine(card: BestOfNResult['scorecards'][number], m: CliMessages): string {

@@ -58,6 +58,7 @@ export async function runLooperCommand(argv: readonly string[], io: CliIo): Prom
   }
   // A queued run would drop the policy on the way to the workers: refuse it rather than run the agents ungoverned.
   if (typeof options.queue === 'string' && typeof options.policy === 'string') throw new CliUsageError(m.queue.policyNotQueued, { command: 'looper' });
+  if (typeof options.queue === 'string' && typeof options.attempts === 'string') throw new CliUsageError(m.queue.attemptsNotQueued, { command: 'looper' });
   if (typeof options.queue === 'string') return runQueuedLooper(options, command, io);
   const isolate = isolationOption(options, m);
   const read = await readLooperOptions(options, io, 'looper');

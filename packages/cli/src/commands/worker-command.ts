@@ -5,6 +5,7 @@ import { Looper } from '@troupe/looper';
 import { AgentOrchestrator } from '@troupe/orchestrator';
 import { executorFromAgentMember } from '@troupe/pipeline';
 import {
+  createBestOfNAttemptJobHandler,
   createLooperJobHandler,
   createPipelineTaskJobHandler,
   createEvalTrialJobHandler,
@@ -13,6 +14,7 @@ import {
   LOOPER_QUEUE,
   redactUrl,
   type LooperJobEnvironment,
+  type JobRepositoryOptions,
   type QueueJobHandler,
 } from '@troupe/queue-bullmq';
 import { WORKER_OPTIONS } from '../args/cli-command-options';
@@ -22,9 +24,9 @@ import { queuesOption, redisOption } from '../args/queue-options';
 import { CliUsageError, EXIT_CODES } from '../cli-errors';
 import { catalogueOf, type CliIo } from '../cli-io';
 import { chooseModel, createChatModel } from '../looper/cli-model';
-import { createCliAgentManager } from '../looper/create-cli-looper';
+import { createCliAdapterRegistry, createCliAgentManager } from '../looper/create-cli-looper';
 import { createTestRunReview } from '../looper/test-run-review';
-import { loadCliRegistry, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
+import { loadCliRegistry, registryDefinitions, resolveAgentChoice, type CliRegistry } from '../registry/cli-registry';
 
 /**
  * The Looper of one job on this worker: agents from this machine's registry
@@ -79,6 +81,11 @@ function pipelineHandler(options: Record<string, string | boolean | undefined>, 
 }
 
 /** Orchestrator sub-agents (queues named `…-agents`): each runs on this worker's model (`--model`, or the first API key set). */
+/** Best-of-N attempts (`troupe best-of-n --queue`): each job one agent turn of this worker's agents, in a workspace of its copy. */
+function bestOfNHandler(setup: { registry: CliRegistry | undefined; autoAllow: boolean }, repositoryOptions: JobRepositoryOptions): QueueJobHandler<any, any> {
+  return createBestOfNAttemptJobHandler({ adapters: createCliAdapterRegistry(setup.autoAllow, setup.registry), definitions: registryDefinitions(setup.registry), ...repositoryOptions });
+}
+
 async function subAgentHandler(options: Record<string, string | boolean | undefined>, io: CliIo, allowedRoots: readonly string[]): Promise<QueueJobHandler<any, any>> {
   const m = catalogueOf(io).cli;
   const choice = chooseModel(typeof options.model === 'string' ? options.model : undefined, io.env, 'worker', m);
@@ -120,8 +127,7 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
   const allowedRoots = repeatedOption(options['allow-root']).map((dir) => resolve(io.cwd, dir));
   for (const dir of allowedRoots) if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliUsageError(m.queue.allowRootNotFolder(dir), { command: 'worker' });
   const cloneTimeout = positiveIntegerOption(options['clone-timeout'], 'clone-timeout', 'worker', m);
-  const looperHandler = createLooperJobHandler({
-    createLooper: (environment) => workerLooper(environment, setup),
+  const repositoryOptions: JobRepositoryOptions = {
     workRoot,
     ...(allowedRoots.length > 0 ? { allowedRoots } : {}),
     allowLocalGitUrls: options['allow-local-git'] === true,
@@ -131,10 +137,12 @@ export async function runWorkerCommand(argv: readonly string[], io: CliIo): Prom
       for (const kept of report.kept) if (kept.reason !== 'host-running') io.stderr.write(`${m.queue.worktree.kept(kept.path, kept.branch, kept.reason, kept.hostPid)}\n`);
       if (report.removed.length > 0) io.stderr.write(`${m.queue.worktree.removed(report.removed.length, report.repo)}\n`);
     },
-  });
+  };
+  const looperHandler = createLooperJobHandler({ createLooper: (environment) => workerLooper(environment, setup), ...repositoryOptions });
   const handlers: Record<string, QueueJobHandler<any, any>> = {};
   for (const queue of queues) {
     if (queue.endsWith('-pipeline')) handlers[queue] = pipelineHandler(options, setup);
+    else if (queue.endsWith('-best-of-n')) handlers[queue] = bestOfNHandler(setup, repositoryOptions);
     else if (queue.endsWith('-agents')) handlers[queue] = await subAgentHandler(options, io, allowedRoots.length > 0 ? allowedRoots : [workRoot]);
     // Eval trials (`troupe eval --queue`): each names its agent (claude, codex, gemini…), run with this machine's keys.
     else if (queue.endsWith('-eval')) handlers[queue] = createEvalTrialJobHandler({ workRoot });

@@ -248,6 +248,8 @@ export const englishCliHelpTexts = {
       'A Looper command as JSON ({"type":"start","task":"…"}, {"type":"status"}, {"type":"add_pending","task":"…"}, {"type":"stop"}, {"type":"merge"}) or plain text (= start that task).',
     looperTestCommand: 'The tests reviewer\'s command, split on spaces (no shell). Default: "node --test".',
     looperStepTimeout: 'Time limit of each Coder, Review and JUDGE step. Default: 15 min / 10 min / 2 min.',
+    looperAttempts:
+      'Make the Coder step a best-of-N: each Coder task runs as these attempts (e.g. claude:2,codex:2), each in a git workspace of its own; the one whose --test-command passes with the smallest diff is applied to the workspace. Instead of --coder.',
     looperQueue: 'Run on the workers of this BullMQ/Redis queue (see `troupe worker`) instead of here; progress streams back. With --job, control that job.',
     looperIsolate:
       'worktree: the run works in its own git workspace on a branch troupe/looper-run-N made from your HEAD; your checkout is not touched. At the end: the branch, diffstat and diff. Default: none.',
@@ -270,6 +272,9 @@ export const englishCliHelpTexts = {
     bestOfNJudgeAgent: 'With --select judge: a coding agent as the judge (claude, codex, gemini or a registry entry), asked for its pick as a typed result.',
     bestOfNModel: 'With --select judge: the judge model (PROVIDER[:MODEL]). Default: TROUPE_MODEL, else the provider whose key is set.',
     bestOfNWorkspace: 'The git checkout the attempts work on (each in a workspace of its own). Default: the current folder.',
+    bestOfNQueue:
+      "Run the attempts' agent turns on the workers of this BullMQ/Redis queue (troupe-best-of-n; see `troupe worker --queues troupe-best-of-n`); each change comes back into its workspace here, where it is tested and selected.",
+    bestOfNGit: 'With --queue: the git repository the workers clone (it must hold the checkout\'s HEAD). Default: the checkout\'s folder (workers on this machine, with --allow-root).',
     teamConfig: 'Team file. Default: WORKSPACE/.troupe/team.json.',
     teamFrom: 'Member (id or name) who says the first message, e.g. you at the terminal.',
     teamTo: 'Member (id or name) who speaks first.',
@@ -295,7 +300,7 @@ export const englishCliHelpTexts = {
     workerRedis: 'The Redis server of the queue (redis://[user:password@]host:port[/db]).',
     workerConcurrency: 'Jobs run at once on this worker, per queue. Default: 1.',
     workerQueues:
-      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model), in -eval eval trials (troupe eval --queue); others Looper runs.',
+      'Queues to serve. Default: troupe-looper. Names ending in -pipeline run pipeline tasks (a --coder turn each), in -agents orchestrator sub-agents (on --model), in -eval eval trials (troupe eval --queue), in -best-of-n best-of-N attempts (troupe best-of-n --queue); others Looper runs.',
     workerCoder: 'The agent CLI of pipeline tasks. Default: claude.',
     workerWorkspace: 'Where pipeline tasks run. Default: the current folder.',
     workerWorkDir: 'Where git workspaces are cloned. Default: a troupe-worker folder in the temp folder.',

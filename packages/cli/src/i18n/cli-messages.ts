@@ -83,6 +83,8 @@ export const englishCliMessages = {
     /** Printed last when a run ends with a code other than 0, so the exit code is never a mystery. */
     exitLine: (code: number, meaning: string) => `Exit code ${code}: ${meaning}`,
     mergeNeedsIsolate: '--merge needs --isolate worktree (the run must work on a branch of its own)',
+    attemptsOrCoder: 'give the Coder as --coder AGENT or as best-of-N attempts with --attempts AGENT:N,…, not both',
+    coderAttempts: (attempts: string) => `best-of-N ${attempts}`,
     notARepository: (root: string, detail: string) => `--isolate worktree needs a git checkout: ${root} is not one (${detail})`,
     workspaceDiff: (branch: string, base: string) => `Diff of ${branch} against ${base}:`,
     diffCut: (shown: number, total: number) => `… (${total - shown} more characters of the diff; see it with git diff)`,
@@ -184,6 +186,7 @@ export const englishCliMessages = {
     judgeNeedsModel: '--select judge needs a judge: --judge-agent AGENT, or a model: --model PROVIDER[:MODEL], TROUPE_MODEL, or a provider API key',
     judgeAgentWithoutJudge: '--judge-agent needs --select judge',
     judgeAgentAndModel: 'give the judge as --judge-agent AGENT or --model PROVIDER[:MODEL], not both',
+    gitNeedsQueue: '--git names the repository the queue workers clone: it needs --queue REDIS_URL',
     attempt: (id: string, status: string, tokens: number, cost: string, seconds: string, files: number, insertions: number, deletions: number) =>
       `${id}: ${status}, ${tokens} tokens, $${cost}, ${seconds} s, ${files} files +${insertions} -${deletions}`,
     stoppedBy: (why: 'firstPass' | 'budget'): string => (why === 'firstPass' ? 'An attempt passed: the others were stopped.' : 'The budget was reached: the remaining attempts were stopped.'),
@@ -210,6 +213,7 @@ export const englishCliMessages = {
     queuesWithoutQueue: '--queues needs --queue REDIS_URL: the Redis whose queues to show',
     subAgentsNeedModel: 'a sub-agents queue needs a model on this worker: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass --model',
     workspaceOrGit: 'give either --workspace DIR or --git URL, not both',
+    attemptsNotQueued: '--attempts is not sent to queue workers yet: run the Looper here (without --queue) for a best-of-N Coder',
     policyNotQueued: '--policy is not sent to queue workers yet: run the Looper here (without --queue) to hold its agents to a policy, or give the workers\' agents a policy in their registry',
     allowRootNotFolder: (dir: string) => `--allow-root ${dir} is not a folder`,
     gitUrlRefused: (maskedUrl: string) => `--git "${maskedUrl}": workers clone only https:// and ssh:// (user@host:path) URLs, or a local repository they allow`,

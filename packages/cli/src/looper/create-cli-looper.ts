@@ -1,4 +1,5 @@
 import { createAcpAdapterPlugin } from '@troupe/adapter-acp';
+import type { BestOfNCandidateSpec } from '@troupe/best-of-n';
 import { createClaudeCodeAdapterPlugin } from '@troupe/adapter-claude';
 import { createCodexAdapterPlugin } from '@troupe/adapter-codex';
 import { createGeminiCliAdapterPlugin } from '@troupe/adapter-gemini';
@@ -10,6 +11,7 @@ import { registryDefinitions, type AgentChoice, type CliRegistry } from '../regi
 import type { SessionMessageLog } from '../workspace/session-message-log';
 import type { TroupeWorkspace } from '../workspace/troupe-workspace';
 import { createSessionLooperStateStore } from './session-looper-state-store';
+import { createBestOfNCoder } from './best-of-n-coder';
 import { createTestRunReview, type TestRunReviewTexts } from './test-run-review';
 
 /** Which agent does a Looper step: an agent (a registry entry or a built-in adapter), or (Review only) the workspace's tests. */
@@ -40,6 +42,8 @@ export interface CliLooperSetup {
   isolation?: 'none' | 'worktree';
   /** `--policy FILE`: the tool policy every agent CLI member is governed by. */
   policy?: CompiledToolPolicy | undefined;
+  /** `--attempts claude:2,codex:2`: the Coder step is a best-of-N of these attempts, selected by `testCommand`. */
+  coderAttempts?: readonly BestOfNCandidateSpec[] | undefined;
 }
 
 /** ACP tool kinds a file-edits-only turn (`auto-edit`, without `--auto-allow`) allows; commands, fetches and others are denied. */
@@ -146,7 +150,16 @@ export function createCliLooper(options: {
   const agentManager = createCliAgentManager({ autoAllow: setup.autoAllow, registry: setup.registry, bus, policy: setup.policy });
   const looper = new Looper({
     texts: setup.texts ?? englishLooperTexts,
-    coder: member(setup.coder, 'coder', setup),
+    coder: setup.coderAttempts
+      ? createBestOfNCoder({
+          candidates: setup.coderAttempts,
+          testCommand: setup.testCommand,
+          workspacePath: workspace.root,
+          adapters: createCliAdapterRegistry(setup.autoAllow, setup.registry, setup.policy),
+          definitions: registryDefinitions(setup.registry),
+          bus,
+        })
+      : member(setup.coder, 'coder', setup),
     review: member(setup.reviewer, 'review', setup),
     ...(setup.judgeModel ? { model: setup.judgeModel } : {}),
     messages: log.messages,

@@ -1,5 +1,6 @@
 import { ConfigError } from '@troupe/core';
-import { CliError } from '../cli-errors';
+import { CliError, CliUsageError } from '../cli-errors';
+import { parseAttempts } from '../commands/best-of-n-command';
 import { catalogueOf, type CliIo } from '../cli-io';
 import { AGENT_CLIS, findExecutable } from '../doctor/detect-environment';
 import { describeAgentChoice, loadCliRegistry, resolveAgentChoice } from '../registry/cli-registry';
@@ -37,13 +38,17 @@ export async function resolveLooperSetup(
     m,
     (warning) => io.stderr.write(`troupe: ${m.config.warning(warning)}\n`),
   );
-  const coder = resolveAgentChoice(typeof options.coder === 'string' ? options.coder : 'claude', '--coder', registry, m, command);
+  // --attempts: the Coder step is a best-of-N of these agents (each resolved like --coder, so a bad name fails now).
+  if (typeof options.attempts === 'string' && typeof options.coder === 'string') throw new CliUsageError(m.looper.attemptsOrCoder, { command });
+  const coderAttempts = typeof options.attempts === 'string' ? parseAttempts(options.attempts, m) : undefined;
+  const attemptChoices = (coderAttempts ?? []).map((candidate) => resolveAgentChoice(candidate.agent, '--attempts', registry, m, command));
+  const coder = attemptChoices[0] ?? resolveAgentChoice(typeof options.coder === 'string' ? options.coder : 'claude', '--coder', registry, m, command);
   const reviewer: CliMemberChoice =
     options.reviewer === 'tests' ? 'tests' : typeof options.reviewer === 'string' ? resolveAgentChoice(options.reviewer, '--reviewer', registry, m, command, ['tests']) : coder;
   const judgeModel = read.judgeModel ? await createChatModel(read.judgeModel) : undefined;
-  const setup: CliLooperSetup = { ...read.base, judgeModel, coder, reviewer, registry };
+  const setup: CliLooperSetup = { ...read.base, judgeModel, coder, reviewer, registry, ...(coderAttempts ? { coderAttempts } : {}) };
   const adapters = createCliAdapterRegistry(setup.autoAllow, registry, setup.policy);
-  for (const choice of [coder, reviewer]) {
+  for (const choice of [coder, ...attemptChoices.slice(1), reviewer]) {
     if (choice === 'tests') continue;
     try {
       // A built-in agent is built too: with --policy, one that cannot enforce it fails now.
@@ -57,7 +62,8 @@ export async function resolveLooperSetup(
   const reviewText = reviewer === 'tests' ? m.looper.reviewTests(setup.testCommand.join(' ')) : describeAgentChoice(reviewer);
   const judgeText = read.judgeModel ? m.looper.judgeModel(describeModel(read.judgeModel, m)) : m.looper.judgeRules;
   const mcpText = setup.mcpServers ? ` · MCP: ${Object.keys(setup.mcpServers).join(', ') || 'none'}` : '';
-  return { setup, summary: `${m.looper.summary(describeAgentChoice(coder), reviewText, judgeText, setup.autoAllow)}${mcpText}` };
+  const coderText = typeof options.attempts === 'string' ? m.looper.coderAttempts(options.attempts) : describeAgentChoice(coder);
+  return { setup, summary: `${m.looper.summary(coderText, reviewText, judgeText, setup.autoAllow)}${mcpText}` };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
-import { InvalidArgumentError, StructuredOutputError, TroupeError, type AgentAdapterCapabilities } from '@troupe/core';
+import { AgentError, EMPTY_ANSWER_STOP_REASON, InvalidArgumentError, StructuredOutputError, TroupeError, type AgentAdapterCapabilities } from '@troupe/core';
 import { MockAgentAdapter, type FakeAgentCliOptions } from '@troupe/core/testing';
 
 // Typed results from CLI turns: `sendAndReceive(role, prompt, { schema })`, native (the adapter hands the schema to
@@ -172,6 +172,26 @@ describe('send with a schema: a typed turn that streams', () => {
     const error = await failureOf(turn.result);
     expect(error.failure).toBe('not-json');
     expect(error.text).toBe('I planned it, trust me.');
+  });
+
+  it("a turn the CLI failed because the answer was empty is a StructuredOutputError (empty) with the raw text and its usage, not an AgentError", async () => {
+    const emptyEnd = result({ result: ' ', is_error: true, stop_reason: EMPTY_ANSWER_STOP_REASON });
+    const { manager, messages } = await started([{ lines: ['{"type":"usage","inputTokens":24,"outputTokens":16}', emptyEnd] }]);
+    const error = await failureOf(manager.sendAndReceive('m', 'Plan the release', { schema: Plan }));
+    expect(error).toMatchObject({ failure: 'empty', text: ' ', attempts: 1, usage: { inputTokens: 24, outputTokens: 16 } });
+    expect(AgentError.isInstance(error.cause)).toBe(true);
+    expect(messages()).toHaveLength(1);
+    // The same failure in a turn without a schema stays a failed turn (AgentError); another CLI error in a typed turn too.
+    await manager.ensureAgentStarted('m', 'mock');
+    await expect(manager.sendAndReceive('m', 'Plan the release')).rejects.toSatisfy((caught: unknown) => AgentError.isInstance(caught));
+  });
+
+  it('a typed turn with a repair turn reports the usage of both turns', async () => {
+    const usage = (input: number) => `{"type":"usage","inputTokens":${input},"outputTokens":5,"costUsd":0.5}`;
+    const { manager } = await started([{ lines: [usage(10), result({ result: 'prose' })] }, { lines: [usage(20), result({ result: JSON.stringify(plan) })] }]);
+    const reply = await manager.sendAndReceive('m', 'Plan the release', { schema: Plan });
+    expect(reply.attempts).toBe(2);
+    expect(reply.result.usage).toEqual({ inputTokens: 30, outputTokens: 10, costUsd: 1 });
   });
 
   it('a turn that fails settles as it is (no repair turn, object undefined), like send without a schema', async () => {

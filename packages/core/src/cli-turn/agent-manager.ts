@@ -21,7 +21,7 @@ import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
 import type { AgentStreamPart, AgentUsage } from '../adapter/v1/agent-stream-part';
 import type { AgentTurnContext, MemberAgentConfig } from '../adapter/v1/member-agent-config';
 import type { JsonSchema } from '../model/v1/chat-message';
-import { resolveOutputSchema, runStructuredTurn, type AgentOutputOf, type AgentOutputSchema, type ResolvedOutputSchema } from './agent-structured-output';
+import { emptyAnswerError, resolveOutputSchema, runStructuredTurn, sumAgentUsage, type AgentOutputOf, type AgentOutputSchema, type ResolvedOutputSchema } from './agent-structured-output';
 
 /** Where the manager finds registry entries: a map, or a lookup (the seed's `AgentConfigManager`). */
 export type AgentDefinitionSource =
@@ -337,6 +337,8 @@ export class AgentManager {
     const parts: AgentStreamPart[] = [];
     const listeners = new Set<(part: AgentStreamPart | undefined) => void>();
     const runs: Promise<ProcessRun>[] = [];
+    /** Every turn's result: the usage of a turn that did not complete is still spent. */
+    const ended: AgentTurnResult[] = [];
     /** The result of a turn that did not complete: it ends the typed turn as it is (no repair turn). */
     let unfinished: AgentTurnResult | undefined;
     const runTurn = async (text: string, outputSchema: JsonSchema | undefined): Promise<AgentTurnResult> => {
@@ -347,6 +349,7 @@ export class AgentManager {
         for (const listener of listeners) listener(part);
       }
       const result = await turn.result;
+      ended.push(result);
       if (result.outcome.status !== 'completed' || result.agentError) {
         unfinished = result;
         throw new InvalidStateError('the turn did not complete');
@@ -355,15 +358,19 @@ export class AgentManager {
     };
     // runStructuredTurn calls runTurn synchronously: the first turn has started when it returns.
     const result = runStructuredTurn(instance.adapter, message, schema, runTurn).then(
-      ({ object, turn, attempts }): AgentTurnResult<unknown> => ({ ...turn, object, attempts }),
+      ({ object, turn, attempts, usage }): AgentTurnResult<unknown> => ({ ...turn, object, attempts, usage }),
       (error: unknown) => {
         if (unfinished === undefined) throw error;
-        return { ...unfinished, object: undefined, attempts: runs.length };
+        const usage = sumAgentUsage(ended.map((turn) => turn.usage));
+        // The CLI failed the turn because the answer was empty: no object came back, as for an empty answer it let pass.
+        const empty = emptyAnswerError(instance.adapter.adapterId, unfinished, runs.length, usage);
+        if (empty) throw empty;
+        return { ...unfinished, object: undefined, attempts: runs.length, usage };
       },
     );
     return {
       result,
-      run: runs[0] as Promise<ProcessRun>,
+      run: typedTurnRun(runs, result),
       [Symbol.asyncIterator]: () => partsIterator(parts, listeners, result as Promise<unknown>),
     };
   }
@@ -705,6 +712,37 @@ function permissionDenialsOf(parts: readonly AgentStreamPart[]): AgentPermission
   }
   return denials;
 }
+
+/**
+ * The run of a typed turn: its first process, whose `exited` settles once the process of every turn it ran (the
+ * repair turn's too) has exited, so a caller that waits for `exited` leaves no process behind.
+ */
+function typedTurnRun(runs: readonly Promise<ProcessRun>[], result: Promise<unknown>): Promise<ProcessRun> {
+  return (runs[0] as Promise<ProcessRun>).then((first) => {
+    const exited = result
+      .then(noop, noop)
+      .then(() => Promise.allSettled(runs.map((run) => run.then((each) => each.exited))))
+      .then((settled) => {
+        const exits = settled.flatMap((entry) => (entry.status === 'fulfilled' ? [entry.value] : []));
+        return exits.at(-1) ?? first.exited;
+      });
+    return {
+      get processId() {
+        return first.processId;
+      },
+      get pid() {
+        return first.pid;
+      },
+      outcome: first.outcome,
+      exited,
+      lines: () => first.lines(),
+      cancel: (reason?: unknown) => first.cancel(reason),
+      [Symbol.asyncIterator]: () => first[Symbol.asyncIterator](),
+    };
+  });
+}
+
+function noop(): void {}
 
 /** The adapter's `describeTurnError` applied to a failed turn's error (kept as is when the hook is absent or throws). */
 function describeTurnError(adapter: AgentAdapter, error: AgentError | undefined, outcome: ProcessOutcome): AgentError | undefined {

@@ -6,7 +6,8 @@ import { parseJsonText } from '../model-runtime/parse-json-text';
 import { jsonInstruction, objectRepairMessage, validateObjectValue } from '../model-runtime/validate-object-text';
 import { isZodSchema, toJsonSchema } from '../tools/tool-json-schema';
 import type { AgentAdapter } from '../adapter/v1/agent-adapter-v1';
-import type { AgentStreamPart } from '../adapter/v1/agent-stream-part';
+import { EMPTY_ANSWER_STOP_REASON, type AgentStreamPart, type AgentUsage } from '../adapter/v1/agent-stream-part';
+import type { AgentError } from '../errors/agent-error';
 import type { JsonSchema } from '../model/v1/chat-message';
 
 /** What a typed CLI turn's answer must match: a zod 4 schema (typed result) or a JSON Schema object (`unknown` result). */
@@ -72,10 +73,28 @@ export function dropNullOptionals(value: unknown, schema: unknown): unknown {
   return out;
 }
 
-/** The turn a typed result is read from: its answer text and parts (as `AgentTurnResult` holds them). */
+/** The turn a typed result is read from: its answer text, parts and usage (as `AgentTurnResult` holds them). */
 export interface StructuredTurn {
   text: string;
   parts: readonly AgentStreamPart[];
+  usage?: AgentUsage | undefined;
+}
+
+/**
+ * The usage of several turns added up (tokens and cost; a field none of them reported stays absent), or
+ * `undefined` when none reported any: what a typed turn with a repair turn spent in all.
+ */
+export function sumAgentUsage(usages: readonly (AgentUsage | undefined)[]): AgentUsage | undefined {
+  const reported = usages.filter((usage): usage is AgentUsage => usage !== undefined);
+  if (reported.length === 0) return undefined;
+  const total: AgentUsage = {};
+  for (const usage of reported) {
+    for (const key of ['inputTokens', 'outputTokens', 'cachedInputTokens', 'reasoningTokens', 'costUsd'] as const) {
+      const value = usage[key];
+      if (value !== undefined) total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  return total;
 }
 
 type Check = { success: true; object: unknown } | { success: false; failure: StructuredOutputFailure; text: string; issues: ModelOutputIssue[] };
@@ -106,12 +125,39 @@ export function checkStructuredTurn(turn: StructuredTurn, schema: ResolvedOutput
   return validated.success ? { success: true, object: validated.data } : { success: false, failure: 'invalid', text, issues: validated.issues };
 }
 
+/**
+ * The `StructuredOutputError` of a typed turn the CLI failed because the model's answer was empty (a failed
+ * `turn-end` with {@link EMPTY_ANSWER_STOP_REASON}): failure `empty`, the raw text, the CLI's error as its cause.
+ * `undefined` for any other failed turn (an API or process error stays what it is).
+ */
+export function emptyAnswerError(
+  adapterId: string,
+  turn: StructuredTurn & { agentError: AgentError | undefined },
+  attempts: number,
+  usage: AgentUsage | undefined,
+): StructuredOutputError | undefined {
+  const failedEnd = turn.parts.find((part) => part.type === 'turn-end' && part.isError);
+  if (turn.agentError === undefined || failedEnd?.type !== 'turn-end' || failedEnd.stopReason !== EMPTY_ANSWER_STOP_REASON) return undefined;
+  const issue = { path: '(root)', message: `the CLI failed the turn: the answer was empty (${turn.agentError.message})` };
+  return new StructuredOutputError(`${adapterId} did not return a valid object (empty) after ${attempts} turn(s): ${issue.path}: ${issue.message}`, {
+    adapterId,
+    failure: 'empty',
+    text: turn.text,
+    issues: [issue],
+    attempts,
+    ...(usage !== undefined ? { usage } : {}),
+    cause: turn.agentError,
+  });
+}
+
 /** What a typed turn returns. */
 export interface StructuredTurnOutcome<TTurn extends StructuredTurn> {
   object: unknown;
   /** The turn the object came from (the repair turn, when there was one). */
   turn: TTurn;
   attempts: number;
+  /** What every turn it ran spent, added up (the repair turn's included). */
+  usage: AgentUsage | undefined;
 }
 
 /**
@@ -132,6 +178,7 @@ export async function runStructuredTurn<TTurn extends StructuredTurn>(
   const mode = adapter.capabilities.outputSchema;
   const prompt = mode === undefined ? `${message}\n\n${jsonInstruction(schema.jsonSchema)}` : message;
   let turn = await runTurn(prompt, mode === undefined ? undefined : schema.jsonSchema);
+  const spent = [turn.usage];
   let check = checkStructuredTurn(turn, schema, mode);
   let attempts = 1;
   if (!check.success && mode === undefined) {
@@ -139,10 +186,12 @@ export async function runStructuredTurn<TTurn extends StructuredTurn>(
     const repair = objectRepairMessage(check.issues);
     const again = adapter.capabilities.resume ? repair : `${prompt}\n\nYour previous answer was:\n${turn.text}\n\n${repair}`;
     turn = await runTurn(again, undefined);
+    spent.push(turn.usage);
     check = checkStructuredTurn(turn, schema, mode);
     attempts = 2;
   }
-  if (check.success) return { object: check.object, turn, attempts };
+  const usage = sumAgentUsage(spent);
+  if (check.success) return { object: check.object, turn, attempts, usage };
   const list = check.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
   throw new StructuredOutputError(`${adapter.adapterId} did not return a valid object (${check.failure}) after ${attempts} turn(s): ${list}`, {
     adapterId: adapter.adapterId,
@@ -150,5 +199,6 @@ export async function runStructuredTurn<TTurn extends StructuredTurn>(
     text: check.text,
     issues: check.issues,
     attempts,
+    ...(usage !== undefined ? { usage } : {}),
   });
 }

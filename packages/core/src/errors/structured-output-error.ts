@@ -1,6 +1,7 @@
 import { TroupeError, type TroupeErrorOptions } from './troupe-error';
 import { redactSecrets, secretValuesFromEnv } from '../util/redact-secrets';
 import type { ModelOutputIssue } from '../model/model-error';
+import type { AgentUsage } from '../adapter/v1/agent-stream-part';
 
 const STRUCTURED_OUTPUT_ERROR_MARKER = Symbol.for('troupe.structured-output-error');
 
@@ -23,6 +24,8 @@ export interface StructuredOutputErrorDetails extends TroupeErrorOptions {
   issues: readonly ModelOutputIssue[];
   /** Turns run (1, or 2 after the repair turn of adapters without native schema support). */
   attempts: number;
+  /** What those turns spent, added up (tokens, and cost where the CLI reports it): paid for, though no object came back. */
+  usage?: AgentUsage;
 }
 
 /**
@@ -47,6 +50,8 @@ export class StructuredOutputError extends TroupeError {
   readonly text: string;
   readonly issues: readonly ModelOutputIssue[];
   readonly attempts: number;
+  /** What the turns spent, added up: a caller that counts usage (a team, a budget) counts it too. Absent when none was reported. */
+  readonly usage: AgentUsage | undefined;
 
   constructor(message: string, details: StructuredOutputErrorDetails) {
     const secrets = secretValuesFromEnv(process.env);
@@ -57,6 +62,7 @@ export class StructuredOutputError extends TroupeError {
     this.text = redactSecrets(details.text, secrets);
     this.issues = details.issues.map((issue) => ({ path: issue.path, message: redactSecrets(issue.message, secrets) }));
     this.attempts = details.attempts;
+    this.usage = details.usage;
   }
 
   /** True for a StructuredOutputError from any copy of `@troupe/core`. */

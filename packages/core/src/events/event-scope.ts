@@ -135,6 +135,23 @@ export function withEventScope<T>(init: EventScopeInit, work: () => T): T {
 }
 
 /**
+ * Runs `work` inside a scope captured earlier with {@link currentEventScope} (not a new child of the current one),
+ * so that events published later on another path — a queue worker's events streamed back to the origin — belong
+ * to the unit of work that asked for them, as if it had run in-process. With scopes off, or no scope, it only calls `work`.
+ *
+ * @example
+ * ```ts
+ * const scope = currentEventScope(); // when the job is submitted
+ * // … later, as its events come back:
+ * runInEventScope(scope, () => bus.publish(event));
+ * ```
+ */
+export function runInEventScope<T>(scope: EventScope | undefined, work: () => T): T {
+  if (scope === undefined || state.users === 0 || state.storage === undefined) return work();
+  return state.storage.run(scope, work);
+}
+
+/**
  * Adds a wrapper that every new scope's work runs through (inside the
  * scope): `@troupe/otel` uses it to make the scope's span the active
  * OpenTelemetry span, so user code inside nests under it. Returns a function

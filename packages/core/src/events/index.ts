@@ -19,6 +19,7 @@ export {
   eventScopeChain,
   eventScopesEnabled,
   registerEventScopeWrapper,
+  runInEventScope,
   withEventScope,
   type EventScope,
   type EventScopeInit,

@@ -33,7 +33,7 @@ export interface MockAgentAdapterOptions {
 /**
  * An adapter that records every call and runs the fake agent CLI. Lines of
  * the form `{"type":"text","text":…}` become `text-delta`, `{"type":"result",
- * "result":…}` a `turn-end` (its `structured_output`, when present, the part's `structuredOutput`), `{"type":"session","id":…,"model"?:…}` a `session`
+ * "result":…}` a `turn-end` (`is_error`, `stop_reason` and `structured_output`, when present, its `isError`, `stopReason` and `structuredOutput`), `{"type":"session","id":…,"model"?:…}` a `session`
  * part, `{"type":"usage","inputTokens":…,"outputTokens":…,"costUsd"?:…}` a `usage` part.
  *
  * @example
@@ -125,6 +125,7 @@ export class MockAgentAdapter implements AgentAdapterV1 {
             type: 'turn-end',
             text: String(json.result ?? ''),
             isError: json.is_error === true,
+            ...(typeof json.stop_reason === 'string' ? { stopReason: json.stop_reason } : {}),
             ...(Object.hasOwn(json, 'structured_output') ? { structuredOutput: json.structured_output } : {}),
           },
         ];

@@ -73,3 +73,11 @@ export const agentStreamPartSchema = z.discriminatedUnion('type', [
 ]);
 /** One normalized piece of an agent CLI's output. */
 export type AgentStreamPart = z.infer<typeof agentStreamPartSchema>;
+
+/**
+ * The `stopReason` of a failed `turn-end` (`isError: true`) when the CLI failed the turn only because the model's
+ * answer was empty (Gemini CLI's "The model returned an empty response"): not an API or process error, but an
+ * answer that is not there. A typed turn reports it as a `StructuredOutputError` of failure `empty`, as it does
+ * an empty answer the CLI let pass; an untyped turn stays a failed turn (`AgentError`).
+ */
+export const EMPTY_ANSWER_STOP_REASON = 'empty-answer';
