@@ -117,5 +117,30 @@ describe('runEval', () => {
     // The recording: gemini-2.5-flash, 12 input and 8 output tokens, at $0.30 and $2.50 per million.
     expect(run.records[0]?.costUsd).toBeCloseTo((12 * 0.3 + 8 * 2.5) / 1e6, 12);
   });
-});
 
+  it('runs many trials at once on one signal without a MaxListenersExceededWarning', async () => {
+    const { dir, cleanup } = makeTestSuite({ answer: answerTask() });
+    cleanups.push(cleanup);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const waiting: EvalMode = {
+      name: 'waiting',
+      async run(_task, _workspace, _agent, signal) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 300);
+          signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+        });
+        return { turns: 1, agentStatus: 'completed' };
+      },
+    };
+    try {
+      const run = await runEval({ suite: dir, agents: [{ id: 'idle', agent: 'claude' }], modes: [waiting], trials: 14, concurrency: 14, signal: new AbortController().signal });
+      expect(run.records).toHaveLength(14);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { MemoryStore, type Store } from '@troupe/core';
 import { AbortError, InvalidArgumentError } from '@troupe/core/errors';
 import type { EvalAgent, EvalMode } from './eval-mode';
@@ -109,7 +110,9 @@ function checkPositive(name: string, value: number): void {
  */
 export async function runEval(options: RunEvalOptions): Promise<EvalRun> {
   const { agents, trials = 1, concurrency = 1, store = new MemoryStore(), name = 'eval', keepWorkspaces = false, onTrial, runTrial = runEvalTrial } = options;
-  const signal = options.signal ?? new AbortController().signal;
+  // Each trial in flight listens on it (a queued eval holds hundreds at once): that is not a leak.
+  const signal = AbortSignal.any([options.signal ?? new AbortController().signal]);
+  setMaxListeners(0, signal);
   if (!Array.isArray(agents) || agents.length === 0) throw new InvalidArgumentError('agents', 'expected at least one agent { id, agent }');
   checkNames('agents', agents.map((agent) => agent.id));
   const modes = resolveModes(options.modes ?? ['single']);
