@@ -130,6 +130,11 @@ function watchAgentIo(agent) {
     return written;
   };
 }
+/**
+ * Writes out now what `emit` holds back for this tick (a pipe's writes are synchronous on Linux): the host reads the
+ * lines that came before a question before the question itself reaches its socket.
+ */
+const flushStdout = () => process.stdout.uncork();
 const finish = (code) => process.stdout.write('', () => process.exit(code));
 
 const mcpServers = options.mcpConfig ? JSON.parse(readFileSync(options.mcpConfig, 'utf8')) : [];
@@ -238,6 +243,7 @@ function callForPath(path, kind) {
  */
 async function fileAccess(method, params, signal, requestId) {
   host ??= connectHost();
+  flushStdout();
   const toolCall = callForPath(params?.path, method === methods.client.fs.writeTextFile ? 'edit' : 'read');
   const { content: _content, ...call } = toolCall ?? {};
   let outcome;
@@ -299,10 +305,12 @@ const app = client({ name: 'troupe' })
   .onRequest(methods.client.session.requestPermission, async ({ params, signal, requestId }) => {
     const known = knownCalls.get(params.toolCall?.toolCallId);
     const enriched = known ? { ...params, toolCall: { ...known, ...params.toolCall } } : params;
-    // The question goes to the host's socket first; the copy for the host's stream parser after it.
-    const asked = options.socket ? askHost(enriched, signal) : fixedAnswer(enriched);
+    // The copy for the host's stream parser first, and every line before it flushed: the host must have read the
+    // updates that came before the question (a sub-agent's start, a call's result) when it decides, or its hooks
+    // would see them after the next decision.
     emit({ jsonrpc: '2.0', method: 'session/request_permission', params });
-    const outcome = await asked;
+    flushStdout();
+    const outcome = options.socket ? await askHost(enriched, signal) : fixedAnswer(enriched);
     emit({ type: 'acp.permission', toolCallId: params.toolCall?.toolCallId, outcome });
     trace(requestId, 'session/request_permission', params.toolCall?.toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome);
     return { outcome };
