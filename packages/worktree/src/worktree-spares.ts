@@ -67,11 +67,10 @@ export async function parkSpare(info: RepoInfo, path: string, max: number, signa
     async () => {
       if ((await spareNames(info)).length >= max) return false;
       await mkdir(sparesDir(info), { recursive: true });
-      const moved = await runGit(['worktree', 'move', path, join(sparesDir(info), `spare-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`)], { cwd: info.topLevel, signal }).then(
+      return runGit(['worktree', 'move', path, join(sparesDir(info), `spare-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`)], { cwd: info.topLevel, signal }).then(
         () => true,
         () => false,
       );
-      return moved;
     },
     signal,
   );

@@ -48,6 +48,7 @@ function fakeClaudeSolving(): Record<string, string | undefined> {
 }
 
 const redisBinary = findRedisServer();
+if ('reason' in redisBinary) console.warn(`[cli] SKIPPED troupe eval --queue: ${redisBinary.reason}`);
 
 describe('troupe eval', () => {
   it.skipIf('reason' in redisBinary)('--queue URL: the trials run on a queue worker (troupe-eval), with the same summary and resume', { timeout: 120_000 }, async () => {
