@@ -4,6 +4,7 @@ export type { AgentAdapter, AgentAdapterCapabilities, AgentAdapterV1, AgentLineC
 export { agentStreamPartSchema, agentUsageSchema, EMPTY_ANSWER_STOP_REASON, type AgentStreamPart, type AgentUsage } from './v1/agent-stream-part';
 export { matchesCompletionType, serializableCompletionStrategySchema, type CompletionStrategy } from './v1/completion-strategy';
 export type { ProcessConfig } from './v1/process-config';
+export type { ProcessControl, ProcessControlIo, ProcessControlStart } from './v1/process-control';
 export { memberAgentConfigSchema, type AgentTurnContext, type MemberAgentConfig } from './v1/member-agent-config';
 export {
   isMcpHttpServer,

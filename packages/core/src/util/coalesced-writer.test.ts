@@ -32,6 +32,22 @@ describe('coalescedWriter', () => {
     expect(calls).toEqual([expect.any(Array), ['later\n']]);
   });
 
+  it('flush() sends what it holds back at once, and the writes after it still leave together', async () => {
+    const { stream, calls } = recordingStream();
+    const write = coalescedWriter(stream);
+    write('a\n');
+    write('b\n');
+    write.flush();
+    expect(calls).toEqual([['a\n', 'b\n']]);
+    write.flush(); // nothing held back: no empty write
+    write('c\n');
+    write('d\n');
+    expect(calls).toHaveLength(1);
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(calls).toEqual([['a\n', 'b\n'], ['c\n', 'd\n']]);
+    expect(stream.writableCorked).toBe(0);
+  });
+
   it('drops writes once the stream is no longer writable', async () => {
     const { stream, calls } = recordingStream();
     const write = coalescedWriter(stream);

@@ -23,13 +23,14 @@ export interface CorkableStream {
  * for (const answer of answers) send(`${JSON.stringify(answer)}\n`);
  * ```
  */
-export function coalescedWriter(stream: CorkableStream): (chunk: string) => void {
+export function coalescedWriter(stream: CorkableStream): CoalescedWriter {
   let corked = false;
   const flush = () => {
+    if (!corked) return;
     corked = false;
     stream.uncork();
   };
-  return (chunk) => {
+  const send = (chunk: string) => {
     if (!stream.writable) return;
     if (!corked) {
       corked = true;
@@ -38,4 +39,12 @@ export function coalescedWriter(stream: CorkableStream): (chunk: string) => void
     }
     stream.write(chunk);
   };
+  return Object.assign(send, { flush });
+}
+
+/** The writer {@link coalescedWriter} returns: call it with a chunk; `flush()` sends what it holds back now. */
+export interface CoalescedWriter {
+  (chunk: string): void;
+  /** Sends the writes held back so far, in one write, now instead of at the end of the tick (no-op when none are). */
+  flush(): void;
 }

@@ -16,7 +16,7 @@ export { nextProcessCount, processSingleton } from './process-singleton';
 export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type LocalHttpGuardOptions, type LocalHttpRequest } from './local-http-guard';
 export { LineSplitter, parseJsonLine, type LineSplitterOptions } from './line-splitter';
 export { readJsonLines, type JsonLineReaderOptions } from './json-line-reader';
-export { coalescedWriter, type CorkableStream } from './coalesced-writer';
+export { coalescedWriter, type CoalescedWriter, type CorkableStream } from './coalesced-writer';
 export { limitedWarning } from './limited-warning';
 export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';

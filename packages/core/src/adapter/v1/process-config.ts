@@ -1,3 +1,5 @@
+import type { ProcessControlStart } from './process-control';
+
 /**
  * How to start an agent CLI. Built by an adapter's `getProcessConfig`, or by hand.
  * The command is never run through a shell.
@@ -21,7 +23,8 @@ export interface ProcessConfig {
    * (`'stdin'`, default; the process can be started before the message is
    * known), or appended as the last argument (`'argument'`; the process is
    * spawned when the message is sent). Stdin is always closed either way —
-   * Codex waits forever on an open stdin.
+   * Codex waits forever on an open stdin — unless a {@link ProcessConfig.control}
+   * takes the message and closes stdin itself.
    */
   messageDelivery?: 'stdin' | 'argument';
   /** Shown when the command is not installed, e.g. `npm install -g @openai/codex`. */
@@ -38,4 +41,10 @@ export interface ProcessConfig {
   secrets?: readonly (string | RegExp)[];
   /** Runs once after the process has exited (e.g. removes a temp file the adapter wrote). */
   cleanup?: () => void | Promise<void>;
+  /**
+   * Speaks a protocol with the CLI on its own stdio, in this process (see {@link ProcessControl}): stdin stays open
+   * after the message for the answers, and the control sees the CLI's output before the turn does. Used by the Claude
+   * Code adapter for its control protocol (permission prompts and hook callbacks answered with no driver process).
+   */
+  control?: ProcessControlStart;
 }

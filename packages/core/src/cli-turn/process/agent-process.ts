@@ -6,6 +6,8 @@ import { createSecretRedactor, secretValuesFromEnv, type SecretRedactor } from '
 import { isGroupAlive, terminateProcessGroup, trackProcessGroup, untrackProcessGroup } from './kill-process-group';
 import { addLiveProcess, removeLiveProcess } from './live-processes';
 import type { ProcessConfig } from '../../adapter/v1/process-config';
+import type { ProcessControl } from '../../adapter/v1/process-control';
+import { coalescedWriter } from '../../util/coalesced-writer';
 import type { ExitInfo } from './process-outcome';
 import { ProcessStderr } from './process-stderr';
 import { descendantPidFloor, newRunToken, sweepRunTokens, trackRunToken, untrackRunToken, withRunToken } from './process-sweep';
@@ -48,6 +50,10 @@ export class AgentProcess {
   private exitInfo: ExitInfo | undefined;
   private stdoutClosed = false;
   private readonly earlyChunks: Buffer[] = [];
+  /** Lines the control passed on before a turn was attached. */
+  private readonly earlyLines: string[] = [];
+  private control: ProcessControl | undefined;
+  private controlClosed = false;
   private readonly earlyStderr: string[] = [];
   private runStarted = false;
   private exitedPromise: Promise<ExitInfo>;
@@ -147,6 +153,7 @@ export class AgentProcess {
     this.killGraceMs = killGraceMs;
     for (const text of this.earlyStderr.splice(0)) handlers.stderr(text);
     for (const chunk of this.earlyChunks.splice(0)) handlers.chunk(chunk);
+    for (const line of this.earlyLines.splice(0)) handlers.line(line);
   }
 
   /** @internal */
@@ -163,8 +170,12 @@ export class AgentProcess {
     };
   }
 
-  /** @internal Writes the message to stdin (if any) and closes stdin. */
+  /** @internal Writes the message to stdin (if any) and closes stdin; with a control, hands it the message instead. */
   sendStdin(message: string | undefined): void {
+    if (this.control) {
+      this.callControl('message', () => this.control?.message(message));
+      return;
+    }
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) return;
     if (message !== undefined && (this.config.messageDelivery ?? 'stdin') === 'stdin') {
@@ -218,10 +229,13 @@ export class AgentProcess {
     child.stdin?.on('error', () => {
       // EPIPE when the child exits before reading stdin: the exit path reports it.
     });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (this.handlers) this.handlers.chunk(chunk);
-      else this.earlyChunks.push(chunk);
-    });
+    if (this.config.control) this.startControl(child, this.config.control);
+    else {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        if (this.handlers) this.handlers.chunk(chunk);
+        else this.earlyChunks.push(chunk);
+      });
+    }
     child.stdout?.on('close', () => {
       this.stdoutClosed = true;
     });
@@ -239,9 +253,61 @@ export class AgentProcess {
     });
   }
 
+  /** Wires the config's control between the CLI's stdio and the turn (see {@link ProcessControl}). */
+  private startControl(child: ChildProcess, start: NonNullable<ProcessConfig['control']>): void {
+    const stdin = child.stdin!;
+    const write = coalescedWriter(stdin);
+    const emit = (line: string) => {
+      if (this.handlers) this.handlers.line(line);
+      else this.earlyLines.push(line);
+    };
+    let control: ProcessControl;
+    try {
+      control = start({
+        write: (text) => write(text),
+        flush: () => write.flush(),
+        endInput: () => {
+          write.flush();
+          if (!stdin.writableEnded) stdin.end();
+        },
+        emit,
+      });
+    } catch (error) {
+      this.warn('start', error);
+      stdin.end();
+      return;
+    }
+    this.control = control;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const readAt = performance.now();
+      this.callControl('chunk', () => control.chunk(chunk, readAt));
+    });
+    child.stdout?.on('end', () => this.callControl('end', () => control.end()));
+  }
+
+  /** Runs one call into the control; one that throws is a warning (the control answers its own requests). */
+  private callControl(what: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.warn(what, error);
+    }
+  }
+
+  private warn(what: string, error: unknown): void {
+    process.emitWarning(`Troupe process control of "${this.config.command}" failed (${what}): ${this.redactor.redact(String(error))}`, 'TroupeWarning');
+  }
+
+  private closeControl(): void {
+    if (!this.control || this.controlClosed) return;
+    this.controlClosed = true;
+    this.callControl('close', () => this.control?.close());
+  }
+
   private finishExit(info: ExitInfo): void {
     if (this.exitInfo !== undefined) return;
     this.exitInfo = info;
+    this.closeControl();
     const pid = this.child?.pid;
     this.handlers?.leaderExit();
     void (async () => {

@@ -15,6 +15,8 @@ export interface AttachedTurn {
 export interface TurnHandlers {
   /** A stdout chunk (raw bytes). */
   chunk(chunk: Buffer): void;
+  /** A whole stdout line (no newline), passed on by the process's control. */
+  line(line: string): void;
   /** The process (leader) exited, or failed to start. */
   leaderExit(): void;
   /** Redacted stderr text, by whole lines. */

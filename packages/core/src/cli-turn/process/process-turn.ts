@@ -82,6 +82,7 @@ export class ProcessTurn implements AttachedTurn {
     proc.attach(
       {
         chunk: (chunk) => this.onChunk(chunk),
+        line: (line) => this.onControlLine(line),
         leaderExit: () => this.onLeaderExit(),
         stderr: (text) => this.options.onStderr?.(text),
       },
@@ -113,6 +114,13 @@ export class ProcessTurn implements AttachedTurn {
       this.onLine(line, true);
       if (this.settled) return;
     }
+  }
+
+  private onControlLine(line: string): void {
+    if (this.settled) return;
+    this.bytesSeen += line.length + 1;
+    if (this.strategy.type === 'idleTimeout') this.armIdle();
+    this.onLine(line, true);
   }
 
   private appendOutput(text: string): void {

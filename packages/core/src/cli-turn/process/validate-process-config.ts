@@ -28,5 +28,8 @@ export function validateProcessConfig(config: ProcessConfig): void {
   if (config.messageDelivery !== undefined && config.messageDelivery !== 'stdin' && config.messageDelivery !== 'argument') {
     throw new InvalidArgumentError('config.messageDelivery', `expected "stdin" or "argument", got ${String(config.messageDelivery)}`);
   }
+  if (config.control !== undefined && typeof config.control !== 'function') {
+    throw new InvalidArgumentError('config.control', `expected a function that starts the process's control, got ${typeof config.control}`);
+  }
 }
 
