@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClaudeCodeAdapter } from '@troupe/adapter-claude';
 import { decideToolUse, type ToolUseRequest } from '@troupe/core';
 import { runProcess } from '@troupe/core/cli-turn';
-import { connectDecisionSocket, listenDecisionSocket } from '@troupe/core/util';
-import { createClaudeControlHandler } from '../packages/adapter-claude/src/claude-code-permissions';
 import { claudeCodeBinary, createFakeLlmServer, type FakeToolCall } from '@troupe/test-server';
 import { median, percentile, type BenchKit } from './bench-kit';
 
@@ -15,11 +13,9 @@ const PER_TURN = 200;
 const BURSTS = 5;
 
 const burstCli = new URL('./fixtures/burst-control-cli.mjs', import.meta.url).pathname;
-const cpuPreload = new URL('./fixtures/cpu-usage-preload.mjs', import.meta.url).href;
 
-/** One turn of the scripted CLI (`bursts` bursts): the driver's elapsed_ms per decision, and the CPU time (µs) the host and the driver used. */
-async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: number[]; hostCpuUs: number; driverCpuUs: number }> {
-  const cpuFile = join(root, `cpu-${bursts}-${Math.random().toString(36).slice(2)}.jsonl`);
+/** One turn of the scripted CLI (`bursts` bursts): the elapsed_ms per decision, and the CPU time (µs) the host used. */
+async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: number[]; hostCpuUs: number }> {
   const adapter = createClaudeCodeAdapter({
     command: burstCli,
     apiKey: 'sk-ant-fake-000',
@@ -30,7 +26,7 @@ async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: nu
   });
   const workspace = join(root, 'workspace');
   const config = await adapter.getProcessConfig({ workDir: workspace }, workspace);
-  const env = { ...config.env, BURSTS: String(bursts), BURST: String(PER_TURN), BURST_WORKSPACE: workspace, NODE_OPTIONS: `--import=${cpuPreload}`, CPU_USAGE_MATCH: 'claude-control-driver', CPU_USAGE_FILE: cpuFile };
+  const env = { ...config.env, BURSTS: String(bursts), BURST: String(PER_TURN), BURST_WORKSPACE: workspace };
   const elapsed: number[] = [];
   const before = process.cpuUsage();
   const run = runProcess({ ...config, env }, { message: adapter.prepareMessage('go', {}), completion: { type: 'jsonl', completionTypes: ['result'] }, timeoutMs: 300_000 });
@@ -42,21 +38,20 @@ async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: nu
   await run.exited;
   const host = process.cpuUsage(before);
   if (outcome.status !== 'completed') throw new Error(`scripted turn ${outcome.status}`);
-  const driver = readFileSync(cpuFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { user: number; system: number });
-  if (driver.length !== 1) throw new Error(`expected the driver's CPU line, got ${driver.length}`);
-  return { elapsed, hostCpuUs: host.user + host.system, driverCpuUs: driver[0]!.user + driver[0]!.system };
+  return { elapsed, hostCpuUs: host.user + host.system };
 }
 
 /**
  * Claude Code permissions over the control protocol, with the real CLI (2.1.330) and the fake API: 1,000 tool calls
  * (read, write, shell, 200 per model message), each decided by an in-process callback. Troupe's own time per
- * decision is the control driver's `elapsed_ms`: from the moment the driver reads the chunk of the CLI's stdout that
- * completes the request line (when a burst of requests comes in one chunk, every one of them starts its clock then,
- * so the time the driver spends on the requests before it counts) to the moment its answer line has been written to
- * the CLI's stdin — the socket round trip to the host, the host's `decideToolUse` and any queueing behind other
- * decisions included — against `decideToolUse` called directly. The real CLI sends its requests mostly one per chunk
- * (it asks as it goes); the scripted CLI (bench/fixtures/burst-control-cli.mjs) sends bursts of 200 in one write, the
- * worst case for queueing, and gives the CPU time per decision (host and driver), which the load does not change.
+ * decision is the `elapsed_ms` of the host's control (the host speaks the control protocol on the CLI's own stdio, no
+ * process in between): from the moment the host reads the chunk of the CLI's stdout that completes the request line
+ * (when a burst of requests comes in one chunk, every one of them starts its clock then, so the time spent on the
+ * requests before it counts) to the moment its answer line has been written to the CLI's stdin — the host's
+ * `decideToolUse` and any queueing behind other decisions included — against `decideToolUse` called directly. The
+ * real CLI sends its requests mostly one per chunk (it asks as it goes); the scripted CLI
+ * (bench/fixtures/burst-control-cli.mjs) sends bursts of 200 in one write, the worst case for queueing, and gives the
+ * host's CPU time per decision, which the load does not change.
  */
 export default async function (kit: BenchKit): Promise<void> {
   const server = await createFakeLlmServer({ scenario: 'text' });
@@ -117,7 +112,7 @@ export default async function (kit: BenchKit): Promise<void> {
   const wallMs = performance.now() - started;
   const realLoadAfter = loadavg();
 
-  // Baseline: the decision alone, in process (no CLI, no socket, no driver).
+  // Baseline: the decision alone, in process (no CLI, no protocol).
   const direct: number[] = [];
   const signal = new AbortController().signal;
   for (let index = 0; index < CALLS; index++) {
@@ -126,27 +121,9 @@ export default async function (kit: BenchKit): Promise<void> {
     await decideToolUse(request, { policy: { deny: ['Bash(rm *)'], allow: ['Read'] }, canUseTool: () => true });
     direct.push(performance.now() - at);
   }
-  // The host's side alone, without the CLI competing for the CPU: the socket round trip and the decision, as the
-  // driver sees them (one PreToolUse question at a time).
-  const socketDir = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-socket-'));
-  const handler = createClaudeControlHandler({ permissions: { policy: { allow: ['Read'] }, canUseTool: () => true }, agent: 'bench' });
-  const socket = await listenDecisionSocket(join(socketDir, 'control.sock'), { name: 'bench socket', handler: (request, signal) => handler(request, signal) });
-  const client = connectDecisionSocket(socket.path, 'bench socket');
-  const roundTrips: number[] = [];
-  try {
-    for (let index = 0; index < CALLS; index++) {
-      const at = performance.now();
-      await client.request({ subtype: 'hook_callback', callback_id: 'troupe_pre_tool_use', input: { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: `w-${index}.txt`, content: 'x' }, tool_use_id: `t${index}` }, tool_use_id: `t${index}` });
-      roundTrips.push(performance.now() - at);
-    }
-  } finally {
-    client.close();
-    await socket.close();
-    rmSync(socketDir, { recursive: true, force: true });
-  }
   // The scripted CLI: bursts of PER_TURN requests, each burst in one write, no model and no tools competing for the
-  // CPU; Troupe's CPU per decision is the host's and the driver's CPU time over a turn of BURSTS bursts, less a
-  // turn of none (the driver's start-up and the turn's own lines).
+  // CPU; Troupe's CPU per decision is the host's CPU time over a turn of BURSTS bursts, less a turn of none (the
+  // turn's start-up and its own lines).
   const scratch = mkdtempSync(join(tmpdir(), 'troupe-bench-claude-burst-'));
   mkdirSync(join(scratch, 'workspace'));
   const scripted: number[] = [];
@@ -159,7 +136,7 @@ export default async function (kit: BenchKit): Promise<void> {
       const full = await scriptedTurn(scratch, BURSTS);
       if (full.elapsed.length !== BURSTS * PER_TURN) throw new Error(`scripted turn: ${full.elapsed.length} decisions traced, expected ${BURSTS * PER_TURN}`);
       scripted.push(...full.elapsed);
-      perDecisionCpu.push((full.hostCpuUs + full.driverCpuUs - empty.hostCpuUs - empty.driverCpuUs) / full.elapsed.length);
+      perDecisionCpu.push((full.hostCpuUs - empty.hostCpuUs) / full.elapsed.length);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -171,9 +148,8 @@ export default async function (kit: BenchKit): Promise<void> {
   kit.note(`  real CLI: load average before ${realLoadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${realLoadAfter.map((v) => v.toFixed(2)).join(' ')}; p99 ${percentile(elapsed, 99).toFixed(3)} ms`);
   kit.report({ name: 'Claude Code decision, request line read → answer written, p50', value: percentile(elapsed, 50), baselineValue: percentile(direct, 50), ...baseline });
   kit.report({ name: 'Claude Code decision, request line read → answer written, p95', value: percentile(elapsed, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
-  kit.report({ name: 'host socket round trip + decision (no CLI), p95', value: percentile(roundTrips, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
   kit.note(`  scripted CLI: ${scripted.length} decisions in bursts of ${PER_TURN} (one write each); load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`);
   kit.note(`  scripted CLI, request chunk read → answer written: p50 ${percentile(scripted, 50).toFixed(3)} ms, p95 ${percentile(scripted, 95).toFixed(3)} ms, p99 ${percentile(scripted, 99).toFixed(3)} ms, max ${Math.max(...scripted).toFixed(3)} ms`);
-  kit.report({ name: 'Troupe CPU per decision (host + driver, scripted CLI bursts), median of 3', value: median(perDecisionCpu), unit: 'µs', baselineName: 'decideToolUse in process, median', baselineValue: percentile(direct, 50) * 1000 });
+  kit.report({ name: 'Troupe CPU per decision (host, scripted CLI bursts), median of 3', value: median(perDecisionCpu), unit: 'µs', baselineName: 'decideToolUse in process, median', baselineValue: percentile(direct, 50) * 1000 });
   kit.report({ name: 'Claude Code decision, request line read → answer written, max', value: Math.max(...elapsed), baselineValue: Math.max(...direct), ...baseline });
 }

@@ -1,14 +1,5 @@
-import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
 // Two entries: the CLI adapter, and the ChatModel at `./model` (the only one that imports the vendor SDK).
-export default defineConfig(
-  troupeTsup(import.meta.dirname, {
-    entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts' },
-    async onSuccess() {
-      // The control driver is a plain-JS script the adapter runs as a child process (with `permissions`).
-      cpSync('src/bin', 'dist/bin', { recursive: true });
-    },
-  }),
-);
+export default defineConfig(troupeTsup(import.meta.dirname, { entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts' } }));

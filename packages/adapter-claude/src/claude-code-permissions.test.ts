@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,6 @@ import { ConfigError, EventBus, type ToolDecisionRecord, type ToolPermissionOpti
 import { replayThroughAdapter } from '@troupe/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeDisallowedTools, claudeToolKind, claudeToolTarget, createClaudeControlHandler } from './claude-code-permissions';
-import { claudeControlDriverPath } from './claude-code-control-process';
 import { claudeCodeSettingsFromDefinition, createClaudeCodeAdapter, createClaudeCodeAdapterPlugin, type ClaudeCodeSettings } from './index';
 
 const fixturesDir = fileURLToPath(new URL('./__fixtures__/', import.meta.url));
@@ -99,7 +97,7 @@ describe('the control handler against the requests the real CLI sent (control-ev
     expect(asked).toBe(2);
   });
 
-  it('denies a deferred call with a clear message, and refuses unknown requests (the driver then fails closed)', async () => {
+  it('denies a deferred call with a clear message, and refuses unknown requests (the control then fails closed)', async () => {
     const handle = createClaudeControlHandler({ permissions: { canUseTool: () => ({ behavior: 'defer', reason: 'a human decides' }) }, agent: 'coder' });
     const signal = new AbortController().signal;
     expect(await handle({ subtype: 'can_use_tool', tool_name: 'Write', input: { file_path: 'a' }, tool_use_id: 't1' }, signal)).toEqual({
@@ -111,19 +109,20 @@ describe('the control handler against the requests the real CLI sent (control-ev
   });
 });
 
-describe('the control driver with a replayed CLI (real recorded lines, no model)', () => {
+describe('the control protocol with a replayed CLI (real recorded lines, no model)', () => {
   let root: string | undefined;
   afterEach(() => {
     if (root) rmSync(root, { recursive: true, force: true });
     root = undefined;
   });
 
-  /** One turn through AgentManager: the adapter's driver runs the replaying CLI in place of Claude Code. */
+  /** One turn through AgentManager: the adapter runs the replaying CLI in place of Claude Code and answers it. */
   async function replayTurn(fixture: string, settings: ClaudeCodeSettings) {
-    root = mkdtempSync(join(tmpdir(), 'troupe-claude-driver-'));
+    root ??= mkdtempSync(join(tmpdir(), 'troupe-claude-control-'));
     const answers = join(root, 'answers.jsonl');
     const adapters = new AdapterRegistry();
-    const adapter = createClaudeCodeAdapter({ command: process.execPath, baseArgs: [replayCli, '-p', '--output-format', 'stream-json', '--verbose'], env: { REPLAY_FILE: join(fixturesDir, fixture), ANSWERS_FILE: answers }, ...settings });
+    const replayFile = fixture.startsWith('/') ? fixture : join(fixturesDir, fixture);
+    const adapter = createClaudeCodeAdapter({ command: process.execPath, baseArgs: [replayCli, '-p', '--output-format', 'stream-json', '--verbose'], env: { REPLAY_FILE: replayFile, ANSWERS_FILE: answers }, ...settings });
     adapters.register({ type: 'claude', create: () => adapter });
     const manager = new AgentManager({ adapters });
     try {
@@ -136,25 +135,24 @@ describe('the control driver with a replayed CLI (real recorded lines, no model)
     }
   }
 
-  it('runs the CLI under the driver with --permission-prompt-tool stdio and --disallowedTools for plain-name deny rules', async () => {
+  it('runs the CLI itself (no driver) with --permission-prompt-tool stdio, --disallowedTools for plain-name deny rules, and the control', async () => {
     const adapter = createClaudeCodeAdapter({ permissions: { policy: { deny: ['WebFetch', 'Bash(rm *)'] } } });
     const config = await adapter.getProcessConfig({}, undefined);
     try {
-      expect(config.command).toBe(process.execPath);
-      expect(config.args?.[0]).toBe(claudeControlDriverPath);
-      const cli = config.args!.slice(config.args!.indexOf('--') + 1);
-      expect(cli[0]).toBe('claude');
-      expect(cli).toEqual(expect.arrayContaining(['--input-format', 'stream-json', '--permission-prompt-tool', 'stdio', '--disallowedTools', 'WebFetch']));
-      expect(cli).not.toContain('--allowedTools');
+      expect(config.command).toBe('claude');
+      expect(config.args).toEqual(expect.arrayContaining(['--input-format', 'stream-json', '--permission-prompt-tool', 'stdio', '--disallowedTools', 'WebFetch']));
+      expect(config.args).not.toContain('--allowedTools');
+      expect(typeof config.control).toBe('function');
     } finally {
       await config.cleanup?.();
     }
     const plain = await createClaudeCodeAdapter({}).getProcessConfig({}, undefined);
     expect(plain.command).toBe('claude');
     expect(plain.args).not.toContain('--permission-prompt-tool');
+    expect(plain.control).toBeUndefined();
   });
 
-  it('answers every recorded request through the socket, and the turn reads as before (tool calls, the denied one with its reason)', async () => {
+  it('answers every recorded request in the host, and the turn reads as before (tool calls, the denied one with its reason)', async () => {
     const { result, sent } = await replayTurn('control-every-kind.cli-stdout.jsonl', { permissions: everyKindPermissions(), includePartialMessages: false });
     expect(result.outcome.status).toBe('completed');
     expect(result.text).toBe('done 1');
@@ -180,23 +178,52 @@ describe('the control driver with a replayed CLI (real recorded lines, no model)
     expect(sent[0]!.response.response.hookSpecificOutput.permissionDecisionReason).toContain('no decision for Write');
   });
 
-  it('fails closed on its own when the host cannot be asked (no socket): every tool call is denied', () => {
-    root = mkdtempSync(join(tmpdir(), 'troupe-claude-driver-'));
-    const answers = join(root, 'answers.jsonl');
-    const run = spawnSync(process.execPath, [claudeControlDriverPath, '--permission-socket', join(root, 'missing.sock'), '--', process.execPath, replayCli], {
-      input: '{"type":"user","message":{"role":"user","content":"go"}}\n',
-      env: { ...process.env, REPLAY_FILE: join(fixturesDir, 'control-fail-closed.cli-stdout.jsonl'), ANSWERS_FILE: answers },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(run.status).toBe(0);
-    const sent = readFileSync(answers, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
-    expect(sent.map((line) => line.response.response.hookSpecificOutput)).toEqual([
-      { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The tool call was refused: the Troupe host could not be asked (fail closed).' },
-      { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The tool call was refused: the Troupe host could not be asked (fail closed).' },
-    ]);
-    expect(run.stderr).toContain('failing closed');
-    expect(run.stdout).toContain('"type":"troupe_control"');
+  it('fails closed on a request it cannot answer (unknown hook, unknown subtype) with a warning, and the turn goes on', async () => {
+    root = mkdtempSync(join(tmpdir(), 'troupe-claude-control-'));
+    // The recorded fail-closed stream with its two requests made unanswerable.
+    const lines = jsonLines('control-fail-closed.cli-stdout.jsonl').filter((line) => line.type === 'control_request');
+    const unknownHook = lines[0]!.request_id as string;
+    const unknownSubtype = lines[1]!.request_id as string;
+    const replay = join(root, 'unanswerable.jsonl');
+    writeFileSync(
+      replay,
+      readFileSync(join(fixturesDir, 'control-fail-closed.cli-stdout.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const message = JSON.parse(line) as Record<string, any>;
+          if (message.request_id === unknownHook) message.request.callback_id = 'troupe_unknown_hook';
+          if (message.request_id === unknownSubtype) message.request.subtype = 'mystery';
+          return `${JSON.stringify(message)}\n`;
+        })
+        .join(''),
+    );
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const { result, sent } = await replayTurn(replay, { permissions: { canUseTool: () => true }, includePartialMessages: false });
+      expect(result.outcome.status).toBe('completed');
+      // An unknown hook gets the empty answer (no hook output, never an allow); the request of unknown subtype still
+      // carries the PreToolUse callback id, so its tool call is denied.
+      expect(sent.map((line) => [line.response.request_id, line.response.response])).toEqual([
+        [unknownHook, {}],
+        [
+          unknownSubtype,
+          {
+            hookSpecificOutput: {
+              hookEventName: 'PreToolUse',
+              permissionDecision: 'deny',
+              permissionDecisionReason: 'The tool call was refused: the Troupe host could not answer the request (fail closed).',
+            },
+          },
+        ],
+      ]);
+      expect(warnings.filter((text) => text.includes('failing closed'))).toHaveLength(2);
+      expect(warnings.join('\n')).toMatch(/unknown hook callback "troupe_unknown_hook"/);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('rejects permissions with text input and names a malformed policy rule at once', () => {
@@ -215,7 +242,7 @@ describe('the control driver with a replayed CLI (real recorded lines, no model)
 });
 
 describe('the recorded control-protocol stream through the parser', () => {
-  it('reads the driver’s stdout (control requests and troupe_control lines among the events) as the same turn', async () => {
+  it('reads the control stream (control requests and troupe_control lines among the events) as the same turn', async () => {
     const adapter = createClaudeCodeAdapter({ includePartialMessages: false });
     const { parts } = await replayThroughAdapter(adapter, { name: 'control-every-kind', stdoutFile: join(fixturesDir, 'control-every-kind.stdout.jsonl'), exitCode: 0 }, fixturesDir);
     const calls = parts.filter((part) => part.type === 'tool-call');

@@ -52,7 +52,7 @@ export function claudeToolTarget(toolName: string, input: unknown): string | und
  */
 export const CLAUDE_DEFER_UNSUPPORTED = deferredWithoutStoreMessage();
 
-/** The callback ids the driver registers the hooks under (see `bin/claude-control-driver.mjs`). */
+/** The callback ids the hooks are registered under (see `claude-code-control.ts`). */
 const HOOK_IDS = {
   preToolUse: 'troupe_pre_tool_use',
   postToolUse: 'troupe_post_tool_use',
@@ -81,7 +81,7 @@ const MAX_REMEMBERED = 1024;
 
 /**
  * Answers the control requests of one Claude Code process: every tool call is decided once, by
- * {@link decideToolUse}, at the `PreToolUse` hook the driver registers for all tools (reads included, which Claude
+ * {@link decideToolUse}, at the `PreToolUse` hook registered for all tools (reads included, which Claude
  * Code would run unasked); a later `can_use_tool` for the same call reuses that verdict, and one for a call the hook
  * never saw is decided afresh. The observing hooks (`postToolUse`, `stop`, `subagentStart`, `subagentStop`) are
  * called with what the CLI reports; one that throws is reported as a warning and changes nothing.
@@ -171,13 +171,16 @@ export function createClaudeControlHandler(options: ClaudeControlHandlerOptions)
   };
 }
 
-/** The `--hooks` list of the driver: the observing hooks the host has. */
-export function claudeDriverHookNames(permissions: ToolPermissionOptions): string[] {
+/** The observing hooks to register besides `PreToolUse` (which is always registered: it is the decision). */
+export type ClaudeObservedHook = 'post' | 'stop' | 'subagent';
+
+/** The observing hooks to register with the CLI: those the host has. */
+export function claudeObservedHooks(permissions: ToolPermissionOptions): ClaudeObservedHook[] {
   const hooks = permissions.hooks ?? {};
   return [
-    ...(hooks.postToolUse ? ['post'] : []),
-    ...(hooks.stop ? ['stop'] : []),
-    ...(hooks.subagentStart || hooks.subagentStop ? ['subagent'] : []),
+    ...(hooks.postToolUse ? (['post'] as const) : []),
+    ...(hooks.stop ? (['stop'] as const) : []),
+    ...(hooks.subagentStart || hooks.subagentStop ? (['subagent'] as const) : []),
   ];
 }
 

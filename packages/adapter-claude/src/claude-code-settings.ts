@@ -71,7 +71,7 @@ export const claudeCodeSettingsSchema = z.strictObject({
   installHint: z.string().min(1).default(CLAUDE_CODE_INSTALL_HINT),
   /**
    * `permissions`, `policyFile`, `eventBus`, `agentName` (core's `permissionSettingsShape`). With permissions the turn
-   * runs over Claude Code's stream-json control protocol through a small driver process; every call (reads included)
+   * runs over Claude Code's stream-json control protocol, answered in this process on the CLI's own stdio; every call (reads included)
    * is decided by `decideToolUse` at a `PreToolUse` hook. Needs `inputFormat: 'stream-json'`.
    */
   ...permissionSettingsShape,

@@ -21,6 +21,5 @@ export {
 export { ClaudeCodeStreamParser, parseClaudeCodeResponse } from './claude-code-stream-parser';
 export { claudeCodeMcpArgs, type ClaudeCodeMcpArgs } from './claude-code-mcp-config';
 export { CLAUDE_DEFER_UNSUPPORTED, claudeDisallowedTools, claudeToolKind, claudeToolTarget } from './claude-code-permissions';
-export { claudeControlDriverPath } from './claude-code-control-process';
 
 // The Anthropic ChatModel (@anthropic-ai/sdk) is at '@troupe/adapter-claude/model', so this entry loads no SDK.

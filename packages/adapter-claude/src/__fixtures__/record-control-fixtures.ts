@@ -1,6 +1,6 @@
 // Records the control-protocol fixtures (`control-*.{stdout,cli-stdout,stdin}.jsonl`, `.meta.json`) from the real
-// Claude Code (the pinned devDependency) against the in-repo fake API, through the adapter's control driver, with
-// the CLI's own stdin and stdout teed to files. Run from the repository root:
+// Claude Code (the pinned devDependency) against the in-repo fake API, answered by the adapter's control (in this
+// process), with the CLI's own stdin and stdout teed to files. Run from the repository root:
 //   npx tsx --conditions=@troupe/source packages/adapter-claude/src/__fixtures__/record-control-fixtures.ts
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,14 +27,12 @@ async function record(name: string, calls: (ws: string) => FakeToolCall[], permi
   for (let i = 0; i < 4; i++) server.enqueue('anthropic', { text: `done ${i}` });
   const adapter = createClaudeCodeAdapter({ command: bin, baseUrl: server.url, apiKey: 'sk-ant-fake-000', home: join(root, 'home'), tmpDir: join(root, 'tmp'), maxRetries: 0, includePartialMessages: false, permissions });
   const config = await adapter.getProcessConfig({ workDir: ws, mcpServers: { probe: { command: process.execPath, args: [echo] } } }, ws);
-  const args = [...(config.args ?? [])];
-  const at = args.indexOf('--');
-  const cliArgv = args.slice(at + 1);
-  args.splice(at + 1, args.length, '/bin/sh', '-c', 'tee "$REC_IN" | "$@" | tee "$REC_OUT"', 'sh', ...cliArgv);
+  const cliArgv = [config.command, ...(config.args ?? [])];
+  const args = ['-c', 'tee "$REC_IN" | "$@" | tee "$REC_OUT"', 'sh', ...cliArgv];
   const recIn = join(root, 'in.jsonl');
   const recOut = join(root, 'out.jsonl');
   const started = Date.now();
-  const run = runProcess({ ...config, args, env: { ...config.env, REC_IN: recIn, REC_OUT: recOut } }, { message: adapter.prepareMessage('Use the tools', {}), completion: { type: 'exit' }, timeoutMs: 90_000 });
+  const run = runProcess({ ...config, command: '/bin/sh', args, env: { ...config.env, REC_IN: recIn, REC_OUT: recOut } }, { message: adapter.prepareMessage('Use the tools', {}), completion: { type: 'exit' }, timeoutMs: 90_000 });
   const outcome = await run.outcome;
   await run.exited;
   const clean = (text: string) => text.split(root).join('/tmp/fixture').split(server.url).join('http://127.0.0.1:<PORT>');
@@ -53,11 +51,11 @@ async function record(name: string, calls: (ws: string) => FakeToolCall[], permi
       }
     });
   const meta = {
-    label: 'claude@2.1.330 via claude-control-driver.mjs',
+    label: 'claude@2.1.330 via the adapter\'s control protocol',
     scenario_name: name,
     argv: ['claude', ...cliArgv.slice(1)].map((arg) => clean(arg)).map((arg) => (arg.startsWith('--mcp-config=') ? '--mcp-config=<mcp config file>' : arg)),
     cwd: '/tmp/fixture/workspace',
-    stdin: 'driver (control protocol)',
+    stdin: 'the host (control protocol)',
     exit_code: outcome.exitCode,
     status: outcome.status,
     wall_ms: Date.now() - started,

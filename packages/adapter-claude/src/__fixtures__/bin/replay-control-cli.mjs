@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Stands in for Claude Code in the control driver's tests: prints a recorded CLI stdout (REPLAY_FILE) line by line;
+// Stands in for Claude Code in the control protocol's tests: prints a recorded CLI stdout (REPLAY_FILE) line by line;
 // after each `control_request` it waits for the `control_response` with that request id on stdin, and appends every
 // answer it got to ANSWERS_FILE. Exits 0 after the last line once stdin is closed.
 import { appendFileSync, readFileSync } from 'node:fs';
