@@ -12,7 +12,7 @@ export type DecisionSocketHandler = (request: Record<string, unknown>, signal: A
 const MAX_DECISION_LINE_LENGTH = 64 * 1024 * 1024;
 
 /**
- * The socket a CLI adapter's helper script (the Claude Code control driver, the Gemini CLI hook) asks the host on
+ * The socket a CLI adapter's helper script (the Gemini CLI hook) asks the host on
  * before a tool call runs: each line `{"id":n,"request":{…}}` gets `{"id":n,"answer":{…}}` from `handler`, or
  * `{"id":n,"error":"…"}` when the frame is malformed or the handler throws (the script then denies the call: fail
  * closed). Put it in a directory private to this process. The agent itself could connect (the path is in the
