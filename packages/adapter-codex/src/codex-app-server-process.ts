@@ -7,6 +7,7 @@ import type { ResolvedCodexAdapterSettings } from './codex-adapter-settings';
 import { startCodexPermissionSocket, type CodexApprovalFrame, type CodexApprovalOutcome } from './codex-app-server-permissions';
 import { codexSessionArgs, resolveCodexProcess } from './codex-command-line';
 import { toCodexStrictSchema } from './codex-output-schema';
+import { assertNoUndecidedSubagents } from './codex-subagent-guard';
 
 /**
  * Absolute path of the app-server driver (plain JavaScript, run with the current `node`): it holds the JSON-RPC
@@ -76,6 +77,7 @@ export async function codexAppServerProcessConfig(turn: CodexAppServerTurn): Pro
     socket = await startCodexPermissionSocket(dir, turn.decide);
     const exec = settings.baseArgs.indexOf('exec');
     const codexArgs = [...settings.baseArgs.slice(0, exec), 'app-server', ...basics.providerArgs, ...basics.retryArgs, ...basics.mcpArgs, ...settings.extraArgs, ...(member.additionalArgs ?? [])];
+    assertNoUndecidedSubagents(codexArgs, basics.env.CODEX_HOME ?? process.env.CODEX_HOME);
     return {
       command: process.execPath,
       args: [codexAppServerDriverPath, '--permission-socket', socket.path, '--thread', threadFile, '--', settings.command, ...codexArgs],
