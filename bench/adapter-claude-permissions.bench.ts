@@ -47,8 +47,11 @@ async function scriptedTurn(root: string, bursts: number): Promise<{ elapsed: nu
  * decision is the `elapsed_ms` of the host's control (the host speaks the control protocol on the CLI's own stdio, no
  * process in between): from the moment the host reads the chunk of the CLI's stdout that completes the request line
  * (when a burst of requests comes in one chunk, every one of them starts its clock then, so the time spent on the
- * requests before it counts) to the moment its answer line has been written to the CLI's stdin — the host's
- * `decideToolUse` and any queueing behind other decisions included — against `decideToolUse` called directly. The
+ * requests before it counts) to the moment its answer line is handed to the write on the CLI's stdin (with the other
+ * answers decided in the same tick) — the host's `decideToolUse` and any queueing behind other decisions included —
+ * against `decideToolUse` called directly. The write itself is not counted: in it the kernel hands the answer to the
+ * CLI and wakes it, and on a loaded machine may run the CLI before this process again; that time, the CLI's, is
+ * printed beside (`returned_ms`). The
  * real CLI sends its requests mostly one per chunk (it asks as it goes); the scripted CLI
  * (bench/fixtures/burst-control-cli.mjs) sends bursts of 200 in one write, the worst case for queueing, and gives the
  * host's CPU time per decision, which the load does not change.
@@ -77,6 +80,8 @@ export default async function (kit: BenchKit): Promise<void> {
     },
   });
   const elapsed: number[] = [];
+  /** To the moment the write returned: adds the time the kernel gives the CLI it woke (not Troupe's). */
+  const returned: number[] = [];
   const realLoadBefore = loadavg();
   const started = performance.now();
   try {
@@ -98,8 +103,11 @@ export default async function (kit: BenchKit): Promise<void> {
       const config = await adapter.getProcessConfig({ workDir: workspace }, workspace);
       const run = runProcess(config, { message: adapter.prepareMessage('go', {}), completion: { type: 'jsonl', completionTypes: ['result'] }, timeoutMs: 300_000 });
       for await (const { json } of run) {
-        const line = json as { type?: string; callback_id?: string; elapsed_ms?: number } | undefined;
-        if (line?.type === 'troupe_control' && line.callback_id === 'troupe_pre_tool_use' && typeof line.elapsed_ms === 'number') elapsed.push(line.elapsed_ms);
+        const line = json as { type?: string; callback_id?: string; elapsed_ms?: number; returned_ms?: number } | undefined;
+        if (line?.type === 'troupe_control' && line.callback_id === 'troupe_pre_tool_use' && typeof line.elapsed_ms === 'number') {
+          elapsed.push(line.elapsed_ms);
+          returned.push(line.returned_ms ?? Number.NaN);
+        }
       }
       const outcome = await run.outcome;
       if (outcome.status !== 'completed') throw new Error(`turn ${turn} ${outcome.status}`);
@@ -146,10 +154,11 @@ export default async function (kit: BenchKit): Promise<void> {
   kit.note(`  ${elapsed.length} tool calls decided through the real CLI (${asked} by the callback, the rest by the policy) in ${(wallMs / 1000).toFixed(1)} s`);
   const baseline = { baselineName: 'decideToolUse in process', unit: 'ms' };
   kit.note(`  real CLI: load average before ${realLoadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${realLoadAfter.map((v) => v.toFixed(2)).join(' ')}; p99 ${percentile(elapsed, 99).toFixed(3)} ms`);
-  kit.report({ name: 'Claude Code decision, request line read → answer written, p50', value: percentile(elapsed, 50), baselineValue: percentile(direct, 50), ...baseline });
-  kit.report({ name: 'Claude Code decision, request line read → answer written, p95', value: percentile(elapsed, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
+  kit.note(`  the same, to the moment the write on the CLI's stdin returned (the kernel may run the CLI it woke first): p50 ${percentile(returned, 50).toFixed(3)} ms, p95 ${percentile(returned, 95).toFixed(3)} ms, p99 ${percentile(returned, 99).toFixed(3)} ms`);
+  kit.report({ name: 'Claude Code decision, request read → answer handed to the write, p50', value: percentile(elapsed, 50), baselineValue: percentile(direct, 50), ...baseline });
+  kit.report({ name: 'Claude Code decision, request read → answer handed to the write, p95', value: percentile(elapsed, 95), baselineValue: percentile(direct, 95), target: '≤ 2 ms', ...baseline });
   kit.note(`  scripted CLI: ${scripted.length} decisions in bursts of ${PER_TURN} (one write each); load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadAfter.map((v) => v.toFixed(2)).join(' ')}`);
-  kit.note(`  scripted CLI, request chunk read → answer written: p50 ${percentile(scripted, 50).toFixed(3)} ms, p95 ${percentile(scripted, 95).toFixed(3)} ms, p99 ${percentile(scripted, 99).toFixed(3)} ms, max ${Math.max(...scripted).toFixed(3)} ms`);
+  kit.note(`  scripted CLI, request chunk read → answer handed to the write: p50 ${percentile(scripted, 50).toFixed(3)} ms, p95 ${percentile(scripted, 95).toFixed(3)} ms, p99 ${percentile(scripted, 99).toFixed(3)} ms, max ${Math.max(...scripted).toFixed(3)} ms`);
   kit.report({ name: 'Troupe CPU per decision (host, scripted CLI bursts), median of 3', value: median(perDecisionCpu), unit: 'µs', baselineName: 'decideToolUse in process, median', baselineValue: percentile(direct, 50) * 1000 });
-  kit.report({ name: 'Claude Code decision, request line read → answer written, max', value: Math.max(...elapsed), baselineValue: Math.max(...direct), ...baseline });
+  kit.report({ name: 'Claude Code decision, request read → answer handed to the write, max', value: Math.max(...elapsed), baselineValue: Math.max(...direct), ...baseline });
 }

@@ -51,8 +51,10 @@ const mayMatter = (line: string) => line.includes('control_') || line.includes('
  *
  * The requests of a chunk are answered before its lines reach the turn: their answers are decided in the microtask
  * drain after the read and leave in one write, and the turn parses the chunk on the next turn of the event loop. After
- * each answer a `{"type":"troupe_control",…,"elapsed_ms":…}` line is passed on: Troupe's own time for it, from the
- * read of the chunk that completed the request line to the answer written to the CLI's stdin. A request the CLI
+ * each answer a `{"type":"troupe_control",…,"elapsed_ms":…,"returned_ms":…}` line is passed on: `elapsed_ms` is
+ * Troupe's own time for it, from the read of the chunk that completed the request line to the moment the answer is
+ * handed to the write on the CLI's stdin (with every answer decided in the same tick); `returned_ms` to the moment that
+ * write returned, which adds the time the kernel may give the CLI it just woke before this process runs again. A request the CLI
  * cancels (`control_cancel_request`) gets no answer; when the CLI exits, what is in flight is aborted.
  *
  * @internal
@@ -69,6 +71,8 @@ class ClaudeCodeControl implements ProcessControl {
   private holding = false;
   private inputOpen = true;
   private closed = false;
+  /** Answers decided in this tick, written together at its end. */
+  private readonly outbox: { line: string; sent: (at: { handedAt: number; returnedAt: number }) => void }[] = [];
 
   constructor(
     private readonly io: ProcessControlIo,
@@ -166,10 +170,8 @@ class ClaudeCodeControl implements ProcessControl {
     } finally {
       this.inFlight.delete(requestId);
     }
-    if (controller.signal.aborted || this.closed) return; // cancelled, or the CLI is gone: it wants no answer
-    this.send({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response: answer } });
-    // The clock stops once the answer has left: the write above is flushed at the end of this tick.
-    await new Promise((resolve) => process.nextTick(resolve));
+    if (controller.signal.aborted || this.closed || !this.inputOpen) return; // cancelled, or the CLI is gone or done: it wants no answer
+    const { handedAt, returnedAt } = await this.sendAnswer(`${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response: answer } })}\n`);
     const behavior = (answer.behavior ?? (answer.hookSpecificOutput as { permissionDecision?: unknown } | undefined)?.permissionDecision) as string | undefined;
     const line = JSON.stringify({
       type: 'troupe_control',
@@ -178,10 +180,32 @@ class ClaudeCodeControl implements ProcessControl {
       request_id: requestId,
       ...(request.tool_use_id !== undefined ? { tool_use_id: request.tool_use_id } : {}),
       ...(behavior !== undefined ? { behavior } : {}),
-      elapsed_ms: Math.round((performance.now() - readAt) * 1000) / 1000,
+      elapsed_ms: Math.round((handedAt - readAt) * 1000) / 1000,
+      returned_ms: Math.round((returnedAt - readAt) * 1000) / 1000,
     });
     if (this.holding) this.held.push(line);
     else this.io.emit(line);
+  }
+
+  /**
+   * Writes an answer with the others decided in this tick, in one write at the tick's end; resolves with the moment
+   * the batch was handed to that write, and the moment the write returned (the kernel hands the answer to the CLI
+   * inside it, and may switch to the CLI there: the time after is the CLI's, not Troupe's).
+   */
+  private sendAnswer(line: string): Promise<{ handedAt: number; returnedAt: number }> {
+    return new Promise((sent) => {
+      if (this.outbox.length === 0) process.nextTick(() => this.flushOutbox());
+      this.outbox.push({ line, sent });
+    });
+  }
+
+  private flushOutbox(): void {
+    const batch = this.outbox.splice(0);
+    for (const { line } of batch) if (this.inputOpen) this.io.write(line);
+    const handedAt = performance.now();
+    this.io.flush();
+    const returnedAt = performance.now();
+    for (const { sent } of batch) sent({ handedAt, returnedAt });
   }
 
   private send(value: unknown): void {

@@ -158,6 +158,13 @@ describe('the control protocol with a replayed CLI (real recorded lines, no mode
     expect(result.text).toBe('done 1');
     const recorded = jsonLines('control-every-kind.stdin.jsonl').filter((line) => line.type === 'control_response');
     expect(sent.map((line) => line.response.response)).toEqual(recorded.map((line) => line.response.response));
+    // One troupe_control line per answer, with Troupe's time for it (handed to the write ≤ the write returned).
+    const timings = result.outcome.output
+      .split('\n')
+      .filter((line) => line.includes('"troupe_control"'))
+      .map((line) => JSON.parse(line) as { request_id: string; elapsed_ms: number; returned_ms: number });
+    expect(timings.map((line) => line.request_id).sort()).toEqual(sent.map((line) => line.response.request_id as string).sort());
+    for (const { elapsed_ms, returned_ms } of timings) expect(elapsed_ms >= 0 && returned_ms >= elapsed_ms).toBe(true);
     const calls = result.parts.filter((part) => part.type === 'tool-call');
     expect(calls.map((part) => part.type === 'tool-call' && part.toolName)).toEqual(['Read', 'Write', 'Write', 'Bash', 'mcp__probe__echo', 'Agent']);
     const denied = result.parts.find((part) => part.type === 'tool-result' && part.isError);
