@@ -2,7 +2,6 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { decideToolUse, deferredWithoutStoreMessage, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import type { AcpPermissionAnswer, AcpPermissionRequest } from './acp-permissions';
-import type { AcpSocketQuestion } from './acp-permission-socket';
 import { acpToolName } from './acp-stream-parser';
 import { acpSharedToolName, acpToolKind, decideAcpToolUse } from './acp-tool-use';
 
@@ -16,7 +15,13 @@ export interface AcpDecisionContext {
   bus?: EventBus;
 }
 
-/** The driver's answer to one file access: the path (and, for a write, the content) to use, or the refusal. */
+/** A file access of the agent through the client: its ACP params, with the tool call that names the path when one does. */
+export interface AcpFileQuestion {
+  method: 'fs/read_text_file' | 'fs/write_text_file';
+  params: Record<string, unknown>;
+}
+
+/** The host's answer to one file access: the path (and, for a write, the content) to use, or the refusal. */
 export type AcpFileAccessAnswer = { outcome: 'allow'; path: string; content?: string } | { outcome: 'deny'; message: string };
 
 /** A write the host already allowed through `session/request_permission`, waiting for its `fs/write_text_file`. */
@@ -55,7 +60,7 @@ const stringOf = (value: unknown): string | undefined => (typeof value === 'stri
  * - any other file access is a call of its own, decided before it runs: kind `read` or `edit`, target the path, the
  *   tool name of the agent's tool call that names the path (`Read`), else `read_text_file` / `write_text_file`;
  * - an allowed answer with a changed input is what runs: a changed `file_path` (and `content`) of claude-code-acp's
- *   `Write` or of a file access is the path and content the driver uses (other changed inputs are refused);
+ *   `Write` or of a file access is the path and content the client uses (other changed inputs are refused);
  * - every path, asked or changed, must be absolute and inside the session's working directory (symbolic links
  *   resolved), else the access is refused with a message naming the path.
  */
@@ -92,7 +97,7 @@ export class AcpClientFs {
   }
 
   /** Decides one file access of the agent through the client: the path and content to use, or why not. */
-  async decideFileAccess(question: Extract<AcpSocketQuestion, { method: string }>, context: AcpDecisionContext): Promise<AcpFileAccessAnswer> {
+  async decideFileAccess(question: AcpFileQuestion, context: AcpDecisionContext): Promise<AcpFileAccessAnswer> {
     const { method, params } = question;
     const write = method === 'fs/write_text_file';
     const path = stringOf(params.path);
