@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { z } from 'zod';
@@ -47,6 +48,12 @@ export function checkAcpClientRequest(method: string, params: unknown): { ok: tr
 }
 
 /**
+ * Files up to this size are read and written synchronously: microseconds of blocking, where a trip through libuv's
+ * thread pool would make the agent wait behind whatever the event loop is doing meanwhile (parsing its updates).
+ */
+const SYNC_FILE_BYTES = 1024 * 1024;
+
+/**
  * Carries out a file access the host decided: writes (creating folders) or reads the decided path — a line range
  * when asked. A refusal is JSON-RPC error -32001 `Permission denied: <reason>` (the agent tells its model), a
  * missing file ACP's "Resource not found", except for the read of an edit call that is running (Gemini CLI's
@@ -61,13 +68,15 @@ export async function serveAcpFileAccess(
 ): Promise<Record<string, unknown>> {
   if (answer.outcome === 'deny') throw new RequestError(-32001, `Permission denied: ${answer.message}`);
   if (request.method === 'fs/write_text_file') {
-    await mkdir(dirname(answer.path), { recursive: true });
-    await writeFile(answer.path, answer.content ?? request.params.content, 'utf8');
+    const content = answer.content ?? request.params.content;
+    mkdirSync(dirname(answer.path), { recursive: true });
+    if (content.length <= SYNC_FILE_BYTES / 4) writeFileSync(answer.path, content, 'utf8');
+    else await writeFile(answer.path, content, 'utf8');
     return {};
   }
   let content: string;
   try {
-    content = await readFile(answer.path, 'utf8');
+    content = statSync(answer.path).size <= SYNC_FILE_BYTES ? readFileSync(answer.path, 'utf8') : await readFile(answer.path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException)?.code === 'ENOENT') {
       if (toolCall?.kind === 'edit' && toolCall.status === 'in_progress') return { content: '' };
