@@ -7,34 +7,27 @@
 // Usage: node scripted-acp-agent.mjs SCRIPT.json   where SCRIPT.json is
 //   {"lines": ["…raw line…", …], "answers": N, "until": ID, "then": "result" | {"exit": N}, "record": "FILE"}
 import { appendFileSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 
 const script = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 let promptId;
 let answers = 0;
-let buffer = '';
 
 function end() {
   if (script.then === 'result') write({ jsonrpc: '2.0', id: promptId, result: { stopReason: 'end_turn' } });
   else process.exit(script.then.exit);
 }
 
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let newline;
-  while ((newline = buffer.indexOf('\n')) !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    const message = JSON.parse(line);
-    appendFileSync(script.record, `${line}\n`);
-    if (message.method === 'initialize') write({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: 1, agentCapabilities: {} } });
-    else if (message.method === 'session/new') write({ jsonrpc: '2.0', id: message.id, result: { sessionId: 'scripted-1' } });
-    else if (message.method === 'session/prompt') {
-      promptId = message.id;
-      process.stdout.write(script.lines.map((text) => `${text}\n`).join(''));
-      if (script.answers === 0) end();
-    } else if (message.method === undefined && (++answers === script.answers || (script.until !== undefined && message.id === script.until))) end();
-  }
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  appendFileSync(script.record, `${line}\n`);
+  if (message.method === 'initialize') write({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: 1, agentCapabilities: {} } });
+  else if (message.method === 'session/new') write({ jsonrpc: '2.0', id: message.id, result: { sessionId: 'scripted-1' } });
+  else if (message.method === 'session/prompt') {
+    promptId = message.id;
+    process.stdout.write(script.lines.map((text) => `${text}\n`).join(''));
+    if (script.answers === 0) end();
+  } else if (message.method === undefined && (++answers === script.answers || (script.until !== undefined && message.id === script.until))) end();
 });
 process.stdin.on('end', () => process.exit(0));
