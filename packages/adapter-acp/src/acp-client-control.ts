@@ -61,6 +61,8 @@ class AcpClientTurn {
   private readonly trace: AcpAnswerTrace | undefined;
   /** Lines held back while the requests of a chunk are answered; undefined when none are. */
   private held: string[] | undefined;
+  /** Ids of the client's requests not answered yet. */
+  private readonly awaiting = new Set<number>();
   private sessionId: string | undefined;
   private message: string | undefined;
   private prompted = false;
@@ -135,7 +137,8 @@ class AcpClientTurn {
       if (typeof id !== 'number' && typeof id !== 'string') return this.respondError(null, RequestError.invalidRequest(undefined, '"id" must be a number or a string'));
       return this.onRequest(id, method, message.params, line, readAt);
     }
-    if (id === INITIALIZE || id === SESSION || id === PROMPT) this.onResponse(id, message);
+    // A response to a request of ours still open; any other (a stray or repeated id) is ignored, as the SDK did.
+    if (typeof id === 'number' && this.awaiting.delete(id)) this.onResponse(id, message);
   }
 
   private onNotification(method: string, params: unknown, line: string): void {
@@ -299,6 +302,7 @@ class AcpClientTurn {
   }
 
   private request(id: number, method: string, params: unknown): void {
+    this.awaiting.add(id);
     this.write({ jsonrpc: '2.0', id, method, params });
   }
 

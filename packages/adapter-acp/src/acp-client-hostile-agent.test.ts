@@ -41,7 +41,7 @@ async function scriptedTurn(
   script: { lines: string[]; answers?: number; until?: string | number; then: 'result' | { exit: number } },
   canUseTool: AcpCanUseTool = (request) => request.toolCallId.startsWith('ok'),
   eventBus?: EventBus,
-): Promise<{ result: AgentTurnResult; answers: Received[] }> {
+): Promise<{ result: AgentTurnResult; answers: Received[]; received: Received[] }> {
   const record = join(dir, 'received.jsonl');
   const scriptFile = join(dir, 'script.json');
   writeFileSync(scriptFile, JSON.stringify({ record, ...script }));
@@ -52,7 +52,7 @@ async function scriptedTurn(
     await manager.ensureAgentStarted('coder', 'acp', { workDir: dir });
     const result = await manager.send('coder', 'go', { timeoutMs: 60_000 }).result;
     const received = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Received);
-    return { result, answers: received.filter((message) => message.method === undefined) };
+    return { result, answers: received.filter((message) => message.method === undefined), received };
   } finally {
     await manager.cleanup();
   }
@@ -75,9 +75,12 @@ describe('ACP client: hostile messages from the agent', () => {
       '{"jsonrpc":"2.0","id":4,"method":"__proto__","params":{}}',
       '{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":99}}',
       '{"jsonrpc":"2.0","id":77,"result":{}}',
+      // A second answer to initialize: ignored (no second session/new).
+      '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}',
       permissionRequest(5, 'ok-1'),
     ];
-    const { result, answers } = await scriptedTurn({ lines, answers: 11, then: 'result' });
+    const { result, answers, received } = await scriptedTurn({ lines, answers: 11, then: 'result' });
+    expect(received.filter((message) => message.method !== undefined).map((message) => message.method)).toEqual(['initialize', 'session/new', 'session/prompt']);
     expect(answers).toEqual([
       { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
       { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
