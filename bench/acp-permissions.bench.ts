@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decideToolUse, EventBus, type ToolUseRequest } from '@troupe/core';
@@ -14,21 +14,22 @@ const PER_TURN = 100;
 /**
  * ACP permissions: 1,000 tool calls (file reads and writes through the client, shell commands) made by the real
  * claude-code-acp 0.16.2 (Claude Code through the Claude Agent SDK) against the fake API, each decided by an
- * in-process `canUseTool` through the generic ACP adapter's `permissions`. Troupe's own time per decision is traced
- * by the ACP driver (`TROUPE_ACP_DRIVER_TRACE`): from the moment the driver reads the chunk of the agent's stdout that
- * completes the request line (`session/request_permission`, `fs/read_text_file`, `fs/write_text_file`; every request
- * of a burst read in one chunk starts its clock then) to the moment the SDK hands the response line to the write to
- * the agent's stdin — the SDK's parsing, the socket round trip to the host, `decideToolUse` and, for a file access,
- * its own read or write included. Baseline: `decideToolUse` alone. The CPU figures are per traced answer over whole
- * turns (the driver's start-up and its passing on of every update included), not per decision alone.
+ * in-process `canUseTool` through the generic ACP adapter's `permissions`. The ACP client runs in the host, on the
+ * agent's own stdio (a process control, no driver process). Troupe's own time per decision is traced by it
+ * (`TROUPE_ACP_DRIVER_TRACE`, written by the host as each turn ends): from `readAt` of the chunk of the agent's
+ * stdout that completes the request line (`session/request_permission`, `fs/read_text_file`, `fs/write_text_file`;
+ * every request of a burst read in one chunk starts its clock then) to the moment the answer has been written to the
+ * agent's stdin (after the flush) — the line framing, the request's check, `decideToolUse` and, for a file access,
+ * its own read or write included. Baseline: `decideToolUse` alone. The CPU figure is the host's per traced answer
+ * over whole turns (the ACP client's framing and passing on of every update, the adapter's parsing and the fake API
+ * server included), not per decision alone.
  */
 export default async function (kit: BenchKit): Promise<void> {
   const server = await createFakeLlmServer({ scenario: 'text' });
   const scratch = mkdtempSync(join(tmpdir(), 'troupe-bench-acp-perm-'));
   const workDir = join(scratch, 'work');
   mkdirSync(workDir);
-  const trace = join(scratch, 'driver-trace.jsonl');
-  const cpuFile = join(scratch, 'driver-cpu.jsonl');
+  const trace = join(scratch, 'answer-trace.jsonl');
   const launch = realAcpAgentLaunch('claude-code-acp', { baseUrl: server.url, scratch, from: new URL('../packages/adapter-acp/package.json', import.meta.url).href });
   // Claude Code runs read-only commands unasked unless its settings say `ask` (see the adapter's README).
   mkdirSync(join(scratch, 'home', '.claude'), { recursive: true });
@@ -37,9 +38,7 @@ export default async function (kit: BenchKit): Promise<void> {
   const decided = new Set<string>();
   bus.on('permission:decided', ({ payload }) => void decided.add(payload.id));
   let asked = 0;
-  // The driver's own CPU time is written as it exits (bench/fixtures/cpu-usage-preload.mjs), one line per turn.
-  const cpuEnv = { NODE_OPTIONS: `--import=${new URL('./fixtures/cpu-usage-preload.mjs', import.meta.url).href}`, CPU_USAGE_MATCH: 'acp-driver', CPU_USAGE_FILE: cpuFile };
-  const adapter = createAcpAdapter({ ...launch, env: { ...launch.env, TROUPE_ACP_DRIVER_TRACE: trace, ...cpuEnv }, eventBus: bus, permissions: { canUseTool: () => (asked++, true) } });
+  const adapter = createAcpAdapter({ ...launch, env: { ...launch.env, TROUPE_ACP_DRIVER_TRACE: trace }, eventBus: bus, permissions: { canUseTool: () => (asked++, true) } });
   const adapters = new AdapterRegistry();
   adapters.register({ type: 'acp', create: () => adapter });
   const manager = new AgentManager({ adapters, defaultTimeoutMs: 1_800_000 });
@@ -88,18 +87,10 @@ export default async function (kit: BenchKit): Promise<void> {
     }
     const bypasses = [...reported].filter((id) => !decided.has(id)).length;
     kit.note(
-      `acp permissions (claude-code-acp 0.16.2): ${CALLS} calls scripted over ${CALLS / PER_TURN} turns of ${PER_TURN} parallel calls; the agent reported ${reported.size}, ${decided.size} decided (${asked} by the callback), bypasses ${bypasses}; ${lines.length} driver answers traced, ${wallMs} ms wall`,
+      `acp permissions (claude-code-acp 0.16.2): ${CALLS} calls scripted over ${CALLS / PER_TURN} turns of ${PER_TURN} parallel calls; the agent reported ${reported.size}, ${decided.size} decided (${asked} by the callback), bypasses ${bypasses}; ${lines.length} answers traced, ${wallMs} ms wall`,
     );
-    // Each turn's driver writes its line as it exits; the last one may still be exiting.
-    for (let wait = 0; wait < 100 && (existsSync(cpuFile) ? readFileSync(cpuFile, 'utf8').trim().split('\n').length : 0) < CALLS / PER_TURN; wait++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const driverCpu = readFileSync(cpuFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { user: number; system: number })
-      .reduce((sum, usage) => sum + usage.user + usage.system, 0);
     kit.note(
-      `  CPU per traced answer over the ${CALLS / PER_TURN} turns: driver ${(driverCpu / lines.length).toFixed(0)} µs (its start-up and passing on every update of the agent included), ` +
-        `host ${((hostCpu.user + hostCpu.system) / lines.length).toFixed(0)} µs (the fake API server and the adapter's parsing included)`,
+      `  CPU per traced answer over the ${CALLS / PER_TURN} turns: host ${((hostCpu.user + hostCpu.system) / lines.length).toFixed(0)} µs (the ACP client passing on every update of the agent, the adapter's parsing and the fake API server included; no driver process any more)`,
     );
     kit.note(`  load average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadAfter.map((value) => value.toFixed(2)).join(' ')} (2 cores shared)`);
     for (const method of ['session/request_permission', 'fs/read_text_file', 'fs/write_text_file']) {
@@ -107,8 +98,8 @@ export default async function (kit: BenchKit): Promise<void> {
       if (values.length > 0) kit.note(`  ${method}: ${values.length} answers, p50 ${median(values).toFixed(2)} ms, p95 ${percentile(values, 95).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms, max ${Math.max(...values).toFixed(2)} ms`);
     }
     kit.note(`  all answers: p99 ${percentile(elapsed, 99).toFixed(2)} ms`);
-    kit.report({ name: 'acp driver, request read → answer ready, median', value: median(elapsed), unit: 'ms', baselineName: 'decideToolUse alone, median', baselineValue: median(alone) });
-    kit.report({ name: 'acp driver, request read → answer ready, p95', value: percentile(elapsed, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });
+    kit.report({ name: 'acp client (in the host), request read → answer written, median', value: median(elapsed), unit: 'ms', baselineName: 'decideToolUse alone, median', baselineValue: median(alone) });
+    kit.report({ name: 'acp client (in the host), request read → answer written, p95', value: percentile(elapsed, 95), unit: 'ms', baselineName: 'decideToolUse alone, p95', baselineValue: percentile(alone, 95), target: '≤ 2 ms' });
   } finally {
     await manager.cleanup();
     await server.close();

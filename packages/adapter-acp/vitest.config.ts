@@ -1,3 +1,3 @@
 import { troupeProject } from '../../vitest.shared';
 
-export default troupeProject('adapter-acp', { globalSetup: ['./vitest.global-setup.ts'] });
+export default troupeProject('adapter-acp');

@@ -1,3 +1,3 @@
 import { troupeProject } from '../../vitest.shared';
 
-export default troupeProject('adapter-gemini', { globalSetup: ['./vitest.global-setup.ts'] });
+export default troupeProject('adapter-gemini');

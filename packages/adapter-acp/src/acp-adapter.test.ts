@@ -1,15 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, AgentManager } from '@troupe/core/cli-turn';
 import { CapabilityUnsupportedError, ConfigError, EventBus, type AnyTroupeEvent } from '@troupe/core';
-import { assertAdapterConformance, replayThroughAdapter } from '@troupe/core/testing';
+import { assertAdapterConformance, replayThroughAdapter, wrapAgentAdapter } from '@troupe/core/testing';
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { describe, expect, it } from 'vitest';
-import { acpDriverPath, askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
+import { askInTerminal, createAcpAdapter, permissionOutcome, type AcpPermissionRequest } from './index';
 import type { ToolUseRequest } from '@troupe/core';
 
 /** A manager with one `coder` member on `adapter` (type `acp`), started. */
@@ -20,6 +19,20 @@ async function startCoder(adapter: ReturnType<typeof createAcpAdapter>): Promise
   await manager.ensureAgentStarted('coder', 'acp', {});
   return manager;
 }
+
+/**
+ * The adapter with its stdout read as the turn reads it: the recordings are what the ACP client passed on to the
+ * turn (the old driver's output), so a replay skips the client (core's fake CLI waits for end of input, which the
+ * client only gives after the prompt's result). The client itself is tested against agents below and in
+ * acp-client-hostile-agent.test.ts.
+ */
+const parsingOnly = (adapter: ReturnType<typeof createAcpAdapter>) =>
+  wrapAgentAdapter(adapter, {
+    getProcessConfig: async (member, workDir, context) => {
+      const { control: _control, ...config } = await adapter.getProcessConfig(member, workDir, context);
+      return config;
+    },
+  });
 
 const fixture = (name: string) => fileURLToPath(new URL(`./__fixtures__/${name}`, import.meta.url));
 const fakeAgent = FAKE_ACP_AGENT_PATH;
@@ -46,45 +59,66 @@ describe('createAcpAdapter: command line and settings', () => {
     });
   });
 
-  it('node <driver> --permission deny -- <agent command>; MCP servers written for session/new in ACP form', async () => {
+  it('the agent command itself, with this process as its ACP client; MCP servers go to session/new in ACP form', async () => {
     const adapter = createAcpAdapter({ command: 'claude-code-acp', env: { IS_SANDBOX: '1' } });
     expect(adapter.adapterId).toBe('acp');
     expect(adapter.capabilities).toEqual({ systemPrompt: 'message', resume: false, streamingText: true, mcpServers: true });
-    const config = await adapter.getProcessConfig(
-      {
-        workDir: '/repo',
-        additionalArgs: ['--verbose'],
-        mcpServers: {
-          troupe: { type: 'http', url: 'http://127.0.0.1:4000/mcp', headers: { Authorization: 'Bearer tok-0123456789' } },
-          files: { command: 'npx', args: ['fs'], env: { API_KEY: 'key-123456' } },
-        },
-      },
-      undefined,
-    );
-    expect(config).toMatchObject({ command: process.execPath, cwd: '/repo', messageDelivery: 'stdin', env: { IS_SANDBOX: '1' } });
-    const args = config.args ?? [];
-    expect(args[0]).toBe(acpDriverPath);
-    expect(args.slice(args.indexOf('--'))).toEqual(['--', 'claude-code-acp', '--verbose']);
-    expect(args).toContain('--permission');
-    const file = args[args.indexOf('--mcp-config') + 1] as string;
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([
-      { type: 'http', name: 'troupe', url: 'http://127.0.0.1:4000/mcp', headers: [{ name: 'Authorization', value: 'Bearer tok-0123456789' }] },
-      { name: 'files', command: 'npx', args: ['fs'], env: [{ name: 'API_KEY', value: 'key-123456' }] },
-    ]);
+    const mcpServers = {
+      troupe: { type: 'http' as const, url: 'http://127.0.0.1:4000/mcp', headers: { Authorization: 'Bearer tok-0123456789' } },
+      files: { command: 'npx', args: ['fs'], env: { API_KEY: 'key-123456' } },
+    };
+    const config = await adapter.getProcessConfig({ workDir: '/repo', additionalArgs: ['--verbose'], mcpServers }, undefined);
+    expect(config).toMatchObject({ command: 'claude-code-acp', args: ['--verbose'], cwd: '/repo', messageDelivery: 'stdin', env: { IS_SANDBOX: '1' } });
+    expect(config.control).toEqual(expect.any(Function));
     expect(config.secrets).toEqual(expect.arrayContaining(['tok-0123456789', 'key-123456']));
     await config.cleanup?.();
-    expect(() => readFileSync(file)).toThrow();
+
+    // What the agent receives: session/new in the turn's folder, with the servers in ACP form.
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-acp-mcp-'));
+    const record = join(dir, 'received.jsonl');
+    const adapters = new AdapterRegistry();
+    adapters.register({ type: 'acp', create: () => createAcpAdapter({ command: fakeAgent, args: ['--record', record] }) });
+    const manager = new AgentManager({ adapters });
+    try {
+      await manager.ensureAgentStarted('coder', 'acp', { workDir: dir, mcpServers });
+      await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
+      const received = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { method?: string; params?: unknown });
+      expect(received.find((message) => message.method === 'session/new')?.params).toEqual({
+        cwd: dir,
+        mcpServers: [
+          { type: 'http', name: 'troupe', url: 'http://127.0.0.1:4000/mcp', headers: [{ name: 'Authorization', value: 'Bearer tok-0123456789' }] },
+          { name: 'files', command: 'npx', args: ['fs'], env: [{ name: 'API_KEY', value: 'key-123456' }] },
+        ],
+      });
+    } finally {
+      await manager.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it('with permissions the driver serves file access through the client (--client-fs), unless clientFs is false; never for the ACP-only canUseTool', async () => {
-    const argsOf = async (settings: Omit<Parameters<typeof createAcpAdapter>[0], 'command'>) => {
-      const config = await createAcpAdapter({ command: 'agent', ...settings }).getProcessConfig({}, undefined);
-      await config.cleanup?.();
-      return config.args ?? [];
+  it('with permissions the agent reads and writes files through the client (clientCapabilities.fs), unless clientFs is false; never for the ACP-only canUseTool', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-acp-fs-'));
+    const fsOffered = async (settings: Omit<Parameters<typeof createAcpAdapter>[0], 'command'>, name: string) => {
+      const record = join(dir, `${name}.jsonl`);
+      const adapters = new AdapterRegistry();
+      adapters.register({ type: 'acp', create: () => createAcpAdapter({ command: fakeAgent, args: ['--record', record], ...settings }) });
+      const manager = new AgentManager({ adapters });
+      try {
+        await manager.ensureAgentStarted('coder', 'acp', { workDir: dir });
+        await manager.send('coder', 'Create hello.txt', { timeout: 20_000 }).result;
+      } finally {
+        await manager.cleanup();
+      }
+      const initialize = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { method?: string; params?: { clientCapabilities?: unknown } }).find((message) => message.method === 'initialize');
+      return initialize?.params?.clientCapabilities;
     };
-    expect(await argsOf({ permissions: { canUseTool: () => true } })).toContain('--client-fs');
-    expect(await argsOf({ permissions: { canUseTool: () => true }, clientFs: false })).not.toContain('--client-fs');
-    expect(await argsOf({ canUseTool: () => true })).not.toContain('--client-fs');
+    try {
+      expect(await fsOffered({ permissions: { canUseTool: () => true } }, 'permissions')).toEqual({ fs: { readTextFile: true, writeTextFile: true }, terminal: false });
+      expect(await fsOffered({ permissions: { canUseTool: () => true }, clientFs: false }, 'no-fs')).toEqual({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+      expect(await fsOffered({ canUseTool: () => true }, 'acp-only')).toEqual({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(() => createAcpAdapter({ command: 'a', clientFs: 'yes' as never })).toThrow(/clientFs/);
   });
 
@@ -98,9 +132,9 @@ describe('createAcpAdapter: command line and settings', () => {
   });
 });
 
-describe('parsing recorded ACP turns (through the driver)', () => {
+describe('parsing recorded ACP turns', () => {
   it('claude-code-acp, tool allowed: tool call named by Claude, its result, the final text', async () => {
-    const result = await replayThroughAdapter(createAcpAdapter({ command: 'claude-code-acp' }), { name: 'claude', stdoutFile: fixture('claude-code-acp-tool.stdout.jsonl') });
+    const result = await replayThroughAdapter(parsingOnly(createAcpAdapter({ command: 'claude-code-acp' })), { name: 'claude', stdoutFile: fixture('claude-code-acp-tool.stdout.jsonl') });
     expect(result.status).toBe('completed');
     expect(result.parts.map((part) => part.type)).toEqual(['session', 'tool-call', 'tool-result', 'text-delta', 'turn-end']);
     expect(result.parts[1]).toEqual({
@@ -114,12 +148,12 @@ describe('parsing recorded ACP turns (through the driver)', () => {
   });
 
   it('claude-code-acp, tool denied: a failed tool result; Gemini usage from _meta.quota; a 401 becomes an error with its status', async () => {
-    const denied = await replayThroughAdapter(createAcpAdapter({ command: 'a' }), { name: 'denied', stdoutFile: fixture('claude-code-acp-tool-denied.stdout.jsonl') });
+    const denied = await replayThroughAdapter(parsingOnly(createAcpAdapter({ command: 'a' })), { name: 'denied', stdoutFile: fixture('claude-code-acp-tool-denied.stdout.jsonl') });
     expect(denied.parts.find((part) => part.type === 'tool-result')).toMatchObject({ isError: true, output: 'User refused permission to run tool' });
-    const gemini = await replayThroughAdapter(createAcpAdapter({ command: 'gemini' }), { name: 'gemini', stdoutFile: fixture('gemini-acp-tool.stdout.jsonl') });
+    const gemini = await replayThroughAdapter(parsingOnly(createAcpAdapter({ command: 'gemini' })), { name: 'gemini', stdoutFile: fixture('gemini-acp-tool.stdout.jsonl') });
     expect(gemini.parts.filter((part) => part.type === 'usage')).toEqual([{ type: 'usage', usage: { inputTokens: 24, outputTokens: 16 } }]);
     expect(gemini.parts.find((part) => part.type === 'tool-call')).toMatchObject({ toolName: 'write_file' });
-    const failed = await replayThroughAdapter(createAcpAdapter({ command: 'gemini' }), { name: '401', stdoutFile: fixture('gemini-acp-error401.stdout.jsonl') });
+    const failed = await replayThroughAdapter(parsingOnly(createAcpAdapter({ command: 'gemini' })), { name: '401', stdoutFile: fixture('gemini-acp-error401.stdout.jsonl') });
     expect(failed.parts.slice(-2)).toEqual([
       { type: 'error', message: 'Request had invalid authentication credentials. (fake-llm)', status: 401 },
       { type: 'turn-end', text: 'Request had invalid authentication credentials. (fake-llm)', isError: true, stopReason: 'error' },
@@ -128,7 +162,7 @@ describe('parsing recorded ACP turns (through the driver)', () => {
 
   it('passes the core adapter conformance suite', async () => {
     const report = await assertAdapterConformance({
-      createAdapter: () => createAcpAdapter({ command: 'agent' }),
+      createAdapter: () => parsingOnly(createAcpAdapter({ command: 'agent' })),
       replays: [
         { name: 'claude-code-acp-tool', stdoutFile: fixture('claude-code-acp-tool.stdout.jsonl'), expectedText: 'Done: the file has been written.' },
         { name: 'gemini-acp-tool', stdoutFile: fixture('gemini-acp-tool.stdout.jsonl'), expectedText: 'Done: the file has been written.' },
@@ -173,7 +207,7 @@ describe('permission requests', () => {
     expect(asked).toContain('Allow Write: Write hello.txt (/w/hello.txt)? [y]es, [a]lways, [N]o: ');
   });
 
-  it('through the driver: canUseTool decides, the agent gets the answer, events tell both sides', async () => {
+  it('through the agent\'s stdio: canUseTool decides, the agent gets the answer, events tell both sides', async () => {
     const bus = new EventBus();
     const events: AnyTroupeEvent[] = [];
     bus.on('*', (event) => void (event.type.startsWith('acp:') && events.push(event)));
@@ -201,7 +235,7 @@ describe('permission requests', () => {
     }
   });
 
-  it('through the driver with the shared permissions contract: the policy and canUseTool see a ToolUseRequest, the decision is audited', async () => {
+  it('with the shared permissions contract: the policy and canUseTool see a ToolUseRequest, the decision is audited', async () => {
     const bus = new EventBus();
     const audits: unknown[] = [];
     bus.on('permission:decided', (event) => void audits.push(event.payload));
@@ -264,37 +298,6 @@ describe('permission requests', () => {
     } finally {
       await manager.cleanup();
       rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('a question whose asker hangs up is cancelled: canUseTool\'s signal aborts without waiting for the turn to end', async () => {
-    const bus = new EventBus();
-    const decisions: unknown[] = [];
-    bus.on('acp:permission-decided', (event) => void decisions.push(event.payload));
-    let asked!: () => void;
-    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
-    const adapter = createAcpAdapter({
-      command: 'never-run',
-      eventBus: bus,
-      // A human who never answers: only the signal ends the question.
-      canUseTool: (_request, { signal }) =>
-        new Promise((resolve) => {
-          asked();
-          signal.addEventListener('abort', () => resolve(true), { once: true });
-        }),
-    });
-    const config = await adapter.getProcessConfig({}, undefined);
-    try {
-      const args = config.args ?? [];
-      const asker = connect(args[args.indexOf('--permission-socket') + 1] as string);
-      asker.on('error', () => {});
-      asker.write(`${JSON.stringify({ id: 1, request: { sessionId: 's', toolCall: { toolCallId: 'gone-1', title: 'Write a.txt', kind: 'edit' }, options } })}\n`);
-      await askedOnce;
-      asker.destroy();
-      for (let i = 0; i < 200 && decisions.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(decisions).toEqual([expect.objectContaining({ toolCallId: 'gone-1', decision: 'cancelled', message: 'the turn ended' })]);
-    } finally {
-      await config.cleanup?.();
     }
   });
 

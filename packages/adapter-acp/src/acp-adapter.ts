@@ -1,7 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ConfigError,
   createToolHookObserver,
@@ -20,22 +16,16 @@ import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAda
 import { registerAcpEvents } from './acp-events';
 import { AcpClientFs } from './acp-client-fs';
 import { acpMcpServers } from './acp-mcp-servers';
-import { startAcpPermissionSocket } from './acp-permission-socket';
+import { acpClientControl, type AcpOutcome } from './acp-client-control';
+import type { AcpPermissionParams } from './acp-client-requests';
 import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
 import { ACP_COMPLETION_TYPES, AcpStreamParser, acpToolName, parseAcpResponse } from './acp-stream-parser';
 import { AcpSubagentGate } from './acp-subagent-gate';
 import { acpSubagentOf, acpToolCall } from './acp-tool-use';
 
-/**
- * Absolute path of the ACP driver script (plain JavaScript on the official
- * `@agentclientprotocol/sdk`, run with the current `node`): it holds the
- * conversation with the agent for one turn.
- */
-export const acpDriverPath: string = fileURLToPath(new URL('./bin/acp-driver.mjs', import.meta.url));
-
 /** An ACP adapter: the v1 contract plus its settings. */
 export interface AcpAdapter extends AgentAdapterV1 {
-  /** Always async: it may write the MCP config and open the permission socket. */
+  /** Always async: it may prepare the turn (`prepareTurn`). */
   getProcessConfig(member: MemberAgentConfig, workDir?: string, context?: AgentTurnContext): Promise<ProcessConfig>;
   readonly settings: Readonly<ResolvedAcpAdapterSettings>;
 }
@@ -45,14 +35,16 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 /**
  * Creates an adapter that drives any Agent Client Protocol agent by command —
  * Gemini CLI (`gemini --acp`), Claude Code through `claude-code-acp`, or any
- * other ACP agent — with the official `@agentclientprotocol/sdk`. Each turn
- * is one process: a small driver starts the agent, sends `initialize` and
- * `session/new` (with the member's MCP servers) while the message is on its
- * way, sends `session/prompt`, and prints the agent's updates, which become
- * stream parts (text deltas, tool calls and results, usage, the stop
- * reason). The agent's permission requests go to `canUseTool` in this
- * process, with `acp:permission-requested` / `acp:permission-decided`
- * events on `eventBus`.
+ * other ACP agent — on the official `@agentclientprotocol/sdk`'s protocol
+ * definitions. Each turn is one agent process, and this process is its ACP
+ * client, on the agent's own stdio (no driver in between): `initialize` and
+ * `session/new` (with the member's MCP servers) go out while the message is
+ * on its way, the message becomes `session/prompt`, and the agent's updates
+ * become stream parts (text deltas, tool calls and results, usage, the stop
+ * reason). The agent's permission requests (and, with `permissions`, its
+ * file reads and writes through the client) are decided by `canUseTool` in
+ * this process and answered at once, with `acp:permission-requested` /
+ * `acp:permission-decided` events on `eventBus`.
  *
  * @throws ConfigError for invalid settings, naming each bad field.
  *
@@ -161,55 +153,36 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
         throw new InvalidArgumentError('context.resumeSessionId', `expected an ACP session id, got ${JSON.stringify(resumeId)}`);
       }
       observeHooks = hookObserver({ ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) });
-      const dir = await mkdtemp(join(tmpdir(), 'troupe-acp-'));
-      const cleanups: Array<() => void | Promise<void>> = [() => rm(dir, { recursive: true, force: true })];
-      const cleanup = async () => {
-        for (const step of cleanups.reverse()) await Promise.resolve().then(step).catch(() => {});
-      };
-      const driverArgs: string[] = [];
       let prepared: Awaited<ReturnType<NonNullable<typeof resolved.prepareTurn>>> = {};
-      try {
-        if (resolved.prepareTurn) {
-          prepared = await resolved.prepareTurn(member);
-          if (prepared.cleanup) cleanups.push(prepared.cleanup);
-        }
-        if (Object.keys(servers).length > 0) {
-          const file = join(dir, 'mcp-servers.json');
-          await writeFile(file, JSON.stringify(acpMcpServers(servers)), { encoding: 'utf8', mode: 0o600 });
-          driverArgs.push('--mcp-config', file);
-        }
-        if (typeof canUseTool === 'function' || resolved.permissions || resolved.eventBus) {
-          const turn = { ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) };
-          const bus = resolved.eventBus;
-          const socket = await startAcpPermissionSocket(dir, (question, signal) =>
-            question.method === undefined
-              ? decide(question.params, signal, turn)
-              : clientFs && servesFiles
-                ? clientFs.decideFileAccess(question, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
-                : Promise.resolve({ outcome: 'deny', message: 'this turn serves no file access through the client' }),
-          );
-          cleanups.push(() => socket.close());
-          driverArgs.push('--permission-socket', socket.path);
-          if (servesFiles) driverArgs.push('--client-fs');
-        } else {
-          driverArgs.push('--permission', canUseTool);
-        }
-      } catch (error) {
-        await cleanup();
-        throw error;
-      }
-      if (resumeId !== undefined) driverArgs.push('--resume', resumeId);
-      if (resolved.installHint) driverArgs.push('--install-hint', resolved.installHint);
+      if (resolved.prepareTurn) prepared = await resolved.prepareTurn(member);
       const env: Record<string, string | undefined> = { ...resolved.env, ...prepared.env, ...member.env };
+      const turn = { ...(context.roleId !== undefined ? { agent: context.roleId } : {}), ...(cwd !== undefined ? { workspace: cwd } : {}) };
+      const bus = resolved.eventBus;
+      // A callback (or events to tell) decides in this process; a fixed answer is given without asking anyone.
+      const asks = typeof canUseTool === 'function' || resolved.permissions !== undefined || bus !== undefined;
+      const traceFile = env.TROUPE_ACP_DRIVER_TRACE ?? process.env.TROUPE_ACP_DRIVER_TRACE;
+      const control = acpClientControl({
+        cwd: cwd ?? process.cwd(),
+        mcpServers: acpMcpServers(servers),
+        ...(resumeId !== undefined ? { resumeSessionId: resumeId } : {}),
+        clientFs: asks && servesFiles,
+        askPermission: (params, signal) => (asks ? decide(params, signal, turn) : Promise.resolve(fixedAnswer(canUseTool as 'allow' | 'deny', params))),
+        askFileAccess: (question, signal) =>
+          asks && clientFs && servesFiles
+            ? clientFs.decideFileAccess(question, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
+            : Promise.resolve({ outcome: 'deny', message: 'this turn serves no file access through the client' }),
+        ...(traceFile ? { traceFile } : {}),
+      });
       return {
-        command: process.execPath,
-        args: [acpDriverPath, ...driverArgs, '--', resolved.command, ...(resolved.args ?? []), ...(member.additionalArgs ?? [])],
+        command: resolved.command,
+        args: [...(resolved.args ?? []), ...(member.additionalArgs ?? [])],
         ...(cwd !== undefined ? { cwd } : {}),
         env,
         messageDelivery: 'stdin',
+        control,
         ...(resolved.installHint ? { installHint: resolved.installHint } : {}),
         secrets: [...secretValuesFromEnv(env), ...(prepared.secrets ?? []), ...Object.values(servers).flatMap((server) => mcpServerSecrets(server))],
-        cleanup,
+        ...(prepared.cleanup ? { cleanup: prepared.cleanup } : {}),
       };
     },
 
@@ -233,6 +206,13 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
       return parts;
     },
   };
+}
+
+/** A fixed `canUseTool` answer: the agent's allow (or reject) option, once by preference; none offered cancels. */
+function fixedAnswer(answer: 'allow' | 'deny', params: AcpPermissionParams): AcpOutcome {
+  const wanted = answer === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
+  const option = wanted.map((kind) => params.options.find((candidate) => candidate.kind === kind)).find((found) => found !== undefined);
+  return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' };
 }
 
 function toPermissionRequest(params: unknown): AcpPermissionRequest {

@@ -1,8 +1,7 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { decideToolUse, deferredWithoutStoreMessage, type EventBus, type ToolPermissionOptions } from '@troupe/core';
 import type { AcpPermissionAnswer, AcpPermissionRequest } from './acp-permissions';
-import type { AcpSocketQuestion } from './acp-permission-socket';
 import { acpToolName } from './acp-stream-parser';
 import { acpSharedToolName, acpToolKind, decideAcpToolUse } from './acp-tool-use';
 
@@ -16,7 +15,13 @@ export interface AcpDecisionContext {
   bus?: EventBus;
 }
 
-/** The driver's answer to one file access: the path (and, for a write, the content) to use, or the refusal. */
+/** A file access of the agent through the client: its ACP params, with the tool call that names the path when one does. */
+export interface AcpFileQuestion {
+  method: 'fs/read_text_file' | 'fs/write_text_file';
+  params: Record<string, unknown>;
+}
+
+/** The host's answer to one file access: the path (and, for a write, the content) to use, or the refusal. */
 export type AcpFileAccessAnswer = { outcome: 'allow'; path: string; content?: string } | { outcome: 'deny'; message: string };
 
 /** A write the host already allowed through `session/request_permission`, waiting for its `fs/write_text_file`. */
@@ -55,7 +60,7 @@ const stringOf = (value: unknown): string | undefined => (typeof value === 'stri
  * - any other file access is a call of its own, decided before it runs: kind `read` or `edit`, target the path, the
  *   tool name of the agent's tool call that names the path (`Read`), else `read_text_file` / `write_text_file`;
  * - an allowed answer with a changed input is what runs: a changed `file_path` (and `content`) of claude-code-acp's
- *   `Write` or of a file access is the path and content the driver uses (other changed inputs are refused);
+ *   `Write` or of a file access is the path and content the client uses (other changed inputs are refused);
  * - every path, asked or changed, must be absolute and inside the session's working directory (symbolic links
  *   resolved), else the access is refused with a message naming the path.
  */
@@ -67,7 +72,7 @@ export class AcpClientFs {
    * not re-read per access (a file access is decided in the agent's time). A folder swapped for a link elsewhere
    * afterwards does not move the confinement: paths there are refused (fail closed).
    */
-  private readonly roots = new Map<string, Promise<string>>();
+  private readonly roots = new Map<string, string>();
 
   constructor(private readonly permissions: ToolPermissionOptions) {}
 
@@ -92,7 +97,7 @@ export class AcpClientFs {
   }
 
   /** Decides one file access of the agent through the client: the path and content to use, or why not. */
-  async decideFileAccess(question: Extract<AcpSocketQuestion, { method: string }>, context: AcpDecisionContext): Promise<AcpFileAccessAnswer> {
+  async decideFileAccess(question: AcpFileQuestion, context: AcpDecisionContext): Promise<AcpFileAccessAnswer> {
     const { method, params } = question;
     const write = method === 'fs/write_text_file';
     const path = stringOf(params.path);
@@ -108,11 +113,11 @@ export class AcpClientFs {
         if (rest.length > 0) this.grants.set(key, rest);
         else this.grants.delete(key);
       }
-      const outside = await outsideOf(this.root(workspace), workspace, granted.path);
+      const outside = outsideOf(this.root(workspace), workspace, granted.path);
       if (outside) return { outcome: 'deny', message: outside };
       return { outcome: 'allow', path: granted.path, ...(write ? { content: granted.content ?? (params.content as string) } : {}) };
     }
-    const outside = await outsideOf(this.root(workspace), workspace, path);
+    const outside = outsideOf(this.root(workspace), workspace, path);
     if (outside) return { outcome: 'deny', message: outside };
     const toolCall = isObject(params.toolCall) ? params.toolCall : undefined;
     const toolCallId = stringOf(toolCall?.toolCallId);
@@ -139,17 +144,21 @@ export class AcpClientFs {
     const decided = isObject(verdict.input) ? verdict.input : input;
     const usePath = stringOf(decided.file_path) ?? path;
     if (usePath !== path) {
-      const moved = await outsideOf(this.root(workspace), workspace, usePath);
+      const moved = outsideOf(this.root(workspace), workspace, usePath);
       if (moved) return { outcome: 'deny', message: moved };
     }
     return write ? { outcome: 'allow', path: usePath, content: typeof decided.content === 'string' ? decided.content : (params.content as string) } : { outcome: 'allow', path: usePath };
   }
 
   /** The real path of a session folder (the folder as given when it does not exist), resolved once. */
-  private root(workspace: string): Promise<string> {
+  private root(workspace: string): string {
     let root = this.roots.get(workspace);
     if (root === undefined) {
-      root = realpath(workspace).catch(() => resolve(workspace));
+      try {
+        root = realpathSync.native(workspace);
+      } catch {
+        root = resolve(workspace);
+      }
       this.roots.set(workspace, root);
     }
     return root;
@@ -160,21 +169,24 @@ function grantKey(sessionId: string, path: string): string {
   return `${sessionId}\0${path}`;
 }
 
-/** Why `path` may not be touched from `workspace` (its real path `realRoot`) — not absolute, or outside it once links are resolved — or undefined. */
-async function outsideOf(realRoot: Promise<string>, workspace: string, path: string): Promise<string | undefined> {
+/** Why `path` may not be touched from `workspace` (its real path `root`) — not absolute, or outside it once links are resolved — or undefined. */
+function outsideOf(root: string, workspace: string, path: string): string | undefined {
   if (!isAbsolute(path)) return `The file access was refused: ${JSON.stringify(path)} is not an absolute path.`;
-  const [root, target] = await Promise.all([realRoot, realpathOfNearest(resolve(path))]);
-  const inside = relative(root, target);
+  const inside = relative(root, realpathOfNearest(resolve(path)));
   if (inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside))) return undefined;
   return `The file access was refused: ${path} is outside the session's working directory (${workspace}).`;
 }
 
-/** The real path of `path`, resolving its deepest existing ancestor (a file to be created does not exist yet). */
-async function realpathOfNearest(path: string): Promise<string> {
+/**
+ * The real path of `path`, resolving its deepest existing ancestor (a file to be created does not exist yet).
+ * Synchronous on purpose: a few `realpath` calls cost microseconds, a trip through libuv's thread pool would make the
+ * agent's file access wait behind whatever the event loop is doing meanwhile.
+ */
+function realpathOfNearest(path: string): string {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     const parent = dirname(path);
-    return parent === path ? path : join(await realpathOfNearest(parent), basename(path));
+    return parent === path ? path : join(realpathOfNearest(parent), basename(path));
   }
 }

@@ -49,8 +49,18 @@ describe('ACP hooks through the adapter (fake ACP agent)', () => {
     );
     expect(texts).toEqual(['permission: proceed_once', 'permission: proceed_once']);
     const session = '41612880-da9f-4554-95b2-e284473c4b9d';
-    const turn = ['subagentStart Explore', 'post Task ok', 'subagentStop Explore', 'decide write_file', 'post write_file ok', `stop coder end_turn ${session}`];
-    expect(log).toEqual([...turn, ...turn]);
+    // The write's request comes in the same read as the sub-agent's updates: it is answered before they are parsed
+    // (a decision never waits behind the stream), so only each call's own order is promised (decision, then its
+    // hooks), not where another call's decision falls among the sub-agent's hooks.
+    const turn = ['subagentStart Explore', 'post Task ok', 'subagentStop Explore', 'post write_file ok', `stop coder end_turn ${session}`];
+    const decision = 'decide write_file';
+    expect(log.filter((line) => line !== decision)).toEqual([...turn, ...turn]);
+    const stops = log.flatMap((line, index) => (line.startsWith('stop ') ? [index] : []));
+    for (const [from, to] of [[0, stops[0]], [(stops[0] ?? 0) + 1, stops[1]]] as const) {
+      const own = log.slice(from, (to ?? log.length) + 1);
+      expect(own.filter((line) => line === decision)).toHaveLength(1);
+      expect(own.indexOf(decision)).toBeLessThan(own.indexOf('post write_file ok'));
+    }
     expect(seen[1]).toEqual({
       request: {
         id: writeId,
@@ -78,8 +88,9 @@ describe('ACP hooks through the adapter (fake ACP agent)', () => {
     });
     const stop = 'stop coder end_turn 41612880-da9f-4554-95b2-e284473c4b9d';
     const allowed = await run(decideBy(true), { args: ['--ask-task'] });
-    // The next call's decision comes over the socket, the sub-agent's hooks from the stream: only each call's own
-    // order is promised (decision, then its hooks), not where another call's decision falls among them.
+    // The next call's decision is answered before the stream around it is parsed, the sub-agent's hooks come from
+    // the stream: only each call's own order is promised (decision, then its hooks), not where another call's
+    // decision falls among them.
     const otherDecision = 'decide write_file edit';
     expect(allowed.log.filter((line) => line !== otherDecision)).toEqual(['decide Task subagent', 'subagentStart Explore', 'post Task ok', 'subagentStop Explore', 'post write_file ok', stop]);
     expect(allowed.log.filter((line) => line === otherDecision)).toHaveLength(1);

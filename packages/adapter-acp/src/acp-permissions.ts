@@ -35,7 +35,7 @@ export type AcpPermissionAnswer = boolean | 'allow' | 'deny' | (ToolPermission &
 
 /**
  * Decides an agent's permission request (a `canUseTool`-style callback).
- * Throwing, or aborting `signal` (the turn ended, or the driver that asked went away), cancels the request.
+ * Throwing, or aborting `signal` (the turn ended, the agent exited or cancelled the request), cancels the request.
  */
 export type AcpCanUseTool = (request: AcpPermissionRequest, context: { signal: AbortSignal }) => AcpPermissionAnswer | PromiseLike<AcpPermissionAnswer>;
 

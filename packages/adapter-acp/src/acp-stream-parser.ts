@@ -4,7 +4,7 @@ import type { AcpPermissionRequest } from './acp-permissions';
 
 type AcpLocation = AcpPermissionRequest['locations'][number];
 
-/** Event types (`type` of the driver's own lines) that end a turn. */
+/** Event types (`type` of the ACP client's own lines) that end a turn. */
 export const ACP_COMPLETION_TYPES: readonly string[] = ['acp.prompt-result', 'acp.error'];
 
 const toolCallSchema = z.looseObject({
@@ -76,7 +76,7 @@ const errorSchema = z.looseObject({ type: z.literal('acp.error'), message: z.str
 const sessionSchema = z.looseObject({ type: z.literal('acp.session'), sessionId: z.string().min(1) });
 
 /**
- * Turns what the ACP driver prints (the agent's `session/update`
+ * Turns what the ACP client passes on (the agent's `session/update`
  * notifications and permission requests as sent, plus its own `acp.*` lines)
  * into Troupe stream parts:
  *

@@ -15,7 +15,7 @@ export class AcpSubagentGate {
 
   constructor(private readonly isSubagent: (part: ToolCallPart) => boolean) {}
 
-  /** The parts the hook observer sees for one driver line (`json`) and the parts the parser made of it. */
+  /** The parts the hook observer sees for one line the ACP client passed on (`json`) and the parts the parser made of it. */
   filter(json: unknown, parts: readonly AgentStreamPart[]): AgentStreamPart[] {
     const seen: AgentStreamPart[] = [];
     const answer = json as { type?: unknown; toolCallId?: unknown } | null;

@@ -1,5 +1,5 @@
 // Any Agent Client Protocol agent by command, on the official @agentclientprotocol/sdk.
-export { acpDriverPath, createAcpAdapter, type AcpAdapter } from './acp-adapter';
+export { createAcpAdapter, type AcpAdapter } from './acp-adapter';
 export { resolveAcpAdapterSettings, type AcpAdapterSettings, type AcpTurnPreparation, type ResolvedAcpAdapterSettings } from './acp-adapter-settings';
 export { createAcpAdapterPlugin, registerAcpAdapter, type AcpAdapterPluginSettings } from './acp-plugin';
 export { readAcpRegistryEntry, type AcpRegistrySettings } from './acp-registry-entry';

@@ -1,6 +1,6 @@
 /*
  * The real Gemini CLI 0.61.0 in ACP mode (`gemini --acp`, through the
- * adapter's driver) against the in-repo fake Gemini API.
+ * adapter's ACP client, in this process on the CLI's stdio) against the in-repo fake Gemini API.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -110,7 +110,7 @@ describe('real Gemini CLI in ACP mode against the fake API', { timeout: 120_000 
     expect(`${result.agentError?.message}${result.outcome.stderrTail}`).not.toContain('fake-gemini-key-acp');
   });
 
-  it('abort mid-turn: driver and CLI are both gone', async () => {
+  it('abort mid-turn: the CLI and its process group are gone', async () => {
     const { manager } = await startCoder();
     server.enqueue('gemini', { text: [...FAKE_SLOW_CHUNKS], chunkDelayMs: 3000 });
     const controller = new AbortController();

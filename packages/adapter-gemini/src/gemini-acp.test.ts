@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTurns } from './testing/gemini-test-kit';
-import { acpDriverPath } from '@troupe/adapter-acp';
 import { FAKE_ACP_AGENT_PATH } from '@troupe/test-server';
 import { createGeminiAcpAdapter } from './acp';
 import type { GeminiCliSettings } from './index';
 
 const fakeAgent = FAKE_ACP_AGENT_PATH;
 
-/** The ACP adapter with `gemini` replaced by the fake ACP agent (an executable node script); the real driver runs. */
+/** The ACP adapter with `gemini` replaced by the fake ACP agent (an executable node script); the real ACP client runs. */
 function withFakeAgent(settings: GeminiCliSettings = {}, agentArgs: string[] = []) {
   return createGeminiAcpAdapter({ command: fakeAgent, extraArgs: agentArgs, ...settings });
 }
@@ -21,25 +20,30 @@ describe('Gemini ACP adapter', () => {
     expect(() => createGeminiAcpAdapter({ apiKey: 'k', policyFile: '/p.json' })).toThrow(/policyFile/);
   });
 
-  it('command line: node <acp driver> --permission deny -- gemini --acp --skip-trust -m <model> …, message on stdin', async () => {
+  it('command line: gemini --acp --skip-trust -m <model> …, this process its ACP client on its stdio (message on stdin)', async () => {
     const adapter = createGeminiAcpAdapter({});
     const config = await adapter.getProcessConfig({ additionalArgs: ['--debug'] }, '/work');
-    expect(config.command).toBe(process.execPath);
-    expect(config.args).toEqual([acpDriverPath, '--permission', 'deny', '--install-hint', 'npm install -g @google/gemini-cli', '--', 'gemini', '--acp', '--skip-trust', '-m', 'gemini-2.5-flash', '--debug']);
+    expect(config.command).toBe('gemini');
+    expect(config.args).toEqual(['--acp', '--skip-trust', '-m', 'gemini-2.5-flash', '--debug']);
+    expect(config.control).toEqual(expect.any(Function));
+    expect(config.installHint).toBe('npm install -g @google/gemini-cli');
     expect(config.messageDelivery).toBe('stdin');
     expect(config.cwd).toBe('/work');
     expect(adapter.capabilities).toEqual({ systemPrompt: 'env-file', resume: false, streamingText: true, mcpServers: true });
     await config.cleanup?.();
   });
 
-  it('auto-edit asks through the permission socket (a callback allows edits); MCP servers go to session/new', async () => {
-    const config = await createGeminiAcpAdapter({ permissionMode: 'auto-edit' }).getProcessConfig({ mcpServers: { files: { command: 'fs-server' } } });
-    expect(config.args?.slice(1, 5)).toEqual(['--mcp-config', expect.stringMatching(/mcp-servers\.json$/), '--permission-socket', expect.stringMatching(/permissions\.sock$/)]);
-    await config.cleanup?.();
+  it('auto-edit asks a callback (edits allowed, the rest refused); MCP servers go to session/new', async () => {
+    const record = join(mkdtempSync(join(tmpdir(), 'troupe-acp-')), 'received.jsonl');
+    const [result] = await runTurns(withFakeAgent({ permissionMode: 'auto-edit' }, ['--record', record]), ['Create hello.txt'], { workDir: process.cwd(), mcpServers: { files: { command: 'fs-server' } } });
+    expect(result?.text).toBe('permission: proceed_once');
+    const received = readFileSync(record, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { method?: string; params?: unknown });
+    rmSync(dirname(record), { recursive: true, force: true });
+    expect(received.find((message) => message.method === 'session/new')?.params).toEqual({ cwd: process.cwd(), mcpServers: [{ name: 'files', command: 'fs-server', args: [], env: [] }] });
   });
 });
 
-describe('the ACP driver (with a fake ACP agent)', () => {
+describe('the ACP client (with a fake ACP agent)', () => {
   it('sends the recorded request sequence and answers permission per mode, once', async () => {
     const answers: Record<string, string> = {};
     for (const permissionMode of ['ask', 'auto-edit', 'full-auto'] as const) {
@@ -77,18 +81,17 @@ describe('the ACP driver (with a fake ACP agent)', () => {
     ]);
   });
 
-  it('an agent that exits early: the driver exits with its code (explainable by describeGeminiExitCode)', async () => {
+  it('an agent that exits early: the turn fails with its code (explainable by describeGeminiExitCode)', async () => {
     const [result] = await runTurns(withFakeAgent({}, ['--exit-on-initialize', '41']), ['hi']);
     expect(result?.outcome.status).toBe('failed');
     expect(result?.outcome.exitCode).toBe(41);
   });
 
-  it('a missing gemini: exit 127 and the install hint on stderr', async () => {
+  it('a missing gemini: command not found, with the install hint', async () => {
     const [result] = await runTurns(createGeminiAcpAdapter({ command: '/nonexistent/gemini' }), ['hi']);
     expect(result?.outcome.status).toBe('failed');
-    expect(result?.outcome.exitCode).toBe(127);
-    expect(result?.outcome.stderrTail).toContain(
-      'acp-driver: cannot start "/nonexistent/gemini": spawn /nonexistent/gemini ENOENT. Install it with `npm install -g @google/gemini-cli` or give its absolute path.',
-    );
+    const error = result?.outcome.status === 'failed' ? result.outcome.error : undefined;
+    expect(error).toMatchObject({ code: 'COMMAND_NOT_FOUND' });
+    expect(error?.message).toContain('Command "/nonexistent/gemini" was not found on PATH (spawn ENOENT). Install it with `npm install -g @google/gemini-cli`');
   });
 });

@@ -291,11 +291,11 @@ describe('query() of a built-in agent', () => {
     expect((error as Error).message).toContain('To add one: pass an adapter object (agent: createMyAdapter()) or a registry entry');
   });
 
-  it("'acp:<command>' runs that command as an ACP agent, through @troupe/adapter-acp's driver", async () => {
-    const result = await query({ agent: 'acp:no-such-acp-agent', prompt: 'hi', cwd: dir }).result;
-    // The driver started and could not start the agent's command.
-    expect(result).toMatchObject({ agent: 'acp:no-such-acp-agent', status: 'failed' });
-    expect(result.error?.message).toContain('acp-driver: cannot start "no-such-acp-agent": spawn no-such-acp-agent ENOENT');
+  it("'acp:<command>' runs that command as an ACP agent, with @troupe/adapter-acp's client", async () => {
+    // The agent's command itself is spawned (no driver in between): not installed, it fails as any CLI does.
+    const error = await query({ agent: 'acp:no-such-acp-agent', prompt: 'hi', cwd: dir }).result.catch((caught: unknown) => caught);
+    expect(TroupeError.hasCode(error, 'COMMAND_NOT_FOUND')).toBe(true);
+    expect((error as Error).message).toContain('Command "no-such-acp-agent" was not found on PATH (spawn ENOENT).');
   });
 
   it("a CLI that is not installed also ends the iteration with its error", async () => {
