@@ -176,8 +176,9 @@ class AcpClientTurn {
     } catch {
       outcome = { outcome: 'cancelled' };
     }
+    const handedAt = performance.now();
     this.respond(id, { outcome });
-    this.trace?.note('session/request_permission', toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome, readAt);
+    this.trace?.note('session/request_permission', toolCallId, outcome.outcome === 'selected' ? outcome.optionId : outcome.outcome, readAt, handedAt);
     this.emitJson({ type: 'acp.permission', toolCallId, outcome });
   }
 
@@ -193,12 +194,16 @@ class AcpClientTurn {
       answer = { outcome: 'deny', message: `Troupe could not decide this file access (${(error as Error)?.message ?? String(error)})` };
     }
     this.emitJson({ type: 'acp.fs', method, path: params.path, toolCallId: toolCall?.toolCallId, outcome: answer.outcome === 'allow' ? { outcome: 'allow', path: answer.path } : answer });
+    let handedAt: number;
     try {
-      this.respond(id, await serveAcpFileAccess(request, answer, toolCall));
+      const served = await serveAcpFileAccess(request, answer, toolCall);
+      handedAt = performance.now();
+      this.respond(id, served);
     } catch (error) {
+      handedAt = performance.now();
       this.respondError(id, error instanceof RequestError ? error : RequestError.internalError(undefined, (error as Error)?.message ?? String(error)));
     }
-    this.trace?.note(method, toolCall?.toolCallId, answer.outcome, readAt);
+    this.trace?.note(method, toolCall?.toolCallId, answer.outcome, readAt, handedAt);
   }
 
   /**

@@ -257,6 +257,13 @@ describe('the recorded control-protocol stream through the parser', () => {
     expect(parts.filter((part) => part.type === 'error')).toEqual([]);
     expect(parts.at(-1)).toMatchObject({ type: 'turn-end', text: 'done 1', isError: false });
   });
+
+  it('replays through an adapter with permissions too (the fake CLI speaks no control protocol: the control is left out)', async () => {
+    const adapter = createClaudeCodeAdapter({ includePartialMessages: false, permissions: { canUseTool: () => true } });
+    const { parts } = await replayThroughAdapter(adapter, { name: 'control-every-kind', stdoutFile: join(fixturesDir, 'control-every-kind.stdout.jsonl'), exitCode: 0 }, fixturesDir);
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(6);
+    expect(parts.at(-1)).toMatchObject({ type: 'turn-end', text: 'done 1', isError: false });
+  });
 });
 
 describe('a policy given as data (registry entry `policy`, `policyFile`)', () => {

@@ -24,7 +24,9 @@ export function withFakeAgentCli(
 ): AgentAdapter {
   return wrapAgentAdapter(adapter, {
     async getProcessConfig(member, workDir, context) {
-      const real = await adapter.getProcessConfig(member, workDir, context);
+      // The fake CLI prints its script and speaks no control protocol: an adapter's `control` (Claude Code's
+      // permission prompts, the ACP client) is left out, and its stdin closes after the message as for any CLI.
+      const { control: _control, ...real } = await adapter.getProcessConfig(member, workDir, context);
       options.onProcessConfig?.(real.args ?? []);
       const fake = fakeAgentCliArgs(typeof cli === 'function' ? cli({ workDir, context }) : cli);
       return { ...real, command: process.execPath, args: [fakeAgentCliPath, ...fake, ...(real.args ?? [])] };

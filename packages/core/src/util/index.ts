@@ -1,5 +1,5 @@
 // `@troupe/core/util`: secret redaction, error serialization, process-wide singletons, the local HTTP guard, the abort race, the config file reader, and
-// line framing (zod-free, for code that must start fast: the ACP driver, the `troupe` control socket).
+// line framing (zod-free, for code that must start fast: the Codex app-server driver, the `troupe` control socket).
 export {
   createSecretRedactor,
   hostSecretRedactor,
