@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 /** Runs one turn over the fake app-server; resolves with the result, the lines the turn read and what Codex got. */
-async function runTurn(canUseTool: CanUseTool, mode?: 'die' | 'no-thread', read: Array<Record<string, unknown>> = []) {
+async function runTurn(canUseTool: CanUseTool, mode?: 'die' | 'no-thread' | 'no-thread-id', read: Array<Record<string, unknown>> = []) {
   const record = join(temp.path, 'record.jsonl');
   const real = createCodexAdapter({
     command: process.execPath,
@@ -121,7 +121,7 @@ describe('codex app-server client in the host', () => {
     expect(seenWhenAsked[0]).toBe(0);
   });
 
-  it('fails the turn when Codex dies before its turn ends, and when the handshake fails', async () => {
+  it('fails the turn when Codex dies before its turn ends, and when the handshake fails or names no thread', async () => {
     const died = await runTurn(() => true, 'die');
     expect(died.result.outcome.exitCode).toBe(3);
     expect(died.result.agentError).toMatchObject({ code: 'AGENT_ERROR', adapterId: 'codex' });
@@ -132,5 +132,10 @@ describe('codex app-server client in the host', () => {
     expect(refused.result.agentError).toMatchObject({ code: 'AGENT_ERROR' });
     expect(refused.read).toContainEqual({ type: 'troupe.error', message: 'thread/start: no rollout found', code: -32600 });
     expect(refused.result.parts).toContainEqual(expect.objectContaining({ type: 'turn-end', isError: true, text: 'thread/start: no rollout found' }));
+
+    // No thread to start a turn on: the turn fails at once instead of waiting for its time limit.
+    const threadless = await runTurn(() => true, 'no-thread-id');
+    expect(threadless.read).toContainEqual({ type: 'troupe.error', message: 'thread/start: Codex answered without a thread id' });
+    expect(threadless.result.outcome.reason).toBe('completion-event');
   });
 });

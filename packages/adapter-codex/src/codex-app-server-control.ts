@@ -112,10 +112,11 @@ class CodexAppServerClient {
     try {
       await this.request('initialize', { clientInfo: { name: 'troupe', title: 'Troupe', version: '1' }, capabilities: null });
       this.send({ method: 'initialized' });
-      const opened = (
-        'resume' in thread ? await this.request('thread/resume', thread.resume) : 'fork' in thread ? await this.request('thread/fork', thread.fork) : await this.request('thread/start', thread.start)
-      ) as Frame | undefined;
-      this.threadId = typeof opened?.thread?.id === 'string' ? opened.thread.id : undefined;
+      const [method, params] = 'resume' in thread ? ['thread/resume', thread.resume] : 'fork' in thread ? ['thread/fork', thread.fork] : ['thread/start', thread.start];
+      const opened = (await this.request(method, params)) as Frame | undefined;
+      this.threadId = typeof opened?.thread?.id === 'string' && opened.thread.id !== '' ? opened.thread.id : undefined;
+      // Without a thread there is no turn to start: fail now rather than wait for the turn's time limit.
+      if (this.threadId === undefined) throw new Error(`${method}: Codex answered without a thread id`);
       this.emitJson({ type: 'troupe.thread', threadId: this.threadId, model: opened?.model });
       this.startTurn();
     } catch (error) {

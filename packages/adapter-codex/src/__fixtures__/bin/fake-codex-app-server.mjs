@@ -5,7 +5,7 @@
 // marked mcp_tool_call), sends an elicitation that is not an approval and a legacy `execCommandApproval`, all in one
 // write. Every line the client sends after the handshake (answers, turn/steer) is appended to the file named by the
 // first argument; once the four requests are answered the turn completes. A second argument `die` makes it exit 3
-// after turn/start instead; `no-thread` makes thread/start fail.
+// after turn/start instead; `no-thread` makes thread/start fail; `no-thread-id` answers it without a thread id.
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
@@ -27,6 +27,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
   if (message.method === 'initialize') send({ id: message.id, result: {} });
   else if (message.method === 'thread/start' && mode === 'no-thread') send({ id: message.id, error: { code: -32600, message: 'no rollout found' } });
+  else if (message.method === 'thread/start' && mode === 'no-thread-id') send({ id: message.id, result: { thread: {}, model: 'gpt-5.5' } });
   else if (message.method === 'thread/start') send({ id: message.id, result: { thread: { id: threadId }, model: 'gpt-5.5' } });
   else if (message.method === 'turn/start') {
     send({ id: message.id, result: { turn: { id: turnId } } });
