@@ -136,6 +136,6 @@ describe('codex app-server client in the host', () => {
     // No thread to start a turn on: the turn fails at once instead of waiting for its time limit.
     const threadless = await runTurn(() => true, 'no-thread-id');
     expect(threadless.read).toContainEqual({ type: 'troupe.error', message: 'thread/start: Codex answered without a thread id' });
-    expect(threadless.result.outcome.reason).toBe('completion-event');
+    expect(threadless.result.outcome).toMatchObject({ status: 'completed', reason: 'completion-event' });
   });
 });
