@@ -1,4 +1,3 @@
-import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { troupeTsup } from '../../tsup.base';
 
@@ -6,9 +5,5 @@ import { troupeTsup } from '../../tsup.base';
 export default defineConfig(
   troupeTsup(import.meta.dirname, {
     entry: { index: 'src/index.ts', 'model/index': 'src/model/index.ts' },
-    async onSuccess() {
-      // The app-server driver is a plain-JS script the adapter runs as a child process.
-      cpSync('src/bin', 'dist/bin', { recursive: true });
-    },
   }),
 );

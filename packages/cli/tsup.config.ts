@@ -19,7 +19,7 @@ export default defineConfig(() => {
       clean: false,
       splitting: true,
       // @troupe/* packages stay external: several load files of their own next to their modules
-      // (adapter-gemini's hook script, adapter-codex's app-server driver, the dashboard's page), which a bundle would not carry along.
+      // (adapter-gemini's hook script, the dashboard's page), which a bundle would not carry along.
       external: ['better-sqlite3', 'esbuild'],
       esbuildOptions(options) {
         options.sourcesContent = true; // as troupeTsup: src/ is not published

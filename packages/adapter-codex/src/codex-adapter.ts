@@ -48,7 +48,7 @@ export interface CodexAdapter extends AgentAdapterV1<CodexLineParser> {
  * `turn.completed` / `turn.failed` event, so there is no idle timeout.
  *
  * With `permissions` set, each turn runs `codex app-server` instead (JSON-RPC
- * over stdio, through a small driver): Codex asks before every command and
+ * over Codex's own stdio, spoken in this process): Codex asks before every command and
  * patch, and each request is decided by core's `decideToolUse` (policy,
  * `canUseTool`, hooks; fail closed) before Codex runs anything. The stream
  * parts, completion, usage and sessions are the same as with `codex exec`.

@@ -2,13 +2,13 @@ import { z } from 'zod';
 
 /*
  * The JSON-RPC lines of `codex app-server` (Codex CLI 0.169.0, from `codex app-server generate-ts` and the recorded
- * `__fixtures__/app-server-*` sessions) that the adapter reads, and the lines its driver adds (`troupe.*`). Objects
+ * `__fixtures__/app-server-*` sessions) that the adapter reads, and the lines the adapter's app-server client adds (`troupe.*`). Objects
  * are loose: fields Codex adds later are kept and ignored; a line that does not match is skipped, never thrown.
  */
 
-/** `{"type":"troupe.thread","threadId","model"}`: the driver's line naming the thread the turn runs on. */
+/** `{"type":"troupe.thread","threadId","model"}`: the client's line naming the thread the turn runs on. */
 export const codexDriverThreadSchema = z.looseObject({ type: z.literal('troupe.thread'), threadId: z.string().min(1), model: z.string().optional() });
-/** `{"type":"troupe.error","message"}`: a request of the driver's handshake failed (a thread that cannot be resumed…). */
+/** `{"type":"troupe.error","message"}`: a request of the client's handshake failed (a thread that cannot be resumed…). */
 export const codexDriverErrorSchema = z.looseObject({ type: z.literal('troupe.error'), message: z.string() });
 /** `{"type":"troupe.codex-exited","code","signal"}`: Codex died before its turn ended. */
 export const codexDriverExitedSchema = z.looseObject({
@@ -17,13 +17,14 @@ export const codexDriverExitedSchema = z.looseObject({
   signal: z.string().nullable().optional(),
   message: z.string().optional(),
 });
-/** `{"type":"troupe.approval",…,"elapsedMs"}`: how the driver answered an approval, and how long Troupe took. */
+/** `{"type":"troupe.approval",…,"elapsedMs"}`: how the client answered an approval, and Troupe's own time for it (`returnedMs`: to the write's return). */
 export const codexDriverApprovalSchema = z.looseObject({
   type: z.literal('troupe.approval'),
   method: z.string(),
   itemId: z.string().optional(),
   decision: z.enum(['accept', 'decline']),
   elapsedMs: z.number(),
+  returnedMs: z.number().optional(),
 });
 
 /** A command the agent runs (`commandExecution` item). */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createCodexAppServerParser, parseCodexAppServerResponse } from './codex-app-server-parser';
 import { fixturesDir } from './codex-test-support';
 
-/** The recorded stdout lines of `codex app-server` (Codex 0.169.0 against the fake API), as the driver passes them on. */
+/** The recorded stdout lines of `codex app-server` (Codex 0.169.0 against the fake API), as the adapter's app-server client passes them on. */
 function recorded(name: string): string {
   return readFileSync(join(fixturesDir, `${name}.jsonrpc-out.jsonl`), 'utf8');
 }
@@ -66,7 +66,7 @@ describe('createCodexAppServerParser (recorded app-server sessions)', () => {
     expect(parseCodexAppServerResponse(recorded('app-server-approvals'))).toBe('done');
   });
 
-  it('ends the turn when the driver reports a failed handshake or a dead Codex, once', () => {
+  it('ends the turn when the client reports a failed handshake or a dead Codex, once', () => {
     const parser = createCodexAppServerParser();
     expect(parser.parse({ type: 'troupe.error', message: 'thread/resume: no rollout found for thread id nope' })).toEqual([
       { type: 'error', message: 'thread/resume: no rollout found for thread id nope', retrying: false },

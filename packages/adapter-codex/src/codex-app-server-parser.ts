@@ -14,14 +14,14 @@ import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, codexErrorPart, finalCodexT
 
 /** Options of {@link createCodexAppServerParser}. */
 export interface CodexAppServerParserOptions {
-  /** The model asked for; the driver's `troupe.thread` line names the one Codex chose, which wins. */
+  /** The model asked for; the client's `troupe.thread` line names the one Codex chose, which wins. */
   model?: string | undefined;
   /** The deny message Troupe gave for an item, put in its declined `tool-result` (the protocol carries none). */
   denyReason?: (itemId: string) => string | undefined;
 }
 
 /**
- * Maps the lines of a `codex app-server` turn (as its driver prints them) to the same stream parts as
+ * Maps the lines of a `codex app-server` turn (as the adapter's app-server client passes them on, with its own `troupe.*` lines) to the same stream parts as
  * `codex exec --json` gives, so a member does not see which transport ran:
  * - `troupe.thread` → `session` (the thread id resumes it)
  * - `item/completed` `agentMessage` → `text-delta` with the whole text
@@ -87,7 +87,7 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
       }
       if (value.type === 'troupe.error') {
         const error = codexDriverErrorSchema.safeParse(json);
-        const message = error.success ? error.data.message : 'the Codex app-server driver failed';
+        const message = error.success ? error.data.message : 'the Codex app-server handshake failed';
         return end([codexErrorPart(message, false), { type: 'turn-end', text: message, isError: true }]);
       }
       if (value.type === 'troupe.codex-exited') {
@@ -147,7 +147,7 @@ export function createCodexAppServerParser(options: CodexAppServerParserOptions 
 }
 
 /**
- * The final text of an app-server turn from its whole raw stdout (the driver's lines): the text of the last
+ * The final text of an app-server turn from its whole raw output (the client's lines): the text of the last
  * `turn-end`, else the last agent message, else `''`.
  */
 export function parseCodexAppServerResponse(rawOutput: string): string {

@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type ToolUseRequest } from '@troupe/core';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +7,6 @@ import {
   CODEX_MCP_TOOL_APPROVAL,
   codexToolUseRequest,
   decideCodexApproval,
-  startCodexPermissionSocket,
   unwrapCodexShellCommand,
   type CodexApprovalFrame,
 } from './codex-app-server-permissions';
@@ -17,7 +14,7 @@ import { fixturesDir } from './codex-test-support';
 
 /**
  * The approval requests Codex 0.169.0 sent in a recorded session, each with the item `item/started` announced (for an
- * MCP tool call's elicitation, the latest `mcpToolCall` item, as the driver matches it).
+ * MCP tool call's elicitation, the latest `mcpToolCall` item, as the adapter's app-server client matches it).
  */
 function recordedApprovals(name = 'app-server-approvals'): CodexApprovalFrame[] {
   const lines = readFileSync(join(fixturesDir, `${name}.jsonrpc-out.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id?: number; method?: string; params: Record<string, unknown> });
@@ -135,44 +132,6 @@ describe('decideCodexApproval', () => {
   });
 });
 
-describe('startCodexPermissionSocket', () => {
-  it('answers each request, declines when the handler throws, and answers a malformed frame with an error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'troupe-codex-sock-'));
-    const socket = await startCodexPermissionSocket(dir, async (frame) => {
-      if (frame.method === 'boom') throw new Error('broken');
-      return { decision: 'accept' };
-    });
-    try {
-      const answers = await new Promise<unknown[]>((resolve, reject) => {
-        const client = createConnection(socket.path);
-        const received: unknown[] = [];
-        let buffer = '';
-        client.on('data', (chunk) => {
-          buffer += chunk.toString('utf8');
-          const lines = buffer.split('\n');
-          buffer = lines.pop()!;
-          received.push(...lines.map((line) => JSON.parse(line) as unknown));
-          if (received.length === 3) {
-            client.end();
-            resolve(received);
-          }
-        });
-        client.on('error', reject);
-        client.write(`${JSON.stringify({ id: 1, request: { method: 'item/commandExecution/requestApproval', params: {} } })}\n`);
-        client.write(`${JSON.stringify({ id: 2, request: { method: 'boom', params: {} } })}\n`);
-        client.write(`${JSON.stringify({ id: 3, request: { method: 7 } })}\n`);
-      });
-      const byId = new Map(answers.map((answer) => [(answer as { id: number }).id, answer]));
-      expect(byId.get(1)).toEqual({ id: 1, outcome: { decision: 'accept' } });
-      expect(byId.get(2)).toEqual({ id: 2, outcome: { decision: 'decline' } });
-      expect(byId.get(3)).toMatchObject({ id: 3, error: expect.stringContaining('"method"') });
-    } finally {
-      await socket.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
 describe('createCodexAdapter({ permissions })', () => {
   it('refuses a malformed policy at start, naming the rule, and a canUseTool that is not a function', () => {
     expect(() => createCodexAdapter({ permissions: { policy: { deny: ['Bash(rm *'] } } })).toThrow(ConfigError);
@@ -180,34 +139,33 @@ describe('createCodexAdapter({ permissions })', () => {
     expect(() => createCodexAdapter({ permissions: { canUseTool: 'yes' as never } })).toThrow(/permissions/);
   });
 
-  it('runs app-server through the driver, asking for every command and patch, with the sandbox of permissionMode', async () => {
+  it('runs codex app-server itself, asking for every command and patch, with the sandbox of permissionMode', async () => {
     const adapter = createCodexAdapter({ apiKey: 'sk-test-0000000000000000', permissionMode: 'auto-edit', permissions: { canUseTool: () => true } });
     const config = await adapter.getProcessConfig({ systemInstruction: 'Be brief.' }, '/path/to/repo', { resumeSessionId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81' });
-    try {
-      expect(config.command).toBe(process.execPath);
-      expect(config.messageDelivery).toBe('stdin');
-      const args = config.args ?? [];
-      expect(args[0]).toMatch(/codex-app-server-driver\.mjs$/);
-      const codex = args.slice(args.indexOf('--') + 1);
-      expect(codex.slice(0, 2)).toEqual(['codex', 'app-server']);
-      expect(codex).toContain('model_provider=troupe');
-      expect(codex).not.toContain('exec');
-      const thread = JSON.parse(readFileSync(args[args.indexOf('--thread') + 1]!, 'utf8')) as unknown;
-      expect(thread).toEqual({
-        resume: {
-          threadId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81',
-          model: 'gpt-5.5',
-          cwd: '/path/to/repo',
-          approvalPolicy: 'untrusted',
-          sandbox: 'workspace-write',
-          developerInstructions: 'Be brief.',
-        },
-      });
-      expect(config.secrets).toContain('sk-test-0000000000000000');
-      expect(adapter.capabilities.continueSession).toBe(false);
-      await expect(Promise.resolve().then(() => adapter.getProcessConfig({}, '/path/to/repo', { continueLastSession: true }))).rejects.toThrow(/resumes a thread by id only/);
-    } finally {
-      await config.cleanup?.();
-    }
+    expect(config.command).toBe('codex');
+    expect(config.messageDelivery).toBe('stdin');
+    const args = config.args ?? [];
+    expect(args[0]).toBe('app-server');
+    expect(args).toContain('model_provider=troupe');
+    expect(args).not.toContain('exec');
+    // The control speaks to Codex on its stdin: initialize first, then the thread, opened with the turn's settings.
+    const written: string[] = [];
+    const control = config.control!({ write: (text) => void written.push(text), flush: () => {}, endInput: () => {}, emit: () => {} });
+    control.chunk(Buffer.from('{"id":0,"result":{}}\n'), 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    const sent = written.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(sent.map((message) => message.method)).toEqual(['initialize', 'initialized', 'thread/resume']);
+    expect(sent[2]!.params).toEqual({
+      threadId: '01a2014c-03d8-78d0-984f-ef5f5cd30a81',
+      model: 'gpt-5.5',
+      cwd: '/path/to/repo',
+      approvalPolicy: 'untrusted',
+      sandbox: 'workspace-write',
+      developerInstructions: 'Be brief.',
+    });
+    control.close();
+    expect(config.secrets).toContain('sk-test-0000000000000000');
+    expect(adapter.capabilities.continueSession).toBe(false);
+    await expect(Promise.resolve().then(() => adapter.getProcessConfig({}, '/path/to/repo', { continueLastSession: true }))).rejects.toThrow(/resumes a thread by id only/);
   });
 });

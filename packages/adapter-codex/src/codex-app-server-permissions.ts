@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import { createToolHookObserver, decideToolUse, deferredWithoutStoreMessage, type DecideToolUseOptions, type EventBus, type ToolHooks, type ToolUseRequest, type ToolUseVerdict } from '@troupe/core';
-import { limitedWarning, listenJsonLineRpc, type JsonLineRpcCheck } from '@troupe/core/util';
 import { CODEX_COMMAND_TOOL, CODEX_FILE_CHANGE_TOOL, type CodexLineParser } from './codex-line-parser';
 
 /** The method of Codex's request to run a command. */
@@ -13,7 +11,7 @@ export const CODEX_FILE_CHANGE_APPROVAL = 'item/fileChange/requestApproval';
  */
 export const CODEX_MCP_TOOL_APPROVAL = 'mcpServer/elicitation/request';
 
-/** One approval request as the driver forwards it: Codex's method and params, and the item `item/started` announced. */
+/** One approval request as the adapter decides it: Codex's method and params, and the item `item/started` announced. */
 export interface CodexApprovalFrame {
   method: string;
   params: Record<string, unknown>;
@@ -25,7 +23,7 @@ export interface CodexApprovalFrame {
 }
 
 /**
- * What the driver answers Codex: `accept` or `decline`, and the text it steers into the turn so the model reads why
+ * What the adapter answers Codex: `accept` or `decline`, and the text it steers into the turn so the model reads why
  * (Codex's approval answer has no field for a reason).
  */
 export interface CodexApprovalOutcome {
@@ -140,58 +138,6 @@ export async function decideCodexApproval(
   if (!request) return { decision: 'decline', message: `Troupe does not decide ${frame.method} requests` };
   const verdict = await decideToolUse(request, permissions);
   return { ...codexApprovalOutcome(request, verdict), itemId: request.id, request };
-}
-
-/** A Unix socket the Codex app-server driver asks approvals on. */
-export interface CodexPermissionSocket {
-  readonly path: string;
-  /** Stops listening; open questions are declined. */
-  close(): Promise<void>;
-}
-
-/** Longest request line (an approval carries a patch's full text). */
-const MAX_APPROVAL_LINE_LENGTH = 64 * 1024 * 1024;
-
-/**
- * Listens on `<dir>/approvals.sock` (the directory is private to this process): each line
- * `{"id":n,"request":{"method","params","item"}}` gets `{"id":n,"outcome":{"decision","steer"}}` from `handler`.
- * A malformed frame is answered with an error frame (the driver then declines), never thrown; a handler that throws
- * declines the request.
- *
- * @internal
- */
-export async function startCodexPermissionSocket(dir: string, handler: (frame: CodexApprovalFrame, signal: AbortSignal) => Promise<CodexApprovalOutcome>): Promise<CodexPermissionSocket> {
-  const warn = limitedWarning('Troupe Codex approval socket', 5);
-  const server = await listenJsonLineRpc<CodexApprovalFrame>(join(dir, 'approvals.sock'), {
-    name: 'Troupe Codex approval socket',
-    maxLineLength: MAX_APPROVAL_LINE_LENGTH,
-    log: warn,
-    checkRequest: checkApprovalFrame,
-    handle: async (request, connection) => {
-      try {
-        const outcome = await handler(request, connection.signal);
-        return { decision: outcome.decision, ...(outcome.steer !== undefined ? { steer: outcome.steer } : {}) };
-      } catch (error) {
-        warn(`the approval handler failed: ${error instanceof Error ? error.message : String(error)}`);
-        return { decision: 'decline' };
-      }
-    },
-    encodeResult: (id, outcome) => ({ id, outcome }),
-    encodeError: (id, reason) => ({ id: id ?? null, error: reason }),
-  });
-  return { path: server.path, close: () => server.close() };
-}
-
-function checkApprovalFrame(value: unknown): JsonLineRpcCheck<CodexApprovalFrame> {
-  if (!isObject(value)) return { ok: false, reason: 'expected a JSON object {"id","request"}' };
-  if (!Number.isSafeInteger(value.id)) return { ok: false, reason: '"id" must be a safe integer' };
-  const id = value.id as number;
-  const request = value.request;
-  if (!isObject(request) || typeof request.method !== 'string' || !isObject(request.params)) {
-    return { ok: false, id, reason: '"request" must be an object with a string "method" and an object "params"' };
-  }
-  if (request.item !== undefined && !isObject(request.item)) return { ok: false, id, reason: '"request.item" must be an object' };
-  return { ok: true, id, request: { method: request.method, params: request.params, ...(isObject(request.item) ? { item: request.item } : {}) } };
 }
 
 /**

@@ -1,19 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CapabilityUnsupportedError, type AgentTurnContext, type MemberAgentConfig, type ProcessConfig } from '@troupe/core';
 import type { ResolvedCodexAdapterSettings } from './codex-adapter-settings';
-import { startCodexPermissionSocket, type CodexApprovalFrame, type CodexApprovalOutcome } from './codex-app-server-permissions';
+import { codexAppServerControl, type CodexAppServerThread } from './codex-app-server-control';
+import type { CodexApprovalFrame, CodexApprovalOutcome } from './codex-app-server-permissions';
 import { codexSessionArgs, resolveCodexProcess } from './codex-command-line';
 import { toCodexStrictSchema } from './codex-output-schema';
 import { assertNoUndecidedSubagents } from './codex-subagent-guard';
-
-/**
- * Absolute path of the app-server driver (plain JavaScript, run with the current `node`): it holds the JSON-RPC
- * conversation with `codex app-server` for one turn and asks the host about each approval.
- */
-export const codexAppServerDriverPath: string = fileURLToPath(new URL('./bin/codex-app-server-driver.mjs', import.meta.url));
 
 /** The approval policy sent when a callback is set: Codex asks before every command and every patch. */
 export const CODEX_APP_SERVER_APPROVAL_POLICY = 'untrusted';
@@ -32,10 +23,11 @@ export interface CodexAppServerTurn {
 }
 
 /**
- * The process of one turn over `codex app-server`: `node codex-app-server-driver.mjs --permission-socket … --thread …
- * -- codex app-server [-c provider, retries, MCP servers] [extraArgs] [member additionalArgs]`. The thread is started
- * (or resumed, or forked) with the model, cwd, approval policy `untrusted`, the sandbox of `permissionMode` and the
- * member's instructions (`developerInstructions`, or `baseInstructions` in `replace` mode); the message goes on stdin.
+ * The process of one turn over `codex app-server`: `codex app-server [-c provider, retries, MCP servers] [extraArgs]
+ * [member additionalArgs]`, spoken to in the host by {@link codexAppServerControl} (no process in between, so an
+ * approval is answered without a hop). The thread is started (or resumed, or forked) with the model, cwd, approval
+ * policy `untrusted`, the sandbox of `permissionMode` and the member's instructions (`developerInstructions`, or
+ * `baseInstructions` in `replace` mode); the message goes out as `turn/start`.
  *
  * @throws CapabilityUnsupportedError for `continueLastSession` (app-server resumes a thread by id only).
  * @throws InvalidArgumentError / ConfigError as `codex exec`'s command line does (bad session id, no API key…).
@@ -56,40 +48,26 @@ export async function codexAppServerProcessConfig(turn: CodexAppServerTurn): Pro
     sandbox: SANDBOX[settings.permissionMode],
     ...(instruction !== undefined ? (settings.systemPromptMode === 'replace' ? { baseInstructions: instruction } : { developerInstructions: instruction }) : {}),
   };
-  const opened =
+  const opened: CodexAppServerThread =
     context.resumeSessionId === undefined
       ? { start: overrides }
       : context.forkSession === true
         ? { fork: { threadId: context.resumeSessionId, ...overrides } }
         : { resume: { threadId: context.resumeSessionId, ...overrides } };
   // A typed turn: turn/start's `outputSchema` constrains the final agent message, as `--output-schema` does for exec.
-  const thread = context.outputSchema === undefined ? opened : { ...opened, turn: { outputSchema: toCodexStrictSchema(context.outputSchema) } };
+  const thread: CodexAppServerThread = context.outputSchema === undefined ? opened : { ...opened, turn: { outputSchema: toCodexStrictSchema(context.outputSchema) } };
 
-  const dir = await mkdtemp(join(settings.tmpDir ?? tmpdir(), 'troupe-codex-app-'));
-  let socket: Awaited<ReturnType<typeof startCodexPermissionSocket>> | undefined;
-  const cleanup = async () => {
-    await socket?.close().catch(() => {});
-    await rm(dir, { recursive: true, force: true });
+  const exec = settings.baseArgs.indexOf('exec');
+  const codexArgs = [...settings.baseArgs.slice(0, exec), 'app-server', ...basics.providerArgs, ...basics.retryArgs, ...basics.mcpArgs, ...settings.extraArgs, ...(member.additionalArgs ?? [])];
+  assertNoUndecidedSubagents(codexArgs, basics.env.CODEX_HOME ?? process.env.CODEX_HOME);
+  return {
+    command: settings.command,
+    args: codexArgs,
+    ...(cwd !== undefined ? { cwd } : {}),
+    env: basics.env,
+    messageDelivery: 'stdin',
+    control: codexAppServerControl({ thread, decide: turn.decide }),
+    installHint: settings.installHint,
+    secrets: basics.secrets,
   };
-  try {
-    const threadFile = join(dir, 'thread.json');
-    await writeFile(threadFile, JSON.stringify(thread), { encoding: 'utf8', mode: 0o600 });
-    socket = await startCodexPermissionSocket(dir, turn.decide);
-    const exec = settings.baseArgs.indexOf('exec');
-    const codexArgs = [...settings.baseArgs.slice(0, exec), 'app-server', ...basics.providerArgs, ...basics.retryArgs, ...basics.mcpArgs, ...settings.extraArgs, ...(member.additionalArgs ?? [])];
-    assertNoUndecidedSubagents(codexArgs, basics.env.CODEX_HOME ?? process.env.CODEX_HOME);
-    return {
-      command: process.execPath,
-      args: [codexAppServerDriverPath, '--permission-socket', socket.path, '--thread', threadFile, '--', settings.command, ...codexArgs],
-      ...(cwd !== undefined ? { cwd } : {}),
-      env: basics.env,
-      messageDelivery: 'stdin',
-      installHint: settings.installHint,
-      secrets: basics.secrets,
-      cleanup,
-    };
-  } catch (error) {
-    await cleanup();
-    throw error;
-  }
 }

@@ -1,9 +1,9 @@
 /*
- * The permission suite for Codex: the real Codex CLI 0.169.0 (`codex app-server`, through the adapter's driver)
- * against the in-repo fake API, which asks for commands and patches, many in parallel. Every call must reach the
+ * The permission suite for Codex: the real Codex CLI 0.169.0 (`codex app-server`, spoken to in the host by the
+ * adapter's app-server client) against the in-repo fake API, which asks for commands and patches, many in parallel. Every call must reach the
  * callback before it runs (zero bypasses, also with an allow-list), a denied patch leaves no file and its reason
  * reaches the model's next request, a changed command is what runs, and a failing callback denies.
- * Needs `@troupe/core` built (the driver is plain JavaScript). Run: npx vitest run packages/adapter-codex/src/codex-app-server.int.test.ts
+ * Run: npx vitest run packages/adapter-codex/src/codex-app-server.int.test.ts
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

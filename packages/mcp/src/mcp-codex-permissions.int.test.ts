@@ -1,9 +1,9 @@
 /*
  * Codex with a permission callback, calling a Streamable HTTP MCP server (Troupe's own tool server): the real Codex
- * CLI 0.169.0 (`codex app-server`, through @troupe/adapter-codex's driver) against the in-repo fake API. Codex asks
+ * CLI 0.169.0 (`codex app-server`, spoken to by @troupe/adapter-codex in the host) against the in-repo fake API. Codex asks
  * before each MCP tool call whatever the server's transport (the adapter sets approval mode `prompt`); this proves it
  * for HTTP, where adapter-codex's own suite uses a stdio server. Lives here because adapter-codex cannot depend on
- * this package (it serves the tools). Needs `@troupe/core` built (the driver is plain JavaScript).
+ * this package (it serves the tools).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
