@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MAX_MESSAGE_BYTES, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
-import type { ProcessControl, ProcessControlIo, ProcessControlStart } from '@troupe/core';
-import { LineSplitter } from '@troupe/core/util';
+import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
+import { LineProtocolControl } from '@troupe/core/util';
 import type { AcpMcpServer } from './acp-mcp-servers';
 import { AcpAnswerTrace } from './acp-answer-trace';
 import type { AcpFileAccessAnswer, AcpFileQuestion } from './acp-client-fs';
@@ -48,27 +48,22 @@ type KnownCall = Record<string, unknown> & { kind?: unknown; status?: unknown; r
  * `acp.agent-exited`. After the prompt's result the agent's stdin ends (the turn reaps it if it lingers).
  */
 export function acpClientControl(options: AcpClientControlOptions): ProcessControlStart {
-  return (io) => new AcpClientTurn(io, options).control;
+  return (io) => new AcpClientTurn(io, options);
 }
 
-class AcpClientTurn {
-  readonly control: ProcessControl;
-  private readonly lines = new LineSplitter({ maxLineLength: DEFAULT_MAX_MESSAGE_BYTES, onLineTooLong: () => this.respondError(null, RequestError.invalidRequest(undefined, 'message too large')) });
+class AcpClientTurn extends LineProtocolControl {
   /** Open agent requests by JSON-RPC id (as text), cancellable by `$/cancel_request`. */
   private readonly open = new Map<string, AbortController>();
   /** What the tool_call updates said of each call: some agents (claude-code-acp) leave it out of the request. */
   private readonly knownCalls = new Map<string, KnownCall>();
   private readonly trace: AcpAnswerTrace | undefined;
-  /** Lines held back while the requests of a chunk are answered; undefined when none are. */
-  private held: string[] | undefined;
   /** Ids of the client's requests not answered yet. */
   private readonly awaiting = new Set<number>();
   private sessionId: string | undefined;
-  private message: string | undefined;
+  /** The turn's message, once it came. */
+  private promptText: string | undefined;
   private prompted = false;
   private finished = false;
-  private exited = false;
-  private stdoutEnded = false;
   private failing: NodeJS.Timeout | undefined;
   /** Why open questions were aborted (the agent exited, the turn ended); later ones are aborted at once. */
   private stopReason: Error | undefined;
@@ -77,32 +72,11 @@ class AcpClientTurn {
   }
 
   constructor(
-    private readonly io: ProcessControlIo,
+    io: ProcessControlIo,
     private readonly options: AcpClientControlOptions,
   ) {
+    super(io, { maxLineLength: DEFAULT_MAX_MESSAGE_BYTES, onLineTooLong: () => this.respondError(null, RequestError.invalidRequest(undefined, 'message too large')) });
     this.trace = options.traceFile ? new AcpAnswerTrace(options.traceFile) : undefined;
-    this.control = {
-      chunk: (chunk, readAt) => this.onChunk(this.lines.push(chunk), readAt),
-      end: () => {
-        this.onChunk(this.lines.end(), performance.now());
-        this.stdoutEnded = true;
-        if (this.exited) this.agentGone();
-      },
-      message: (message) => {
-        this.message = (message ?? '').replace(/\n$/, '');
-        this.prompt();
-      },
-      close: () => {
-        this.exited = true;
-        this.stop(new Error('the agent exited'));
-        this.trace?.flush();
-        if (this.failing !== undefined) {
-          clearTimeout(this.failing);
-          this.failing = undefined;
-          this.agentGone();
-        } else if (this.stdoutEnded) this.agentGone();
-      },
-    };
     // The agent boots while the message is on its way.
     this.request(INITIALIZE, 'initialize', {
       protocolVersion: PROTOCOL_VERSION,
@@ -111,12 +85,29 @@ class AcpClientTurn {
     });
   }
 
-  /** One chunk's complete lines: its requests are decided first, the lines passed on after. */
-  private onChunk(lines: string[], readAt: number): void {
-    if (this.held === undefined && lines.some(isRequestLine)) {
-      this.held = [];
-      setImmediate(() => this.release());
+  message(message: string | undefined): void {
+    this.promptText = (message ?? '').replace(/\n$/, '');
+    this.prompt();
+  }
+
+  protected override onExit(): void {
+    this.stop(new Error('the agent exited'));
+    this.trace?.flush();
+    if (this.failing !== undefined) {
+      // A request failed as the agent died: its exit code tells the story, no need to wait.
+      clearTimeout(this.failing);
+      this.failing = undefined;
+      this.agentGone();
     }
+  }
+
+  protected override onGone(): void {
+    this.agentGone();
+  }
+
+  /** One chunk's complete lines: its requests are decided first, the lines passed on after. */
+  protected onLines(lines: string[], readAt: number): void {
+    if (lines.some(isRequestLine)) this.holdUntilNextTick();
     for (const line of lines) this.onLine(line, readAt);
   }
 
@@ -262,9 +253,9 @@ class AcpClientTurn {
 
   /** Sends `session/prompt` once both the session and the message are there. */
   private prompt(): void {
-    if (this.prompted || this.finished || this.sessionId === undefined || this.message === undefined) return;
+    if (this.prompted || this.finished || this.sessionId === undefined || this.promptText === undefined) return;
     this.prompted = true;
-    this.request(PROMPT, 'session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text: this.message }] });
+    this.request(PROMPT, 'session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text: this.promptText }] });
   }
 
   /** A request of ours failed: an agent that died explains itself by its exit code, so wait a moment to know. */
@@ -327,18 +318,6 @@ class AcpClientTurn {
 
   private emitJson(value: unknown): void {
     this.emit(JSON.stringify(value));
-  }
-
-  /** Passes a line on to the turn, after the lines held back for answering. */
-  private emit(line: string): void {
-    if (this.held !== undefined) this.held.push(line);
-    else this.io.emit(line);
-  }
-
-  private release(): void {
-    const lines = this.held ?? [];
-    this.held = undefined;
-    for (const line of lines) this.io.emit(line);
   }
 }
 

@@ -1,6 +1,5 @@
-import { performance } from 'node:perf_hooks';
-import type { ProcessControl, ProcessControlIo, ProcessControlStart } from '@troupe/core';
-import { LineSplitter, serializeError } from '@troupe/core/util';
+import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
+import { LineProtocolControl, serializeError } from '@troupe/core/util';
 import type { ClaudeControlAnswer, ClaudeObservedHook } from './claude-code-permissions';
 
 /** The id of the `initialize` control request the host sends first (its answer is not passed on). */
@@ -63,21 +62,16 @@ export function claudeCodeControl(options: ClaudeCodeControlOptions): ProcessCon
   return (io) => new ClaudeCodeControl(io, options);
 }
 
-class ClaudeCodeControl implements ProcessControl {
-  private readonly splitter = new LineSplitter();
+class ClaudeCodeControl extends LineProtocolControl {
   private readonly inFlight = new Map<string, AbortController>();
-  /** Lines read but not yet passed on to the turn (their chunk held requests, answered first). */
-  private readonly held: string[] = [];
-  private holding = false;
   private inputOpen = true;
   private closed = false;
-  /** Answers decided in this tick, written together at its end. */
-  private readonly outbox: { line: string; sent: (at: { handedAt: number; returnedAt: number }) => void }[] = [];
 
   constructor(
-    private readonly io: ProcessControlIo,
+    io: ProcessControlIo,
     private readonly options: ClaudeCodeControlOptions,
   ) {
+    super(io);
     const hookConfig: Record<string, unknown> = { PreToolUse: [{ matcher: null, hookCallbackIds: ['troupe_pre_tool_use'] }] };
     if (options.hooks.includes('post')) hookConfig.PostToolUse = [{ matcher: null, hookCallbackIds: ['troupe_post_tool_use'] }];
     if (options.hooks.includes('stop')) hookConfig.Stop = [{ hookCallbackIds: ['troupe_stop'] }];
@@ -94,22 +88,13 @@ class ClaudeCodeControl implements ProcessControl {
     else if (this.inputOpen) this.io.write(message.endsWith('\n') ? message : `${message}\n`);
   }
 
-  chunk(chunk: Buffer, readAt: number): void {
-    this.onLines(this.splitter.push(chunk), readAt);
-  }
-
-  end(): void {
-    this.onLines(this.splitter.end(), performance.now());
-    this.release();
-  }
-
-  close(): void {
+  protected override onExit(): void {
     this.closed = true;
     for (const controller of this.inFlight.values()) controller.abort(new Error('the Claude Code process exited'));
     this.inFlight.clear();
   }
 
-  private onLines(lines: string[], readAt: number): void {
+  protected onLines(lines: string[], readAt: number): void {
     const passOn: string[] = [];
     let asked = false;
     for (const line of lines) {
@@ -139,21 +124,8 @@ class ClaudeCodeControl implements ProcessControl {
       }
       passOn.push(line);
     }
-    if (asked || this.holding) this.hold(passOn);
-    else for (const line of passOn) this.io.emit(line);
-  }
-
-  /** Passes `lines` on after this chunk's answers have been written (next turn of the event loop), in order. */
-  private hold(lines: string[]): void {
-    for (const line of lines) this.held.push(line);
-    if (this.holding) return;
-    this.holding = true;
-    setImmediate(() => this.release());
-  }
-
-  private release(): void {
-    this.holding = false;
-    for (const line of this.held.splice(0)) this.io.emit(line);
+    if (asked) this.holdUntilNextTick();
+    for (const line of passOn) this.emit(line);
   }
 
   private async answer(requestId: string, request: Record<string, unknown>, readAt: number): Promise<void> {
@@ -183,29 +155,7 @@ class ClaudeCodeControl implements ProcessControl {
       elapsed_ms: Math.round((handedAt - readAt) * 1000) / 1000,
       returned_ms: Math.round((returnedAt - readAt) * 1000) / 1000,
     });
-    if (this.holding) this.held.push(line);
-    else this.io.emit(line);
-  }
-
-  /**
-   * Writes an answer with the others decided in this tick, in one write at the tick's end; resolves with the moment
-   * the batch was handed to that write, and the moment the write returned (the kernel hands the answer to the CLI
-   * inside it, and may switch to the CLI there: the time after is the CLI's, not Troupe's).
-   */
-  private sendAnswer(line: string): Promise<{ handedAt: number; returnedAt: number }> {
-    return new Promise((sent) => {
-      if (this.outbox.length === 0) process.nextTick(() => this.flushOutbox());
-      this.outbox.push({ line, sent });
-    });
-  }
-
-  private flushOutbox(): void {
-    const batch = this.outbox.splice(0);
-    for (const { line } of batch) if (this.inputOpen) this.io.write(line);
-    const handedAt = performance.now();
-    this.io.flush();
-    const returnedAt = performance.now();
-    for (const { sent } of batch) sent({ handedAt, returnedAt });
+    this.emit(line);
   }
 
   private send(value: unknown): void {

@@ -1,6 +1,5 @@
-import { performance } from 'node:perf_hooks';
-import type { ProcessControl, ProcessControlIo, ProcessControlStart } from '@troupe/core';
-import { LineSplitter } from '@troupe/core/util';
+import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
+import { LineProtocolControl } from '@troupe/core/util';
 import { CODEX_COMMAND_APPROVAL, CODEX_FILE_CHANGE_APPROVAL, CODEX_MCP_TOOL_APPROVAL, type CodexApprovalFrame, type CodexApprovalOutcome } from './codex-app-server-permissions';
 
 /**
@@ -50,15 +49,10 @@ type Waiter = { method: string; resolve(result: unknown): void; reject(error: Er
  * @internal
  */
 export function codexAppServerControl(options: CodexAppServerControlOptions): ProcessControlStart {
-  return (io) => new CodexAppServerClient(io, options).control;
+  return (io) => new CodexAppServerClient(io, options);
 }
 
-class CodexAppServerClient {
-  readonly control: ProcessControl;
-  private readonly lines = new LineSplitter({
-    maxLineLength: MAX_LINE_LENGTH,
-    onLineTooLong: (length) => process.emitWarning(`Codex app-server printed a line of ${length} characters; dropped`, 'TroupeWarning'),
-  });
+class CodexAppServerClient extends LineProtocolControl {
   private nextId = 0;
   private readonly pending = new Map<number, Waiter>();
   /** The items Codex announced (item/started): a file-change approval names only its item, the host needs the changes. */
@@ -70,41 +64,38 @@ class CodexAppServerClient {
   private readonly openMcpCalls: Frame[] = [];
   /** Open approvals, aborted when Codex exits or the turn ends. */
   private readonly inFlight = new Set<AbortController>();
-  /** Answers decided in this tick, written together at its end. */
-  private readonly outbox: { line: string; sent: (at: { handedAt: number; returnedAt: number }) => void }[] = [];
-  /** Lines read but not yet passed on (their chunk held approvals, answered first); undefined when none are held. */
-  private held: string[] | undefined;
   private threadId: string | undefined;
   private turnId: string | undefined;
-  private message: string | undefined;
+  /** The turn's message, once it came. */
+  private promptText: string | undefined;
   private prompted = false;
   private turnEnded = false;
   private exited = false;
-  private stdoutEnded = false;
 
   constructor(
-    private readonly io: ProcessControlIo,
+    io: ProcessControlIo,
     private readonly options: CodexAppServerControlOptions,
   ) {
-    this.control = {
-      chunk: (chunk, readAt) => this.onLines(this.lines.push(chunk), readAt),
-      end: () => {
-        this.onLines(this.lines.end(), performance.now());
-        this.stdoutEnded = true;
-        if (this.exited) this.codexGone();
-      },
-      message: (message) => {
-        this.message = (message ?? '').replace(/\n$/, '');
-        this.startTurn();
-      },
-      close: () => {
-        this.exited = true;
-        this.abortAll(new Error('Codex exited'));
-        if (this.stdoutEnded) this.codexGone();
-      },
-    };
+    super(io, {
+      maxLineLength: MAX_LINE_LENGTH,
+      onLineTooLong: (length) => process.emitWarning(`Codex app-server printed a line of ${length} characters; dropped`, 'TroupeWarning'),
+    });
     // Codex boots while the message is on its way.
     void this.handshake();
+  }
+
+  message(message: string | undefined): void {
+    this.promptText = (message ?? '').replace(/\n$/, '');
+    this.startTurn();
+  }
+
+  protected override onExit(): void {
+    this.exited = true;
+    this.abortAll(new Error('Codex exited'));
+  }
+
+  protected override onGone(): void {
+    this.codexGone();
   }
 
   private async handshake(): Promise<void> {
@@ -126,9 +117,9 @@ class CodexAppServerClient {
 
   /** Sends `turn/start` once both the thread and the message are there. */
   private startTurn(): void {
-    if (this.prompted || this.turnEnded || this.threadId === undefined || this.message === undefined) return;
+    if (this.prompted || this.turnEnded || this.threadId === undefined || this.promptText === undefined) return;
     this.prompted = true;
-    const input = [{ type: 'text', text: this.message, text_elements: [] }];
+    const input = [{ type: 'text', text: this.promptText, text_elements: [] }];
     this.request('turn/start', { ...this.options.thread.turn, threadId: this.threadId, input }).then(
       (started) => {
         const id = (started as Frame | undefined)?.turn?.id;
@@ -146,7 +137,7 @@ class CodexAppServerClient {
   }
 
   /** One chunk's complete lines: its approvals are decided first, the lines passed on one tick later. */
-  private onLines(lines: string[], readAt: number): void {
+  protected onLines(lines: string[], readAt: number): void {
     let asked = false;
     const passOn: string[] = [];
     for (const line of lines) {
@@ -154,12 +145,8 @@ class CodexAppServerClient {
       passOn.push(line);
       asked = this.onLine(line, readAt) || asked;
     }
-    if (passOn.length === 0) return;
-    if (this.held !== undefined) this.held.push(...passOn);
-    else if (asked) {
-      this.held = passOn;
-      setImmediate(() => this.release());
-    } else for (const line of passOn) this.io.emit(line);
+    if (asked) this.holdUntilNextTick();
+    for (const line of passOn) this.emit(line);
   }
 
   /** Acts on one line of Codex; true when it was an approval being answered. */
@@ -281,24 +268,9 @@ class CodexAppServerClient {
     this.io.flush();
   }
 
-  /**
-   * Writes an answer with the others decided in this tick, in one write at the tick's end; resolves with the moment
-   * the batch was handed to that write and the moment the write returned.
-   */
-  private answer(value: unknown): Promise<{ handedAt: number; returnedAt: number }> {
-    return new Promise((sent) => {
-      if (this.outbox.length === 0) process.nextTick(() => this.flushOutbox());
-      this.outbox.push({ line: `${JSON.stringify(value)}\n`, sent });
-    });
-  }
-
-  private flushOutbox(): void {
-    const batch = this.outbox.splice(0);
-    for (const { line } of batch) this.io.write(line);
-    const handedAt = performance.now();
-    this.io.flush();
-    const returnedAt = performance.now();
-    for (const { sent } of batch) sent({ handedAt, returnedAt });
+  /** Writes an answer with the others decided in this tick (see `sendAnswer`). */
+  private answer(value: unknown) {
+    return this.sendAnswer(`${JSON.stringify(value)}\n`);
   }
 
   /** The turn is over (or failed): open approvals are aborted and Codex's stdin ends, so app-server exits. */
@@ -323,15 +295,7 @@ class CodexAppServerClient {
   }
 
   private emitJson(value: unknown): void {
-    const line = JSON.stringify(value);
-    if (this.held !== undefined) this.held.push(line);
-    else this.io.emit(line);
-  }
-
-  private release(): void {
-    const lines = this.held ?? [];
-    this.held = undefined;
-    for (const line of lines) this.io.emit(line);
+    this.emit(JSON.stringify(value));
   }
 }
 

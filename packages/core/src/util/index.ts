@@ -17,6 +17,7 @@ export { checkLocalHttpRequest, LOOPBACK_HOST_NAMES, normalizeAllowedHosts, type
 export { LineSplitter, parseJsonLine, type LineSplitterOptions } from './line-splitter';
 export { readJsonLines, type JsonLineReaderOptions } from './json-line-reader';
 export { coalescedWriter, type CoalescedWriter, type CorkableStream } from './coalesced-writer';
+export { LineProtocolControl, type AnswerSent } from './line-protocol-control';
 export { limitedWarning } from './limited-warning';
 export { raceAbort } from './race-abort';
 export { readConfigFile, type ReadConfigFileOptions } from './read-config-file';

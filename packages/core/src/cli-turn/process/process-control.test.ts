@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '@troupe/core/cli-turn';
-import type { ProcessControlStart } from '@troupe/core';
-import { LineSplitter } from '@troupe/core/util';
+import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
+import { LineProtocolControl, LineSplitter, type AnswerSent } from '@troupe/core/util';
 
 /**
  * A CLI that speaks a small control protocol: it reads its message, asks `ASK` questions (one line each, one write
@@ -124,5 +124,67 @@ describe('process control (a protocol on the CLI’s own stdio)', () => {
 
   it('rejects a control that is not a function, naming the field', () => {
     expect(() => runProcess({ command: process.execPath, control: 'yes' as never })).toThrow(/config\.control/);
+  });
+});
+
+describe('LineProtocolControl (the frame of a line protocol control)', () => {
+  /** Answers each `ask` line; records what order things happened in. */
+  class Asker extends LineProtocolControl {
+    readonly events: string[] = [];
+    readonly sent: AnswerSent[] = [];
+    constructor(io: ProcessControlIo) {
+      super(io);
+    }
+    message(message: string | undefined): void {
+      this.io.write(`${message}\n`);
+    }
+    protected onLines(lines: string[]): void {
+      if (lines.some((line) => line.includes('"ask"'))) this.holdUntilNextTick();
+      for (const line of lines) {
+        const json = JSON.parse(line) as { type: string; id?: number };
+        if (json.type === 'ask') {
+          void this.sendAnswer(`${JSON.stringify({ answer: `answer-${json.id}` })}\n`).then((at) => {
+            this.events.push(`answered ${json.id}`);
+            this.sent.push(at);
+            if (this.sent.length === 20) this.io.endInput(); // the CLI prints its result at end of input
+          });
+        }
+        this.emit(line);
+      }
+    }
+    protected override onExit(): void {
+      this.events.push('exit');
+    }
+    protected override onGone(): void {
+      this.events.push('gone');
+    }
+  }
+
+  it('answers a chunk’s requests in one write before its lines reach the turn, and says gone once, after exit and end', async () => {
+    let asker: Asker | undefined;
+    const seenByTurn: string[] = [];
+    const run = runProcess(
+      {
+        command: process.execPath,
+        args: ['-e', askingCli],
+        env: { ASK: '20' },
+        control: (io) => {
+          asker = new Asker({ ...io, emit: (line) => (asker!.events.push(`turn ${(JSON.parse(line) as { type: string }).type}`), io.emit(line)) });
+          return asker;
+        },
+      },
+      { message: 'hello', completion: { type: 'jsonl', completionTypes: ['result'] }, timeoutMs: 20_000 },
+    );
+    for await (const { json } of run) seenByTurn.push((json as { type: string }).type);
+    expect((await run.outcome).status).toBe('completed');
+    await run.exited;
+    const events = asker!.events;
+    // Every answer left before the first ask line reached the turn (the asks came in one write, so one chunk).
+    expect(events.indexOf('answered 19')).toBeLessThan(events.indexOf('turn ask'));
+    expect(new Set(asker!.sent.map((at) => at.handedAt)).size).toBe(1); // one write for the 20 answers
+    for (const at of asker!.sent) expect(at.returnedAt).toBeGreaterThanOrEqual(at.handedAt);
+    expect(seenByTurn.filter((type) => type === 'ask')).toHaveLength(20);
+    expect(events.filter((event) => event === 'gone')).toEqual(['gone']);
+    expect(events.indexOf('gone')).toBeGreaterThan(events.indexOf('exit'));
   });
 });
