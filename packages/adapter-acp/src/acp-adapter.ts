@@ -16,8 +16,7 @@ import { resolveAcpAdapterSettings, type AcpAdapterSettings, type ResolvedAcpAda
 import { registerAcpEvents } from './acp-events';
 import { AcpClientFs } from './acp-client-fs';
 import { acpMcpServers } from './acp-mcp-servers';
-import { acpClientControl, type AcpOutcome } from './acp-client-control';
-import type { AcpPermissionParams } from './acp-client-requests';
+import { acpClientControl } from './acp-client-control';
 import { askInTerminal, permissionOutcome, type AcpCanUseTool, type AcpPermissionOption, type AcpPermissionRequest } from './acp-permissions';
 import { ACP_COMPLETION_TYPES, AcpStreamParser, acpToolName, parseAcpResponse } from './acp-stream-parser';
 import { AcpSubagentGate } from './acp-subagent-gate';
@@ -166,7 +165,8 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
         mcpServers: acpMcpServers(servers),
         ...(resumeId !== undefined ? { resumeSessionId: resumeId } : {}),
         clientFs: asks && servesFiles,
-        askPermission: (params, signal) => (asks ? decide(params, signal, turn) : Promise.resolve(fixedAnswer(canUseTool as 'allow' | 'deny', params))),
+        // A fixed answer picks the agent's allow (or reject) option, once by preference; none offered cancels.
+        askPermission: (params, signal) => (asks ? decide(params, signal, turn) : Promise.resolve(permissionOutcome(canUseTool as 'allow' | 'deny', params.options).outcome)),
         askFileAccess: (question, signal) =>
           asks && clientFs && servesFiles
             ? clientFs.decideFileAccess(question, { adapterId, signal, ...turn, ...(bus ? { bus } : {}) })
@@ -206,13 +206,6 @@ export function createAcpAdapter(settings: AcpAdapterSettings): AcpAdapter {
       return parts;
     },
   };
-}
-
-/** A fixed `canUseTool` answer: the agent's allow (or reject) option, once by preference; none offered cancels. */
-function fixedAnswer(answer: 'allow' | 'deny', params: AcpPermissionParams): AcpOutcome {
-  const wanted = answer === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
-  const option = wanted.map((kind) => params.options.find((candidate) => candidate.kind === kind)).find((found) => found !== undefined);
-  return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' };
 }
 
 function toPermissionRequest(params: unknown): AcpPermissionRequest {

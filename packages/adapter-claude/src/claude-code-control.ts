@@ -1,5 +1,5 @@
 import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
-import { LineProtocolControl, serializeError } from '@troupe/core/util';
+import { LineProtocolControl, parseJsonLine, serializeError } from '@troupe/core/util';
 import type { ClaudeControlAnswer, ClaudeObservedHook } from './claude-code-permissions';
 
 /** The id of the `initialize` control request the host sends first (its answer is not passed on). */
@@ -102,13 +102,7 @@ class ClaudeCodeControl extends LineProtocolControl {
         passOn.push(line);
         continue;
       }
-      let message: Record<string, any> | undefined;
-      try {
-        message = JSON.parse(line) as Record<string, any>;
-      } catch {
-        passOn.push(line);
-        continue;
-      }
+      const message = parseJsonLine(line) as Record<string, any> | undefined;
       if (message?.type === 'control_request' && message.request && typeof message.request.subtype === 'string') {
         asked = true;
         void this.answer(String(message.request_id), message.request as Record<string, unknown>, readAt);

@@ -1,5 +1,5 @@
 import type { ProcessControlIo, ProcessControlStart } from '@troupe/core';
-import { LineProtocolControl } from '@troupe/core/util';
+import { LineProtocolControl, parseJsonLine } from '@troupe/core/util';
 import { CODEX_COMMAND_APPROVAL, CODEX_FILE_CHANGE_APPROVAL, CODEX_MCP_TOOL_APPROVAL, type CodexApprovalFrame, type CodexApprovalOutcome } from './codex-app-server-permissions';
 
 /**
@@ -305,10 +305,6 @@ function isMcpToolApproval(frame: Frame): boolean {
 }
 
 function parse(line: string): Frame | undefined {
-  try {
-    const value = JSON.parse(line) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Frame) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parseJsonLine(line);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Frame) : undefined;
 }

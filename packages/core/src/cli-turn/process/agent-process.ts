@@ -264,7 +264,7 @@ export class AgentProcess {
     let control: ProcessControl;
     try {
       control = start({
-        write: (text) => write(text),
+        write,
         flush: () => write.flush(),
         endInput: () => {
           write.flush();
